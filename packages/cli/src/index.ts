@@ -1,0 +1,2 @@
+// tangent: The tangent command.
+export {}

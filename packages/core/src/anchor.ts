@@ -1,0 +1,85 @@
+// The Host's anchor rules (DESIGN.md §7, PROTOCOL.md `session.fork`): turn a
+// message the user clicked into a safe fork boundary. Shared by Host and CLI.
+import { TangentError } from './errors.js'
+import type { SessionEvent } from './events.js'
+
+export interface ForkAnchor {
+  /** A seq inside the wanted turn. Omitted or past the end: the last completed turn. */
+  atSeq?: number | undefined
+  /** Fork just before the turn that holds `atSeq` ("edit this message in a new branch"). */
+  before?: boolean | undefined
+}
+
+/**
+ * Returns the inclusive fork boundary for an anchor, or throws:
+ * - `fork-unavailable` when `atSeq` is in the log and no `turn/end` follows it
+ *   (a running turn), or when the log has no completed turn. Never an earlier turn.
+ * - `invalid-boundary` when `atSeq` is not a non-negative integer (or, with
+ *   `before`, is missing or past the end).
+ */
+export function resolveForkAnchor(events: readonly SessionEvent[], anchor: ForkAnchor = {}): number {
+  const { atSeq, before = false } = anchor
+  const last = events.length - 1
+  if (atSeq !== undefined && (!Number.isInteger(atSeq) || atSeq < 0)) {
+    throw new TangentError(
+      'invalid-boundary',
+      `Invalid anchor seq ${String(atSeq)}: use a seq from 0 to ${last}.`,
+      {
+        atSeq,
+      },
+    )
+  }
+  if (before) return boundaryBefore(events, atSeq)
+
+  if (atSeq === undefined || atSeq > last) {
+    for (let i = last; i >= 0; i--) {
+      if (events[i]!.type === 'turn/end') return extendOverStandalone(events, i)
+    }
+    throw unavailable(atSeq, 'the session has no completed turn yet')
+  }
+  for (let i = atSeq; i <= last; i++) {
+    const type = events[i]!.type
+    if (type === 'turn/end') return extendOverStandalone(events, i)
+    if (type === 'turn/start' && i > atSeq) break
+  }
+  // No turn/end closes the anchor's turn. Between turns (after a completed one),
+  // the anchor is itself a stable point: fork through the standalone run it is in.
+  const between = turnMarkerAtOrBefore(events, atSeq)
+  if (between !== null && events[between]!.type === 'turn/end') return extendOverStandalone(events, between)
+  throw unavailable(atSeq, `no turn/end follows seq ${atSeq}: its turn is still running`)
+}
+
+function boundaryBefore(events: readonly SessionEvent[], atSeq: number | undefined): number {
+  const last = events.length - 1
+  if (atSeq === undefined || atSeq > last) {
+    throw new TangentError(
+      'invalid-boundary',
+      `"before" needs an anchor seq inside the log (0 to ${last}), got ${String(atSeq)}.`,
+      { atSeq: atSeq ?? null },
+    )
+  }
+  const marker = turnMarkerAtOrBefore(events, atSeq)
+  if (marker !== null && events[marker]!.type === 'turn/start') return marker - 1
+  // The anchor is between turns: fork just before it.
+  return atSeq - 1
+}
+
+/** Seq of the nearest `turn/start` or `turn/end` at or before `seq`, or null. */
+function turnMarkerAtOrBefore(events: readonly SessionEvent[], seq: number): number | null {
+  for (let i = seq; i >= 0; i--) {
+    const type = events[i]!.type
+    if (type === 'turn/start' || type === 'turn/end') return i
+  }
+  return null
+}
+
+/** From a `turn/end`, the cut runs over the events that follow it up to the next `turn/start`. */
+function extendOverStandalone(events: readonly SessionEvent[], turnEndSeq: number): number {
+  let boundary = turnEndSeq
+  while (boundary + 1 < events.length && events[boundary + 1]!.type !== 'turn/start') boundary++
+  return boundary
+}
+
+function unavailable(atSeq: number | undefined, why: string): TangentError {
+  return new TangentError('fork-unavailable', `Cannot fork here: ${why}.`, { atSeq: atSeq ?? null })
+}

@@ -1,0 +1,112 @@
+// The event vocabulary of a session log and the zod schemas of each core event's data.
+// Parts use the AI SDK's shapes so replay is a direct mapping.
+import { z } from 'zod'
+
+export type SessionSeq = number & { readonly __brand: 'SessionSeq' }
+
+/** Brands a plain number as a seq (no check: callers validate at boundaries). */
+export function asSeq(value: number): SessionSeq {
+  return value as SessionSeq
+}
+
+export interface SessionEvent<T extends string = string, D = unknown> {
+  readonly seq: SessionSeq
+  readonly time: number
+  readonly type: T
+  readonly data: D
+}
+
+export const TextPart = z.object({ type: z.literal('text'), text: z.string() })
+export type TextPart = z.infer<typeof TextPart>
+export const ReasoningPart = z.object({ type: z.literal('reasoning'), text: z.string() })
+export type ReasoningPart = z.infer<typeof ReasoningPart>
+export const ToolCallPart = z.object({
+  type: z.literal('tool-call'),
+  toolCallId: z.string().min(1),
+  toolName: z.string().min(1),
+  input: z.unknown(),
+})
+export type ToolCallPart = z.infer<typeof ToolCallPart>
+export const FilePart = z.object({ type: z.literal('file'), mediaType: z.string(), data: z.string() })
+export type FilePart = z.infer<typeof FilePart>
+
+export const UserPart = z.discriminatedUnion('type', [TextPart, FilePart])
+export type UserPart = z.infer<typeof UserPart>
+export const AssistantPart = z.discriminatedUnion('type', [TextPart, ReasoningPart, ToolCallPart])
+export type AssistantPart = z.infer<typeof AssistantPart>
+
+export const ModelSelectionData = z.object({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  reasoningEffort: z.string().optional(),
+})
+export type ModelSelectionData = z.infer<typeof ModelSelectionData>
+export const SessionTitleData = z.object({ title: z.string() })
+export type SessionTitleData = z.infer<typeof SessionTitleData>
+export const TurnStartData = z.object({}).passthrough()
+export type TurnStartData = z.infer<typeof TurnStartData>
+export const UserMessageData = z.object({ content: z.array(UserPart) })
+export type UserMessageData = z.infer<typeof UserMessageData>
+export const StepStartData = z.object({}).passthrough()
+export type StepStartData = z.infer<typeof StepStartData>
+export const AssistantMessageData = z.object({ content: z.array(AssistantPart) })
+export type AssistantMessageData = z.infer<typeof AssistantMessageData>
+export const ToolResultData = z.object({
+  callId: z.string().min(1),
+  toolName: z.string().min(1),
+  output: z.unknown(),
+  isError: z.boolean(),
+})
+export type ToolResultData = z.infer<typeof ToolResultData>
+export const Usage = z
+  .object({
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    totalTokens: z.number().optional(),
+  })
+  .passthrough()
+export const StepEndData = z.object({ finishReason: z.string(), usage: Usage.optional() })
+export type StepEndData = z.infer<typeof StepEndData>
+export const TurnEndReason = z.enum(['completed', 'aborted', 'error', 'max-steps', 'interrupted'])
+export type TurnEndReason = z.infer<typeof TurnEndReason>
+export const TurnEndData = z.object({ reason: TurnEndReason, error: z.string().optional() })
+export type TurnEndData = z.infer<typeof TurnEndData>
+export const SnapshotTakenData = z
+  .object({ tree: z.string().min(1), changed: z.array(z.string()), skipped: z.array(z.string()).optional() })
+  .passthrough()
+export type SnapshotTakenData = z.infer<typeof SnapshotTakenData>
+
+/** Data schema of each core event type. Other types (`<plugin>/<name>`) carry any data. */
+export const eventDataSchemas = {
+  'model/selection': ModelSelectionData,
+  'session/title': SessionTitleData,
+  'turn/start': TurnStartData,
+  'user/message': UserMessageData,
+  'step/start': StepStartData,
+  'assistant/message': AssistantMessageData,
+  'tool/result': ToolResultData,
+  'step/end': StepEndData,
+  'turn/end': TurnEndData,
+  'snapshot/taken': SnapshotTakenData,
+} as const
+
+export type CoreEventType = keyof typeof eventDataSchemas
+export type EventDataOf<T extends string> = T extends CoreEventType
+  ? z.infer<(typeof eventDataSchemas)[T]>
+  : unknown
+
+/** Events that may stand between turns. */
+export const standaloneEventTypes: ReadonlySet<string> = new Set(['model/selection', 'session/title'])
+/** Core events that may stand anywhere, inside a turn too. */
+export const logOnlyEventTypes: ReadonlySet<string> = new Set(['snapshot/taken'])
+
+export function isCoreEventType(type: string): type is CoreEventType {
+  return Object.hasOwn(eventDataSchemas, type)
+}
+
+/** Log-only: `snapshot/taken` and any type outside the core vocabulary (`<plugin>/<name>`). */
+export function isLogOnlyEventType(type: string): boolean {
+  return logOnlyEventTypes.has(type) || !isCoreEventType(type)
+}
+
+export const eventTypePattern = /^[a-z0-9][a-z0-9-]*\/[a-z0-9][a-z0-9-]*$/

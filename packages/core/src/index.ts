@@ -1,0 +1,36 @@
+// @tangent/core: the event log, Session, SessionStore and fork, replay, typed errors. Pure: no I/O.
+export { type ForkAnchor, resolveForkAnchor } from './anchor.js'
+export { TangentError, type TangentErrorCode } from './errors.js'
+export * from './events.js'
+export { deepFreeze } from './freeze.js'
+export {
+  closingEventsForOpenTurn,
+  type GrammarPhase,
+  type GrammarSnapshot,
+  GrammarState,
+  grammarStateOf,
+} from './grammar.js'
+export {
+  assertValidSessionId,
+  createSessionIdGenerator,
+  isValidSessionId,
+  type SessionId,
+  sessionIdPattern,
+} from './ids.js'
+export { currentModel, toModelMessages, unansweredToolCallMessage } from './replay.js'
+export {
+  Session,
+  type SessionHeader,
+  type SessionHooks,
+  type SessionMeta,
+  type SessionOrigin,
+} from './session.js'
+export {
+  type CreateSessionOptions,
+  type ForkOptions,
+  openTurnAt,
+  type SessionCreatedVia,
+  SessionStore,
+  type SessionStoreEvents,
+  type SessionStoreOptions,
+} from './store.js'

@@ -1,0 +1,127 @@
+// Replay: one pure function from a log (or any prefix of one) to the provider
+// transcript. Unknown and log-only events are ignored; a prefix that ends with
+// unanswered tool calls gets synthetic error results so the transcript stays valid.
+import type {
+  AssistantModelMessage,
+  ModelMessage,
+  ToolModelMessage,
+  ToolResultPart,
+  UserModelMessage,
+} from 'ai'
+import type {
+  AssistantMessageData,
+  ModelSelectionData,
+  SessionEvent,
+  ToolResultData,
+  UserMessageData,
+} from './events.js'
+
+export const unansweredToolCallMessage = 'Tool call was not answered (the turn ended before it ran).'
+
+export function toModelMessages(events: readonly SessionEvent[]): ModelMessage[] {
+  const messages: ModelMessage[] = []
+  let pending: { toolCallId: string; toolName: string }[] = []
+  let toolMessage: ToolModelMessage | null = null
+
+  const closePendingCalls = () => {
+    if (pending.length > 0) {
+      toolMessage ??= pushTool(messages)
+      for (const call of pending) {
+        toolMessage.content.push(resultPart(call.toolCallId, call.toolName, unansweredToolCallMessage, true))
+      }
+    }
+    pending = []
+    toolMessage = null
+  }
+
+  for (const event of events) {
+    switch (event.type) {
+      case 'user/message': {
+        closePendingCalls()
+        const { content } = event.data as UserMessageData
+        const message: UserModelMessage = {
+          role: 'user',
+          content: content.map((part) =>
+            part.type === 'text'
+              ? { type: 'text' as const, text: part.text }
+              : { type: 'file' as const, mediaType: part.mediaType, data: part.data },
+          ),
+        }
+        messages.push(message)
+        break
+      }
+      case 'assistant/message': {
+        closePendingCalls()
+        const { content } = event.data as AssistantMessageData
+        if (content.length === 0) break
+        const message: AssistantModelMessage = {
+          role: 'assistant',
+          content: content.map((part) => {
+            if (part.type === 'tool-call') {
+              pending.push({ toolCallId: part.toolCallId, toolName: part.toolName })
+              return {
+                type: 'tool-call' as const,
+                toolCallId: part.toolCallId,
+                toolName: part.toolName,
+                input: part.input,
+              }
+            }
+            return { type: part.type, text: part.text }
+          }),
+        }
+        messages.push(message)
+        break
+      }
+      case 'tool/result': {
+        const data = event.data as ToolResultData
+        const index = pending.findIndex((c) => c.toolCallId === data.callId)
+        if (index < 0) break
+        pending.splice(index, 1)
+        toolMessage ??= pushTool(messages)
+        toolMessage.content.push(resultPart(data.callId, data.toolName, data.output, data.isError))
+        break
+      }
+      case 'step/end':
+      case 'turn/end':
+        closePendingCalls()
+        break
+      default:
+        break
+    }
+  }
+  closePendingCalls()
+  return messages
+}
+
+function pushTool(messages: ModelMessage[]): ToolModelMessage {
+  const message: ToolModelMessage = { role: 'tool', content: [] }
+  messages.push(message)
+  return message
+}
+
+function resultPart(toolCallId: string, toolName: string, output: unknown, isError: boolean): ToolResultPart {
+  if (typeof output === 'string') {
+    return {
+      type: 'tool-result',
+      toolCallId,
+      toolName,
+      output: { type: isError ? 'error-text' : 'text', value: output },
+    }
+  }
+  const value = (output ?? null) as never
+  return {
+    type: 'tool-result',
+    toolCallId,
+    toolName,
+    output: { type: isError ? 'error-json' : 'json', value },
+  }
+}
+
+/** The latest `model/selection` in the log, or null when none was made. */
+export function currentModel(events: readonly SessionEvent[]): ModelSelectionData | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === 'model/selection') return event.data as ModelSelectionData
+  }
+  return null
+}

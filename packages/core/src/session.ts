@@ -1,0 +1,152 @@
+// A live session: a header plus an append-only list of frozen events.
+// Only a SessionStore creates sessions; appends are announced through it.
+import { TangentError } from './errors.js'
+import {
+  asSeq,
+  eventDataSchemas,
+  eventTypePattern,
+  isCoreEventType,
+  type SessionEvent,
+  type SessionSeq,
+} from './events.js'
+import { deepFreeze } from './freeze.js'
+import type { GrammarSnapshot, GrammarState } from './grammar.js'
+import type { SessionId } from './ids.js'
+
+export type SessionOrigin = 'user' | 'fork' | 'subagent'
+
+export interface SessionHeader {
+  readonly id: SessionId
+  readonly cwd: string
+  readonly createdAt: number
+  readonly title?: string
+  readonly parentSession?: SessionId
+  /** The parent's seq the fork copied through (-1 for an empty prefix). */
+  readonly forkedAt?: number
+  readonly isSeeded: boolean
+  readonly origin: SessionOrigin
+  readonly inheritedEventCount: number
+  /** Anything else a plugin records at creation (files mode, baseTree, …). */
+  readonly [extra: string]: unknown
+}
+
+/** Header fields a caller may set on create or fork; the rest is derived. */
+export interface SessionMeta {
+  cwd?: string
+  title?: string
+  createdAt?: number
+  origin?: SessionOrigin
+  [extra: string]: unknown
+}
+
+/** How a session's appends reach its store. */
+export interface SessionHooks {
+  /** False once the store no longer holds this object: appends are refused. */
+  isLive(session: Session): boolean
+  appended(session: Session, event: SessionEvent): void
+}
+
+export class Session {
+  readonly id: SessionId
+  readonly header: Readonly<SessionHeader>
+  readonly #events: SessionEvent[]
+  readonly #grammar: GrammarState
+  readonly #hooks: SessionHooks
+  readonly #now: () => number
+
+  /** @internal Use `SessionStore.create` / `fork`. */
+  constructor(
+    header: SessionHeader,
+    events: SessionEvent[],
+    grammar: GrammarState,
+    hooks: SessionHooks,
+    now: () => number,
+  ) {
+    this.id = header.id
+    this.header = Object.freeze({ ...header })
+    this.#events = events
+    this.#grammar = grammar
+    this.#hooks = hooks
+    this.#now = now
+  }
+
+  /** Every event, inherited ones first; `events[i].seq === i`. */
+  get events(): readonly SessionEvent[] {
+    return this.#events
+  }
+
+  get inheritedEventCount(): number {
+    return this.header.inheritedEventCount
+  }
+
+  get lastSeq(): number {
+    return this.#events.length - 1
+  }
+
+  /** The events this session wrote itself (not inherited through a fork). */
+  ownEvents(): readonly SessionEvent[] {
+    return this.#events.slice(this.header.inheritedEventCount)
+  }
+
+  isOwnSeq(seq: number): boolean {
+    return Number.isInteger(seq) && seq >= this.header.inheritedEventCount && seq < this.#events.length
+  }
+
+  /** The grammar state after the last event (is a turn open, which calls are unanswered). */
+  get grammar(): GrammarSnapshot {
+    return this.#grammar.snapshot()
+  }
+
+  get isTurnOpen(): boolean {
+    return this.#grammar.phase !== 'idle'
+  }
+
+  /** The latest `session/title`, else the header's title. */
+  get title(): string | undefined {
+    for (let i = this.#events.length - 1; i >= 0; i--) {
+      const event = this.#events[i]!
+      if (event.type === 'session/title') return (event.data as { title: string }).title
+    }
+    return this.header.title
+  }
+
+  /**
+   * Appends one event and returns it frozen. Core event data is checked against its
+   * schema and the log's grammar; a violation is a programmer error and throws
+   * without changing the log.
+   */
+  append<T extends string>(type: T, data: unknown, time: number = this.#now()): SessionEvent<T> {
+    if (typeof type !== 'string' || !eventTypePattern.test(type)) {
+      throw new TangentError(
+        'invalid-event',
+        `Invalid event type ${JSON.stringify(type)}: use "noun/verb".`,
+        { type },
+      )
+    }
+    if (isCoreEventType(type)) {
+      const parsed = eventDataSchemas[type].safeParse(data)
+      if (!parsed.success) {
+        throw new TangentError('invalid-event', `Invalid data for ${type}: ${parsed.error.message}`, { type })
+      }
+    }
+    if (!this.#hooks.isLive(this)) {
+      throw new TangentError(
+        'session-stale',
+        `Session object ${this.id} is stale: its store no longer holds it.`,
+        {
+          sessionId: this.id,
+        },
+      )
+    }
+    const seq = asSeq(this.#events.length)
+    this.#grammar.accept(seq, type, data)
+    const event = deepFreeze({ seq, time, type, data: data ?? null }) as SessionEvent<T>
+    this.#events.push(event)
+    this.#hooks.appended(this, event)
+    return event
+  }
+
+  eventAt(seq: SessionSeq | number): SessionEvent | undefined {
+    return this.#events[seq]
+  }
+}

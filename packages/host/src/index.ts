@@ -1,0 +1,2 @@
+// @tangent/host: The Host: live agents, workspaces, JSON-RPC over WebSocket/HTTP, serves the web UI.
+export {}

@@ -1,0 +1,2 @@
+// @tangent/protocol: Zod schemas and types of the Host JSON-RPC protocol.
+export {}

@@ -1,0 +1,39 @@
+// `npm test`: the one gate. Check (format, lint, types), build, run every test,
+// then print the closing line `N passed, N failed` from vitest's JSON result.
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+
+const resultFile = '.vitest-result.json'
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', shell: false })
+  return r.status ?? 1
+}
+
+if (run('npm', ['run', 'check']) !== 0) {
+  console.log('0 passed, 1 failed (npm run check failed)')
+  process.exit(1)
+}
+if (run('npm', ['run', 'build']) !== 0) {
+  console.log('0 passed, 1 failed (npm run build failed)')
+  process.exit(1)
+}
+rmSync(resultFile, { force: true })
+const status = run('npx', [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${resultFile}`,
+  ...process.argv.slice(2),
+])
+if (!existsSync(resultFile)) {
+  console.log('0 passed, 1 failed (vitest wrote no result)')
+  process.exit(status || 1)
+}
+const result = JSON.parse(readFileSync(resultFile, 'utf8'))
+const passed = result.numPassedTests ?? 0
+const failed = (result.numFailedTests ?? 0) + (result.numFailedTestSuites ?? 0)
+const skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0)
+console.log(`\n${passed} passed, ${failed} failed${skipped ? ` (${skipped} skipped)` : ''}`)
+process.exit(failed > 0 || status !== 0 ? 1 : 0)
