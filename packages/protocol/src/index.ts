@@ -1,2 +1,10 @@
-// @tangent/protocol: Zod schemas and types of the Host JSON-RPC protocol.
-export {}
+// @tangent/protocol: zod schemas and types of the Host JSON-RPC protocol (PROTOCOL.md),
+// and a transport-agnostic client. Runs in browsers: no Node modules here.
+export * from './errors.js'
+export * from './ids.js'
+export * from './json-rpc.js'
+export * from './limits.js'
+export * from './methods.js'
+export * from './notifications.js'
+export * from './rpc-client.js'
+export * from './types.js'

@@ -1,0 +1,83 @@
+// The shared value types of PROTOCOL.md ("Types"): what the Host says about sessions,
+// events, workspaces and file diffs.
+import { z } from 'zod'
+import { Seq } from './ids.js'
+
+export const SessionEvent = z.object({
+  seq: Seq,
+  time: z.number(),
+  type: z.string(),
+  data: z.unknown(),
+})
+export type SessionEvent = z.infer<typeof SessionEvent>
+
+export const ModelSelection = z.object({
+  provider: z.string(),
+  model: z.string(),
+  reasoningEffort: z.string().optional(),
+})
+export type ModelSelection = z.infer<typeof ModelSelection>
+
+export const FileMode = z.enum(['shared', 'worktree'])
+export type FileMode = z.infer<typeof FileMode>
+
+export const SessionFiles = z.object({
+  mode: FileMode,
+  path: z.string(),
+  baseTree: z.string().nullable(),
+})
+export type SessionFiles = z.infer<typeof SessionFiles>
+
+export const SessionStatus = z.enum(['idle', 'running'])
+export type SessionStatus = z.infer<typeof SessionStatus>
+
+export const SessionOrigin = z.enum(['user', 'fork', 'subagent'])
+export type SessionOrigin = z.infer<typeof SessionOrigin>
+
+export const SessionSummary = z.object({
+  id: z.string(),
+  /** The latest title; '' when the session has none yet (clients show a placeholder). */
+  title: z.string(),
+  cwd: z.string(),
+  workspaceId: z.string().nullable(),
+  /** Lineage (forks only). `forkedAt` is the parent's seq the fork copied through (-1: empty prefix). */
+  parentSession: z.string().nullable(),
+  forkedAt: z.number().int().nullable(),
+  origin: SessionOrigin,
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  eventCount: z.number().int().min(0),
+  inheritedEventCount: z.number().int().min(0),
+  status: SessionStatus,
+  archived: z.boolean(),
+  model: ModelSelection.nullable(),
+  files: SessionFiles,
+})
+export type SessionSummary = z.infer<typeof SessionSummary>
+
+export const Workspace = z.object({
+  id: z.string(),
+  path: z.string(),
+  name: z.string(),
+})
+export type Workspace = z.infer<typeof Workspace>
+
+export const FileDiff = z.object({
+  path: z.string(),
+  status: z.enum(['added', 'deleted', 'modified']),
+  patch: z.string(),
+})
+export type FileDiff = z.infer<typeof FileDiff>
+
+export const TurnEndReason = z.enum(['completed', 'aborted', 'error', 'max-steps', 'interrupted'])
+export type TurnEndReason = z.infer<typeof TurnEndReason>
+
+export const DeltaKind = z.enum(['text', 'reasoning', 'tool-input'])
+export type DeltaKind = z.infer<typeof DeltaKind>
+
+export const SnapshotEntry = z.object({
+  seq: Seq,
+  tree: z.string(),
+  changed: z.array(z.string()),
+})
+export type SnapshotEntry = z.infer<typeof SnapshotEntry>
