@@ -37,15 +37,16 @@ export function resolveForkAnchor(events: readonly SessionEvent[], anchor: ForkA
     }
     throw unavailable(atSeq, 'the session has no completed turn yet')
   }
+  // The first turn/end at or after the anchor (PROTOCOL.md): an anchor between
+  // turns belongs to the turn that follows it.
   for (let i = atSeq; i <= last; i++) {
-    const type = events[i]!.type
-    if (type === 'turn/end') return extendOverStandalone(events, i)
-    if (type === 'turn/start' && i > atSeq) break
+    if (events[i]!.type === 'turn/end') return extendOverStandalone(events, i)
   }
-  // No turn/end closes the anchor's turn. Between turns (after a completed one),
-  // the anchor is itself a stable point: fork through the standalone run it is in.
-  const between = turnMarkerAtOrBefore(events, atSeq)
-  if (between !== null && events[between]!.type === 'turn/end') return extendOverStandalone(events, between)
+  // No turn/end follows. If no turn started after the last completed one, the anchor
+  // stands in the idle tail, which the last completed turn's cut already holds.
+  const marker = turnMarkerAtOrBefore(events, last)
+  if (marker !== null && events[marker]!.type === 'turn/end') return extendOverStandalone(events, marker)
+  if (marker === null) throw unavailable(atSeq, 'the session has no completed turn yet')
   throw unavailable(atSeq, `no turn/end follows seq ${atSeq}: its turn is still running`)
 }
 
@@ -60,6 +61,8 @@ function boundaryBefore(events: readonly SessionEvent[], atSeq: number | undefin
   }
   const marker = turnMarkerAtOrBefore(events, atSeq)
   if (marker !== null && events[marker]!.type === 'turn/start') return marker - 1
+  // The anchor is the turn/end itself: fork before the turn it closes.
+  if (marker === atSeq) return (turnMarkerAtOrBefore(events, atSeq - 1) ?? 0) - 1
   // The anchor is between turns: fork just before it.
   return atSeq - 1
 }

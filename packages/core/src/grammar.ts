@@ -65,9 +65,13 @@ export class GrammarState {
       case 'assistant/message': {
         if (this.phase !== 'step-opened')
           this.fail(seq, type, 'an assistant message must directly follow step/start')
-        const content = (data as AssistantMessageData).content
+        // Seeds (loaded logs) skip the zod check of append, so the shape is checked here.
+        const content = (data as Partial<AssistantMessageData> | null)?.content
+        if (!Array.isArray(content)) this.invalid(seq, type, 'content must be an array of parts')
         const calls: { toolCallId: string; toolName: string }[] = []
         for (const part of content) {
+          if (typeof part !== 'object' || part === null)
+            this.invalid(seq, type, 'every part must be an object')
           if (part.type !== 'tool-call') continue
           if (calls.some((c) => c.toolCallId === part.toolCallId))
             this.fail(seq, type, `duplicate tool call id ${part.toolCallId}`)
@@ -80,7 +84,8 @@ export class GrammarState {
       case 'tool/result': {
         if (this.phase !== 'step-answered')
           this.fail(seq, type, 'a tool result must follow the assistant message')
-        const { callId } = data as ToolResultData
+        const callId = (data as Partial<ToolResultData> | null)?.callId
+        if (typeof callId !== 'string') this.invalid(seq, type, 'callId must be a string')
         const index = this.pendingCalls.findIndex((c) => c.toolCallId === callId)
         if (index < 0) this.fail(seq, type, `no unanswered tool call ${callId} in this step`)
         this.pendingCalls.splice(index, 1)
@@ -105,6 +110,10 @@ export class GrammarState {
       default:
         this.fail(seq, type, 'unknown core event type')
     }
+  }
+
+  private invalid(seq: number, type: string, why: string): never {
+    throw new TangentError('invalid-event', `Invalid data for ${type} at seq ${seq}: ${why}.`, { seq, type })
   }
 
   private fail(seq: number, type: string, why: string): never {

@@ -39,6 +39,9 @@ export function toModelMessages(events: readonly SessionEvent[]): ModelMessage[]
       case 'user/message': {
         closePendingCalls()
         const { content } = event.data as UserMessageData
+        // Crash repair closes a turn cut right after turn/start with an empty user
+        // message; providers reject empty content, so it is left out like an empty assistant one.
+        if (content.length === 0) break
         const message: UserModelMessage = {
           role: 'user',
           content: content.map((part) =>
