@@ -1,2 +1,22 @@
-// @tangent/agent: The agent loop, models (AI SDK providers + offline demo model) and tools.
-export {}
+// @tangent/agent: the agent loop, models (AI SDK providers + offline demo model) and tools.
+export {
+  Agent,
+  type AgentOptions,
+  type DeltaListener,
+  type PromptResult,
+  type SnapshotResult,
+} from './agent.js'
+export { type ConfinedPath, confinePath } from './confine-path.js'
+export { DemoLanguageModel, type DemoModelOptions } from './demo-model.js'
+export { type DemoReply, type DemoToolCall, parseDemoCommand, planDemoReply } from './demo-script.js'
+export {
+  defaultModelId,
+  type ModelListing,
+  ModelRegistry,
+  type ModelRegistryOptions,
+  providerNames,
+} from './model-registry.js'
+export type { AgentDelta } from './model-step.js'
+export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome } from './tools/agent-tool.js'
+export { type BashToolOptions, createBashTool } from './tools/bash.js'
+export { createDefaultTools } from './tools/default-tools.js'

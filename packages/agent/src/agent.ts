@@ -1,0 +1,265 @@
+// A live agent over one session: prompt() runs one turn of the loop (DESIGN.md §6) and
+// writes exactly the log grammar of §2; abort() stops it; deltas go to subscribers only.
+import {
+  closingEventsForOpenTurn,
+  currentModel,
+  type Session,
+  TangentError,
+  type TurnEndReason,
+  toModelMessages,
+} from '@tangent/core'
+import { defaultModelId, ModelRegistry } from './model-registry.js'
+import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } from './model-step.js'
+import type { AgentToolSet } from './tools/agent-tool.js'
+import { createDefaultTools } from './tools/default-tools.js'
+
+export interface SnapshotResult {
+  tree: string
+  changed: string[]
+  skipped?: string[]
+}
+
+export interface AgentOptions {
+  /** A live session of a SessionStore (persistence listens to the store). */
+  session: Session
+  /** Durability: called before each model call, before each tool, at turn/end. */
+  flush: () => Promise<void>
+  models: ModelRegistry
+  /** Used when the log has no model/selection (default 'demo:scripted'). */
+  defaultModel?: string
+  /** Model calls per turn before it ends with `max-steps` (default 25). */
+  maxSteps?: number
+  /** Called after each step that ran a tool; the agent appends `snapshot/taken`. */
+  snapshot?: (session: Session) => Promise<SnapshotResult | null>
+  /** Default: read, write, edit, list, grep, bash confined to `session.header.cwd`. */
+  tools?: AgentToolSet
+  /** Default timeout of the bash tool (120 s). */
+  bashTimeoutMs?: number
+  /** Retries of a failed model call (AI SDK default 2; tests use 0). */
+  maxRetries?: number
+  /** System prompt (default: a short one naming the working directory). */
+  system?: string
+}
+
+export interface PromptResult {
+  turnStartSeq: number
+  turnEndSeq: number
+  reason: TurnEndReason
+}
+
+export type DeltaListener = (delta: AgentDelta) => void
+
+const abortedMessage = 'Aborted by the user.'
+
+export class Agent {
+  readonly session: Session
+  readonly #options: AgentOptions
+  readonly #tools: AgentToolSet
+  readonly #listeners = new Set<DeltaListener>()
+  #controller: AbortController | null = null
+
+  constructor(options: AgentOptions) {
+    this.session = options.session
+    this.#options = options
+    this.#tools = options.tools ?? createDefaultTools({ bash: { timeoutMs: options.bashTimeoutMs } })
+  }
+
+  get running(): boolean {
+    return this.#controller !== null
+  }
+
+  /** Subscribes to live deltas of the running turn; returns the unsubscribe function. */
+  onDelta(listener: DeltaListener): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Stops the running turn (the model stream or the running tool). False when idle. */
+  abort(): boolean {
+    if (!this.#controller) return false
+    this.#controller.abort(new TangentError('aborted', abortedMessage))
+    return true
+  }
+
+  /** Validates `id` (and that it is usable), then appends `model/selection`. */
+  setModel(id: string, reasoningEffort?: string): void {
+    this.#assertIdle()
+    const { provider, model } = ModelRegistry.parse(id)
+    this.#options.models.resolve(id)
+    this.session.append('model/selection', {
+      provider,
+      model,
+      ...(reasoningEffort ? { reasoningEffort } : {}),
+    })
+  }
+
+  /**
+   * Runs one turn. Throws `session-busy` when a turn is running and `model-unavailable`
+   * before appending anything; every other failure ends the turn with a reason.
+   */
+  async prompt(text: string): Promise<PromptResult> {
+    this.#assertIdle()
+    const selection = currentModel(this.session.events)
+    const modelId = selection
+      ? `${selection.provider}:${selection.model}`
+      : (this.#options.defaultModel ?? defaultModelId)
+    const model = this.#options.models.resolve(modelId)
+    const providerOptions = this.#options.models.providerOptions(modelId, selection?.reasoningEffort)
+    const controller = new AbortController()
+    this.#controller = controller
+    try {
+      const turnStart = this.session.append('turn/start', {})
+      this.session.append('user/message', { content: [{ type: 'text', text }] })
+      let reason: TurnEndReason
+      try {
+        reason = await this.#loop({ model, providerOptions, signal: controller.signal })
+      } catch (error) {
+        // A failure outside the model call (flush, a listener): close the turn as an error.
+        reason = controller.signal.aborted ? 'aborted' : 'error'
+        this.#close(reason, reason === 'aborted' ? abortedMessage : errorMessage(error))
+      }
+      const turnEndSeq = this.session.lastSeq
+      await this.#options.flush()
+      return { turnStartSeq: turnStart.seq, turnEndSeq, reason }
+    } finally {
+      this.#controller = null
+    }
+  }
+
+  async #loop(call: {
+    model: ReturnType<ModelRegistry['resolve']>
+    providerOptions: ReturnType<ModelRegistry['providerOptions']>
+    signal: AbortSignal
+  }): Promise<TurnEndReason> {
+    const maxSteps = this.#options.maxSteps ?? 25
+    const cwd = this.session.header.cwd
+    for (let step = 1; ; step++) {
+      this.session.append('step/start', {})
+      await this.#options.flush()
+      if (call.signal.aborted) return this.#close('aborted', abortedMessage)
+      const outcome = await runModelStep({
+        model: call.model,
+        system: this.#options.system ?? defaultSystemPrompt(cwd),
+        messages: toModelMessages(this.session.events),
+        tools: this.#tools,
+        providerOptions: call.providerOptions,
+        maxRetries: this.#options.maxRetries ?? 2,
+        signal: call.signal,
+        onDelta: (delta) => this.#emit(delta),
+      })
+      this.session.append('assistant/message', { content: outcome.content })
+      if (outcome.aborted) return this.#close('aborted', abortedMessage)
+      if (outcome.error !== undefined) return this.#close('error', errorMessage(outcome.error))
+      if (outcome.toolCalls.length === 0) {
+        this.#endStep(outcome)
+        this.session.append('turn/end', { reason: 'completed' })
+        return 'completed'
+      }
+      const ran = await this.#runTools(outcome, cwd, call.signal)
+      if (ran > 0) await this.#snapshot()
+      if (call.signal.aborted) return this.#close('aborted', abortedMessage)
+      this.#endStep(outcome)
+      if (step >= maxSteps) {
+        this.session.append('turn/end', {
+          reason: 'max-steps',
+          error: `Stopped after ${maxSteps} steps (the model kept calling tools).`,
+        })
+        return 'max-steps'
+      }
+    }
+  }
+
+  /** Runs the step's calls in order; stops at an abort. Returns how many ran. */
+  async #runTools(outcome: ModelStepOutcome, cwd: string, signal: AbortSignal): Promise<number> {
+    let ran = 0
+    for (const call of outcome.toolCalls) {
+      if (signal.aborted) break
+      await this.#options.flush()
+      const result = await this.#runTool(call, cwd, signal)
+      ran++
+      this.session.append('tool/result', {
+        callId: call.toolCallId,
+        toolName: call.toolName,
+        output: result.output,
+        isError: result.isError,
+      })
+    }
+    return ran
+  }
+
+  async #runTool(
+    call: ModelStepOutcome['toolCalls'][number],
+    cwd: string,
+    signal: AbortSignal,
+  ): Promise<{ output: string; isError: boolean }> {
+    const agentTool = this.#tools[call.toolName]
+    if (!agentTool) {
+      const names = Object.keys(this.#tools).join(', ')
+      return { output: `Unknown tool "${call.toolName}": use one of ${names}.`, isError: true }
+    }
+    if (call.invalidReason !== undefined) {
+      return { output: `Invalid input for ${call.toolName}: ${call.invalidReason}`, isError: true }
+    }
+    const parsed = agentTool.inputSchema.safeParse(call.input)
+    if (!parsed.success) {
+      return { output: `Invalid input for ${call.toolName}: ${parsed.error.message}`, isError: true }
+    }
+    try {
+      const result = await agentTool.run(parsed.data, { cwd, signal })
+      const stopped = signal.aborted ? `\n[${abortedMessage}]` : ''
+      return { output: `${result.output}${stopped}`, isError: (result.isError ?? false) || signal.aborted }
+    } catch (error) {
+      if (signal.aborted) return { output: `${abortedMessage} (${errorMessage(error)})`, isError: true }
+      return { output: errorMessage(error), isError: true }
+    }
+  }
+
+  /** Snapshot failures are recorded (log-only `snapshot/failed`) and never end the turn. */
+  async #snapshot(): Promise<void> {
+    const snapshot = this.#options.snapshot
+    if (!snapshot) return
+    try {
+      const result = await snapshot(this.session)
+      if (result) this.session.append('snapshot/taken', result)
+    } catch (error) {
+      this.session.append('snapshot/failed', { message: errorMessage(error) })
+    }
+  }
+
+  #endStep(outcome: ModelStepOutcome): void {
+    this.session.append('step/end', {
+      finishReason: outcome.finishReason,
+      ...(outcome.usage ? { usage: outcome.usage } : {}),
+    })
+  }
+
+  /** Appends the events that close the open turn (error results, step/end, turn/end). */
+  #close(reason: 'aborted' | 'error', message: string): TurnEndReason {
+    for (const event of closingEventsForOpenTurn(this.session.grammar, reason, message)) {
+      this.session.append(event.type, event.data)
+    }
+    return reason
+  }
+
+  #emit(delta: AgentDelta): void {
+    for (const listener of this.#listeners) listener(delta)
+  }
+
+  #assertIdle(): void {
+    if (this.#controller || this.session.isTurnOpen) {
+      throw new TangentError(
+        'session-busy',
+        `Session ${this.session.id} is running a turn: wait for it to end or abort it first.`,
+        { sessionId: this.session.id },
+      )
+    }
+  }
+}
+
+function defaultSystemPrompt(cwd: string): string {
+  return [
+    `You are Tangent, a coding agent working in the directory ${cwd}.`,
+    'Use the tools to read and change files and to run commands; paths are relative to that directory.',
+    'Be brief: say what you did and what you found.',
+  ].join('\n')
+}

@@ -1,0 +1,149 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { grammarStateOf, type SessionEvent, SessionStore } from '@tangent/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Agent } from './agent.js'
+import { ModelRegistry } from './model-registry.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+function setup(options: { delayMs?: number } = {}) {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
+  dirs.push(cwd)
+  const store = new SessionStore()
+  const session = store.create(undefined, { meta: { cwd } })
+  let flushes = 0
+  const models = new ModelRegistry({ env: {}, demoDelayMs: options.delayMs ?? 0 })
+  const agent = new Agent({
+    session,
+    models,
+    flush: async () => {
+      flushes++
+    },
+  })
+  return { cwd, store, session, agent, models, flushes: () => flushes }
+}
+
+function lastAssistantText(events: readonly SessionEvent[]): string {
+  const message = events.findLast((event) => event.type === 'assistant/message')!
+  const content = (message.data as { content: { type: string; text?: string }[] }).content
+  return content.map((part) => part.text ?? '').join('')
+}
+
+describe('Agent with the demo model', () => {
+  it('answers a plain message with the turn number and streams it in small deltas', async () => {
+    const { agent, session } = setup()
+    const deltas: string[] = []
+    agent.onDelta((delta) => deltas.push(delta.text))
+    const result = await agent.prompt('hello there')
+    expect(result.reason).toBe('completed')
+    expect(session.events.map((event) => event.type)).toEqual([
+      'turn/start',
+      'user/message',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
+    expect(result).toEqual({ turnStartSeq: 0, turnEndSeq: 5, reason: 'completed' })
+    expect(lastAssistantText(session.events)).toBe('Turn 1: you said "hello there".')
+    expect(deltas.length).toBeGreaterThan(3)
+    expect(deltas.join('')).toBe('Turn 1: you said "hello there".')
+    await agent.prompt('again')
+    expect(lastAssistantText(session.events)).toBe('Turn 2: you said "again".')
+    expect(grammarStateOf(session.events).phase).toBe('idle')
+  })
+
+  it('writes, appends, reads and runs through the real tools, then reports', async () => {
+    const { agent, session, cwd } = setup()
+    const result = await agent.prompt(
+      'write notes.txt: hello\nappend notes.txt: world\nread notes.txt\nrun: ls',
+    )
+    expect(result.reason).toBe('completed')
+    expect(fs.readFileSync(path.join(cwd, 'notes.txt'), 'utf8')).toBe('hello\nworld\n')
+    const types = session.events.map((event) => event.type)
+    expect(types).toEqual([
+      'turn/start',
+      'user/message',
+      'step/start',
+      'assistant/message',
+      'tool/result',
+      'tool/result',
+      'tool/result',
+      'tool/result',
+      'step/end',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
+    const results = session.events.filter((event) => event.type === 'tool/result').map((event) => event.data)
+    expect(results).toMatchObject([
+      { toolName: 'write', isError: false, output: 'Wrote notes.txt (6 bytes).' },
+      { toolName: 'write', isError: false, output: 'Appended 6 bytes to notes.txt (now 12 bytes).' },
+      { toolName: 'read', isError: false, output: 'hello\nworld\n' },
+      { toolName: 'bash', isError: false, output: 'notes.txt\n[exit code 0]' },
+    ])
+    expect(lastAssistantText(session.events)).toBe(
+      'Wrote notes.txt (6 bytes).\nAppended 6 bytes to notes.txt (now 12 bytes).\nRead notes.txt:\nhello\nworld\nRan "ls": exit 0.\nnotes.txt',
+    )
+  })
+
+  it('reports tool errors in its answer', async () => {
+    const { agent, session } = setup()
+    await agent.prompt('read missing.txt\nrun: exit 3\nwrite ../escape.txt: no')
+    const results = session.events.filter((event) => event.type === 'tool/result').map((event) => event.data)
+    expect(results.map((data) => (data as { isError: boolean }).isError)).toEqual([true, true, true])
+    const answer = lastAssistantText(session.events)
+    expect(answer).toMatch(/^Could not read missing.txt: .*ENOENT/)
+    expect(answer).toContain('Ran "exit 3": exit 3.')
+    expect(answer).toContain(
+      'Could not write ../escape.txt: Refused: "../escape.txt" is outside the working directory',
+    )
+  })
+
+  it('counts turns per branch after a fork, so a fork answers differently', async () => {
+    const { agent, session, store, models } = setup()
+    await agent.prompt('first')
+    const firstEnd = session.lastSeq
+    await agent.prompt('second')
+    await agent.prompt('third')
+    expect(lastAssistantText(session.events)).toBe('Turn 3: you said "third".')
+    const child = store.fork(session, firstEnd)
+    const childAgent = new Agent({ session: child, models, flush: async () => {} })
+    const result = await childAgent.prompt('another second')
+    expect(result.turnStartSeq).toBe(firstEnd + 1)
+    expect(lastAssistantText(child.events)).toBe('Turn 2: you said "another second".')
+    expect(lastAssistantText(session.events)).toBe('Turn 3: you said "third".')
+  })
+
+  it('flushes before each model call, before each tool and at turn/end', async () => {
+    const { agent, flushes } = setup()
+    await agent.prompt('write a.txt: 1\nwrite b.txt: 2')
+    // 2 model calls + 2 tools + turn/end
+    expect(flushes()).toBe(5)
+  })
+
+  it('keeps the partial text when aborted while streaming', async () => {
+    const { agent, session } = setup({ delayMs: 5 })
+    let seen = ''
+    agent.onDelta((delta) => {
+      seen += delta.text
+      if (seen.length >= 8) agent.abort()
+    })
+    const result = await agent.prompt('a fairly long message so the answer streams for a while')
+    expect(result.reason).toBe('aborted')
+    const text = lastAssistantText(session.events)
+    expect(text.length).toBeGreaterThanOrEqual(8)
+    expect(
+      'Turn 1: you said "a fairly long message so the answer streams for a while".'.startsWith(text),
+    ).toBe(true)
+    expect(text.length).toBeLessThan(40)
+    expect(session.events.at(-1)!.data).toMatchObject({ reason: 'aborted' })
+    expect(grammarStateOf(session.events).phase).toBe('idle')
+  })
+})

@@ -1,0 +1,113 @@
+// What the offline demo model answers, as a pure function of the prompt: commands in the
+// latest user message become tool calls; after the tool results, a short report; otherwise
+// a text reply that quotes the message and says which turn of the conversation this is.
+import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider'
+
+export interface DemoToolCall {
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly input: Record<string, unknown>
+}
+
+export type DemoReply =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'tool-calls'; readonly calls: readonly DemoToolCall[] }
+
+/** One line of a user message understood as a command, or null. */
+export function parseDemoCommand(line: string): Omit<DemoToolCall, 'toolCallId'> | null {
+  const trimmed = line.trim()
+  const file = /^(write|append)\s+(.+?):\s?(.*)$/i.exec(trimmed)
+  if (file) {
+    const append = file[1]!.toLowerCase() === 'append'
+    const input = { path: file[2]!.trim(), content: `${file[3]!}\n`, ...(append ? { append: true } : {}) }
+    return { toolName: 'write', input }
+  }
+  const read = /^read\s+(.+)$/i.exec(trimmed)
+  if (read) return { toolName: 'read', input: { path: read[1]!.trim() } }
+  const run = /^run:\s*(.+)$/i.exec(trimmed)
+  if (run) return { toolName: 'bash', input: { command: run[1]!.trim() } }
+  return null
+}
+
+export function planDemoReply(prompt: LanguageModelV3Prompt): DemoReply {
+  const lastUser = prompt.findLastIndex((message) => message.role === 'user')
+  if (lastUser < 0) return { kind: 'text', text: 'Hello! Send me a message.' }
+  const turn = prompt.filter((message) => message.role === 'user').length
+  const after = prompt.slice(lastUser + 1)
+  if (after.some((message) => message.role === 'tool')) return { kind: 'text', text: report(after) }
+
+  const user = prompt[lastUser]!
+  const text =
+    user.role === 'user' ? user.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : ''
+  const calls: DemoToolCall[] = []
+  for (const line of text.split('\n')) {
+    const command = parseDemoCommand(line)
+    if (command) calls.push({ ...command, toolCallId: `demo-${turn}-${calls.length + 1}` })
+  }
+  if (calls.length > 0) return { kind: 'tool-calls', calls }
+  const quoted = text.length > 200 ? `${text.slice(0, 200)}…` : text
+  return { kind: 'text', text: `Turn ${turn}: you said "${quoted}".` }
+}
+
+/** One line (or a few) per tool call of the step, in call order. */
+function report(after: LanguageModelV3Prompt): string {
+  const results = new Map<string, { output: string; isError: boolean }>()
+  for (const message of after) {
+    if (message.role !== 'tool') continue
+    for (const part of message.content) {
+      if (part.type === 'tool-result') results.set(part.toolCallId, outputText(part.output))
+    }
+  }
+  const lines: string[] = []
+  for (const message of after) {
+    if (message.role !== 'assistant') continue
+    for (const part of message.content) {
+      if (part.type !== 'tool-call') continue
+      const result = results.get(part.toolCallId) ?? { output: 'no result', isError: true }
+      lines.push(describe(part.toolName, (part.input ?? {}) as Record<string, unknown>, result))
+    }
+  }
+  return lines.join('\n')
+}
+
+function describe(
+  toolName: string,
+  input: Record<string, unknown>,
+  result: { output: string; isError: boolean },
+): string {
+  const target = String(input.path ?? input.command ?? '')
+  if (toolName === 'bash') {
+    const status = /\[(exit code (\d+)|killed[^\]]*)\]$/.exec(result.output)
+    const body = result.output.replace(/\n?\[[^\]]*\]$/, '').trim()
+    const how = status?.[2] !== undefined ? `exit ${status[2]}` : (status?.[1] ?? 'failed')
+    const shown = body === '' || body === '(no output)' ? '' : `\n${clip(body)}`
+    return `Ran "${target}": ${how}.${shown}`
+  }
+  if (result.isError) {
+    const verb = toolName === 'write' && input.append ? 'append to' : toolName
+    return `Could not ${verb} ${target}: ${result.output}`
+  }
+  if (toolName === 'read') return `Read ${target}:\n${clip(result.output.replace(/\n$/, ''))}`
+  return result.output
+}
+
+function clip(text: string): string {
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text
+}
+
+function outputText(output: LanguageModelV3ToolResultOutput): { output: string; isError: boolean } {
+  switch (output.type) {
+    case 'text':
+      return { output: output.value, isError: false }
+    case 'error-text':
+      return { output: output.value, isError: true }
+    case 'json':
+      return { output: JSON.stringify(output.value), isError: false }
+    case 'error-json':
+      return { output: JSON.stringify(output.value), isError: true }
+    case 'execution-denied':
+      return { output: output.reason ?? 'denied', isError: true }
+    default:
+      return { output: JSON.stringify(output.value), isError: false }
+  }
+}

@@ -1,0 +1,155 @@
+// Names models `provider:model` and turns a name into an AI SDK model, reading keys and
+// base URLs from the environment it was given (never from globals deep inside).
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createOpenAI } from '@ai-sdk/openai'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
+import { TangentError } from '@tangent/core'
+import { DemoLanguageModel } from './demo-model.js'
+
+export interface ModelRegistryOptions {
+  /** Environment to read keys and base URLs from (default: process.env at construction). */
+  env?: Record<string, string | undefined>
+  /** Base URL of an OpenAI-compatible server (else TANGENT_OPENAI_COMPATIBLE_BASE_URL). */
+  openaiCompatibleBaseUrl?: string
+  /** Delay between demo deltas (else TANGENT_DEMO_DELAY_MS, else 0). */
+  demoDelayMs?: number
+}
+
+export interface ModelListing {
+  id: string
+  available: boolean
+  reason?: string
+}
+
+export const defaultModelId = 'demo:scripted'
+export const providerNames = ['demo', 'openai', 'anthropic', 'deepseek', 'openai-compatible'] as const
+
+/** Anthropic has no effort knob on every model: effort maps to a thinking budget. */
+const anthropicThinkingBudgets: Record<string, number> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 16384,
+}
+
+export class ModelRegistry {
+  readonly #env: Record<string, string | undefined>
+  readonly #openaiCompatibleBaseUrl: string | undefined
+  readonly #demoDelayMs: number
+
+  constructor(options: ModelRegistryOptions = {}) {
+    this.#env = { ...(options.env ?? process.env) }
+    this.#openaiCompatibleBaseUrl =
+      options.openaiCompatibleBaseUrl ?? this.#env.TANGENT_OPENAI_COMPATIBLE_BASE_URL
+    this.#demoDelayMs = options.demoDelayMs ?? (Number(this.#env.TANGENT_DEMO_DELAY_MS) || 0)
+  }
+
+  /** Splits `provider:model`; throws `invalid-model` for anything else. */
+  static parse(id: string): { provider: string; model: string } {
+    const at = id.indexOf(':')
+    const provider = at < 0 ? '' : id.slice(0, at)
+    const model = at < 0 ? '' : id.slice(at + 1)
+    if (!provider || !model || !(providerNames as readonly string[]).includes(provider)) {
+      throw new TangentError(
+        'invalid-model',
+        `Invalid model "${id}": use provider:model with provider one of ${providerNames.join(', ')} (e.g. demo:scripted, openai:gpt-4.1).`,
+        { model: id },
+      )
+    }
+    return { provider, model }
+  }
+
+  /** A useful default set, each with whether it can be used now and, if not, why. */
+  list(): ModelListing[] {
+    const compatibleModel = this.#env.TANGENT_OPENAI_COMPATIBLE_MODEL || 'default'
+    const ids = [
+      defaultModelId,
+      'openai:gpt-4.1',
+      'openai:gpt-4.1-mini',
+      'anthropic:claude-sonnet-4-5',
+      'deepseek:deepseek-chat',
+      `openai-compatible:${compatibleModel}`,
+    ]
+    return ids.map((id) => {
+      const missing = this.#missingConfiguration(id)
+      return missing === null ? { id, available: true } : { id, available: false, reason: missing }
+    })
+  }
+
+  /** The AI SDK model for `id`; throws `invalid-model` or `model-unavailable` (saying what to set). */
+  resolve(id: string): LanguageModelV3 {
+    const { provider, model } = ModelRegistry.parse(id)
+    const missing = this.#missingConfiguration(id)
+    if (missing !== null)
+      throw new TangentError('model-unavailable', `Model ${id} is unavailable: ${missing}`, { model: id })
+    const env = this.#env
+    switch (provider) {
+      case 'demo':
+        return new DemoLanguageModel({ delayMs: this.#demoDelayMs })
+      case 'openai':
+        return createOpenAI({
+          apiKey: env.OPENAI_API_KEY,
+          baseURL: env.OPENAI_BASE_URL || undefined,
+        }).responses(model)
+      case 'anthropic':
+        return createAnthropic({
+          apiKey: env.ANTHROPIC_API_KEY,
+          baseURL: env.ANTHROPIC_BASE_URL || undefined,
+        })(model)
+      case 'deepseek':
+        return createOpenAICompatible({
+          name: 'deepseek',
+          baseURL: env.DEEPSEEK_BASE_URL || 'https://api.deepseek.com/v1',
+          apiKey: env.DEEPSEEK_API_KEY,
+          includeUsage: true,
+        }).chatModel(model)
+      default:
+        return createOpenAICompatible({
+          name: 'openai-compatible',
+          baseURL: this.#openaiCompatibleBaseUrl!,
+          apiKey: env.TANGENT_OPENAI_COMPATIBLE_API_KEY || undefined,
+          includeUsage: true,
+        }).chatModel(model)
+    }
+  }
+
+  /** Provider options carrying `reasoningEffort` where the provider supports it. */
+  providerOptions(id: string, reasoningEffort?: string): ProviderOptions | undefined {
+    if (!reasoningEffort) return undefined
+    const { provider } = ModelRegistry.parse(id)
+    switch (provider) {
+      case 'openai':
+        return { openai: { reasoningEffort } }
+      case 'anthropic': {
+        const budgetTokens = anthropicThinkingBudgets[reasoningEffort]
+        return budgetTokens ? { anthropic: { thinking: { type: 'enabled', budgetTokens } } } : undefined
+      }
+      case 'openai-compatible':
+        return { 'openai-compatible': { reasoningEffort } }
+      default:
+        return undefined
+    }
+  }
+
+  /** Null when `id` can be used; else a sentence naming the setting to provide. */
+  #missingConfiguration(id: string): string | null {
+    const { provider, model } = ModelRegistry.parse(id)
+    const env = this.#env
+    switch (provider) {
+      case 'demo':
+        return model === 'scripted' ? null : 'the demo provider has one model: use demo:scripted.'
+      case 'openai':
+        return env.OPENAI_API_KEY ? null : 'set OPENAI_API_KEY (and OPENAI_BASE_URL for a proxy).'
+      case 'anthropic':
+        return env.ANTHROPIC_API_KEY ? null : 'set ANTHROPIC_API_KEY.'
+      case 'deepseek':
+        return env.DEEPSEEK_API_KEY ? null : 'set DEEPSEEK_API_KEY.'
+      default:
+        return this.#openaiCompatibleBaseUrl
+          ? null
+          : 'set TANGENT_OPENAI_COMPATIBLE_BASE_URL to the server (e.g. http://127.0.0.1:11434/v1 for Ollama) and, if it needs one, TANGENT_OPENAI_COMPATIBLE_API_KEY.'
+    }
+  }
+}

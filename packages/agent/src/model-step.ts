@@ -1,0 +1,155 @@
+// One model call: streamText with tools that have no `execute` (so the SDK never runs a
+// second step), deltas forwarded as they arrive, the final content collected for the log.
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
+import type { AssistantPart } from '@tangent/core'
+import { type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai'
+import type { AgentToolSet } from './tools/agent-tool.js'
+
+export interface AgentDelta {
+  kind: 'text' | 'reasoning' | 'tool-input'
+  text: string
+  /** For `tool-input`: the call the input belongs to. */
+  toolCallId?: string
+  toolName?: string
+}
+
+export interface StepToolCall {
+  toolCallId: string
+  toolName: string
+  input: unknown
+  /** Set when the SDK could not parse the input or the tool does not exist. */
+  invalidReason?: string
+}
+
+export interface ModelStepOutcome {
+  content: AssistantPart[]
+  toolCalls: StepToolCall[]
+  finishReason: string
+  usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number }
+  /** Provider or stream error: the turn ends with reason `error`. */
+  error?: unknown
+  aborted: boolean
+}
+
+export interface ModelStepRequest {
+  model: LanguageModelV3
+  system?: string
+  messages: ModelMessage[]
+  tools: AgentToolSet
+  providerOptions?: ProviderOptions
+  maxRetries: number
+  signal: AbortSignal
+  onDelta: (delta: AgentDelta) => void
+}
+
+export async function runModelStep(request: ModelStepRequest): Promise<ModelStepOutcome> {
+  const outcome: ModelStepOutcome = { content: [], toolCalls: [], finishReason: 'unknown', aborted: false }
+  const toolNames = new Map<string, string>()
+  const result = streamText({
+    model: request.model,
+    system: request.system,
+    messages: request.messages,
+    tools: sdkTools(request.tools),
+    stopWhen: stepCountIs(1),
+    providerOptions: request.providerOptions,
+    maxRetries: request.maxRetries,
+    abortSignal: request.signal,
+    // Errors also arrive as `error` parts below, where they are kept; this only stops
+    // the SDK's default console logging.
+    onError: () => {},
+  })
+  try {
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case 'text-delta':
+          appendText(outcome.content, 'text', part.text)
+          request.onDelta({ kind: 'text', text: part.text })
+          break
+        case 'reasoning-delta':
+          appendText(outcome.content, 'reasoning', part.text)
+          request.onDelta({ kind: 'reasoning', text: part.text })
+          break
+        case 'tool-input-start':
+          toolNames.set(part.id, part.toolName)
+          break
+        case 'tool-input-delta':
+          request.onDelta({
+            kind: 'tool-input',
+            text: part.delta,
+            toolCallId: part.id,
+            toolName: toolNames.get(part.id) ?? '',
+          })
+          break
+        case 'tool-call': {
+          const call: StepToolCall = {
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            input: part.input,
+          }
+          if (part.dynamic && part.invalid) call.invalidReason = errorMessage(part.error)
+          outcome.toolCalls.push(call)
+          outcome.content.push({
+            type: 'tool-call',
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            input: call.input,
+          })
+          break
+        }
+        case 'finish-step':
+          outcome.finishReason = part.finishReason
+          outcome.usage = usageOf(part.usage)
+          break
+        case 'error':
+          outcome.error ??= part.error
+          break
+        case 'abort':
+          outcome.aborted = true
+          break
+        default:
+          break
+      }
+    }
+  } catch (error) {
+    if (request.signal.aborted) outcome.aborted = true
+    else outcome.error ??= error
+  }
+  if (request.signal.aborted) outcome.aborted = true
+  return outcome
+}
+
+function appendText(content: AssistantPart[], type: 'text' | 'reasoning', text: string): void {
+  const last = content.at(-1)
+  if (last && last.type === type) last.text += text
+  else content.push({ type, text })
+}
+
+function sdkTools(tools: AgentToolSet): ToolSet {
+  const out: ToolSet = {}
+  for (const [name, agentTool] of Object.entries(tools)) {
+    out[name] = tool({ description: agentTool.description, inputSchema: agentTool.inputSchema })
+  }
+  return out
+}
+
+function usageOf(usage: {
+  inputTokens: number | undefined
+  outputTokens: number | undefined
+  totalTokens: number | undefined
+}): ModelStepOutcome['usage'] {
+  const out: NonNullable<ModelStepOutcome['usage']> = {}
+  if (usage.inputTokens !== undefined) out.inputTokens = usage.inputTokens
+  if (usage.outputTokens !== undefined) out.outputTokens = usage.outputTokens
+  if (usage.totalTokens !== undefined) out.totalTokens = usage.totalTokens
+  return out
+}
+
+/** The provider's own message, with the HTTP status when there is one. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) {
+    const status = (error as { statusCode?: unknown }).statusCode
+    return typeof status === 'number' ? `${error.message} (HTTP ${status})` : error.message
+  }
+  return typeof error === 'string' ? error : JSON.stringify(error)
+}

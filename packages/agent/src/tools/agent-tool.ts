@@ -1,0 +1,31 @@
+// The shape of a tool the agent runs itself: a zod input schema and a run function.
+// Failures are thrown; the agent turns them into `tool/result` events with `isError: true`.
+import type { z } from 'zod'
+
+export interface ToolContext {
+  /** The session's working directory; every path is confined to it. */
+  readonly cwd: string
+  /** Aborted when the user aborts the turn: long work must stop. */
+  readonly signal: AbortSignal
+}
+
+export interface ToolOutcome {
+  /** Text for the model (and the log). */
+  readonly output: string
+  /** True when the tool ran but failed (e.g. a command exited non-zero). */
+  readonly isError?: boolean
+}
+
+export interface AgentTool<Input = unknown> {
+  readonly description: string
+  readonly inputSchema: z.ZodType<Input>
+  /** Throws (any error) on failure; the message is shown to the model. */
+  run(input: Input, context: ToolContext): Promise<ToolOutcome>
+}
+
+export type AgentToolSet = Record<string, AgentTool>
+
+/** Keeps a tool's input type while returning the erased shape an AgentToolSet holds. */
+export function defineTool<Input>(tool: AgentTool<Input>): AgentTool {
+  return tool as AgentTool
+}

@@ -1,0 +1,31 @@
+// `write`: creates or replaces a file (or appends to it), creating parent directories.
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { z } from 'zod'
+import { confinePath } from '../confine-path.js'
+import { defineTool } from './agent-tool.js'
+
+export const WriteInput = z.object({
+  path: z.string().describe('File path relative to the working directory'),
+  content: z.string().describe('The text to write'),
+  append: z.boolean().optional().describe('Append to the end of the file instead of replacing it'),
+})
+export type WriteInput = z.infer<typeof WriteInput>
+
+export const writeTool = defineTool<WriteInput>({
+  description:
+    'Write a text file in the working directory (replacing it, or appending with append: true). Parent directories are created.',
+  inputSchema: WriteInput,
+  async run(input, { cwd }) {
+    const target = await confinePath(cwd, input.path)
+    await fs.mkdir(path.dirname(target.absolute), { recursive: true })
+    const bytes = Buffer.byteLength(input.content)
+    if (input.append) {
+      await fs.appendFile(target.absolute, input.content)
+      const { size } = await fs.stat(target.absolute)
+      return { output: `Appended ${bytes} bytes to ${target.relative} (now ${size} bytes).` }
+    }
+    await fs.writeFile(target.absolute, input.content)
+    return { output: `Wrote ${target.relative} (${bytes} bytes).` }
+  },
+})
