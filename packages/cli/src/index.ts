@@ -1,2 +1,6 @@
-// tangent: The tangent command.
-export {}
+// tangent: the `tangent` command as a library (tests and embedders run it in-process).
+export type { Backend, ForkRequest, TurnObserver } from './backend.js'
+export type { CliContext, OutputStream } from './context.js'
+export { resolveHome } from './home.js'
+export { openBackend } from './open-backend.js'
+export { createProgram, runCli } from './program.js'

@@ -1,0 +1,68 @@
+// One interface over the two ways the CLI reaches sessions: through a running Host
+// (JSON-RPC) or by opening the store itself. Both return PROTOCOL.md shapes, so
+// every command's output code is shared.
+import type {
+  FileDiff,
+  FileMode,
+  HostInfoResult,
+  SessionCompareResult,
+  SessionDeleteResult,
+  SessionEvent,
+  SessionForkResult,
+  SessionPromptResult,
+  SessionSummary,
+  SnapshotEntry,
+  SnapshotRestoreResult,
+} from '@tangent/protocol'
+
+export type { FileDiff, FileMode, SessionEvent, SessionSummary, SnapshotEntry }
+export type TurnResult = SessionPromptResult
+export type CompareResult = SessionCompareResult
+export type RestoreResult = SnapshotRestoreResult
+export type DeleteResult = SessionDeleteResult
+export type ForkResult = SessionForkResult
+export type ModelStatus = HostInfoResult['models'][number]
+
+export interface TurnDelta {
+  kind: 'text' | 'reasoning' | 'tool-input'
+  text: string
+}
+
+/** Receives a running turn as it happens: every appended event in seq order, and live deltas. */
+export interface TurnObserver {
+  onEvent(event: SessionEvent): void
+  onDelta(delta: TurnDelta): void
+}
+
+export interface ForkRequest {
+  sessionId: string
+  atSeq?: number | undefined
+  before?: boolean | undefined
+  title?: string | undefined
+  files?: FileMode | undefined
+}
+
+export interface Backend {
+  /** `host` when commands go through a running Host, `local` when this process holds the store. */
+  readonly kind: 'host' | 'local'
+  listSessions(options: { includeArchived: boolean }): Promise<SessionSummary[]>
+  getSession(sessionId: string): Promise<{ session: SessionSummary; events: SessionEvent[] }>
+  createSession(options: {
+    cwd: string
+    title?: string | undefined
+    model?: string | undefined
+  }): Promise<SessionSummary>
+  /** Runs one turn; resolves at `turn/end`. */
+  prompt(sessionId: string, text: string, observer: TurnObserver): Promise<TurnResult>
+  /** Aborts the running turn of a session; false when none was running. */
+  abort(sessionId: string): Promise<boolean>
+  fork(request: ForkRequest): Promise<ForkResult>
+  setArchived(sessionId: string, archived: boolean): Promise<SessionSummary>
+  delete(sessionId: string): Promise<DeleteResult>
+  setModel(sessionId: string, model: string, reasoningEffort?: string): Promise<SessionSummary>
+  models(): Promise<ModelStatus[]>
+  compare(a: string, b: string): Promise<CompareResult>
+  snapshots(sessionId: string): Promise<SnapshotEntry[]>
+  restore(sessionId: string, seq: number, force: boolean): Promise<RestoreResult>
+  close(): Promise<void>
+}

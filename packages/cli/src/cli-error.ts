@@ -1,0 +1,51 @@
+// How a failure leaves the CLI: one line `error[<code>]: <message>` on stderr, exit 1,
+// or exit 2 for bad usage. Errors from the store, the agent and the Host all look alike.
+import { TangentError } from '@tangent/core'
+
+/** Bad usage (a flag that does not parse, a missing argument): exit code 2. */
+export class UsageError extends Error {
+  readonly code = 'usage'
+}
+
+export interface FailureReport {
+  code: string
+  message: string
+  data: Record<string, unknown>
+  exitCode: 1 | 2
+}
+
+/** Anything a command threw, as the code and message the user sees. */
+export function describeFailure(error: unknown): FailureReport {
+  if (error instanceof UsageError) return { code: 'usage', message: error.message, data: {}, exitCode: 2 }
+  if (TangentError.isInstance(error)) {
+    return { code: error.code, message: error.message, data: error.data, exitCode: 1 }
+  }
+  if (isCodedError(error)) {
+    return { code: error.code, message: error.message, data: error.data ?? {}, exitCode: 1 }
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return { code: 'internal', message, data: {}, exitCode: 1 }
+}
+
+/** The one line printed for a failure, with the details a user needs to act (paths, holder pid). */
+export function formatFailure(report: FailureReport): string {
+  let line = `error[${report.code}]: ${oneLine(report.message)}`
+  const paths = report.data.paths
+  if (Array.isArray(paths) && paths.length > 0 && !paths.every((p) => line.includes(String(p)))) {
+    line += ` (${paths.map(String).join(', ')})`
+  }
+  return line
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim()
+}
+
+/** An error that crossed the wire or another package: `{code, message, data?}` with a string code. */
+function isCodedError(
+  value: unknown,
+): value is { code: string; message: string; data?: Record<string, unknown> } {
+  if (typeof value !== 'object' || value === null) return false
+  const record = value as Record<string, unknown>
+  return typeof record.code === 'string' && typeof record.message === 'string'
+}

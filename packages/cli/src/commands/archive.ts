@@ -1,0 +1,21 @@
+// `tangent archive ID` / `tangent unarchive ID`: hide a session from the tree, or bring it back.
+import type { Command } from 'commander'
+import type { CliContext } from '../context.js'
+import { withBackend } from '../open-backend.js'
+import { printJson } from '../output.js'
+
+export function registerArchiveCommands(program: Command, context: CliContext): void {
+  for (const archived of [true, false]) {
+    const name = archived ? 'archive' : 'unarchive'
+    program
+      .command(name)
+      .description(archived ? 'Archive a session (hidden unless `sessions --all`)' : 'Unarchive a session')
+      .argument('<id>', 'session id')
+      .option('--json', 'print the SessionSummary')
+      .action(async (id: string, flags: { json?: boolean }) => {
+        const session = await withBackend(context, {}, (backend) => backend.setArchived(id, archived))
+        if (flags.json) return printJson(context, session)
+        context.stdout.write(`${archived ? 'Archived' : 'Unarchived'} ${session.id}\n`)
+      })
+  }
+}

@@ -1,0 +1,30 @@
+// `tangent delete ID`: delete a session; its forks keep their history (written inline).
+import type { Command } from 'commander'
+import type { CliContext } from '../context.js'
+import { withBackend } from '../open-backend.js'
+import { printJson, printLines } from '../output.js'
+
+export function registerDeleteCommand(program: Command, context: CliContext): void {
+  program
+    .command('delete')
+    .alias('rm')
+    .description('Delete a session; forks of it keep their history')
+    .argument('<id>', 'session id')
+    .option('--json', 'print {deleted, materialized, worktree?}')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      const result = await withBackend(context, {}, (backend) => backend.delete(id))
+      if (flags.json) return printJson(context, result)
+      const lines = [`Deleted ${id}`]
+      if (result.materialized.length > 0) {
+        lines.push(`Forks given their inherited history: ${result.materialized.join(', ')}`)
+      }
+      if (result.worktree !== undefined) {
+        lines.push(
+          result.worktree.removed
+            ? `Removed its worktree ${result.worktree.path}`
+            : `Kept its worktree ${result.worktree.path}${result.worktree.reason ? `: ${result.worktree.reason}` : ''}`,
+        )
+      }
+      printLines(context, lines)
+    })
+}

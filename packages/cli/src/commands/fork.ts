@@ -1,0 +1,52 @@
+// `tangent fork ID`: branch a session at a completed turn (the Host's anchor rules).
+import { type Command, Option } from 'commander'
+import type { FileMode } from '../backend.js'
+import type { CliContext } from '../context.js'
+import { withBackend } from '../open-backend.js'
+import { parseSeq } from '../options.js'
+import { printJson, printNote } from '../output.js'
+import { styleFor } from '../render/style.js'
+
+interface ForkFlags {
+  at?: number
+  before?: boolean
+  title?: string
+  files?: FileMode
+  json?: boolean
+}
+
+export function registerForkCommand(program: Command, context: CliContext): void {
+  program
+    .command('fork')
+    .description('Fork a session after the turn that holds --at SEQ (default: its last completed turn)')
+    .argument('<id>', 'session id')
+    .option('--at <seq>', 'a seq inside the turn to branch after (see `tangent show`)', parseSeq)
+    .option('--before', 'branch just before the turn that holds --at (to redo that message)')
+    .option('--title <title>', "the child's title")
+    .addOption(
+      new Option(
+        '--files <mode>',
+        'shared: same directory (default); worktree: its own copy at the fork point',
+      ).choices(['shared', 'worktree']),
+    )
+    .option('--json', 'print {session, boundary}')
+    .action(async (id: string, flags: ForkFlags) => {
+      const result = await withBackend(context, {}, (backend) =>
+        backend.fork({
+          sessionId: id,
+          atSeq: flags.at,
+          before: flags.before,
+          title: flags.title,
+          files: flags.files,
+        }),
+      )
+      if (flags.json) return printJson(context, result)
+      context.stdout.write(`${result.session.id}\n`)
+      const style = styleFor(context.stderr, context.env)
+      const files =
+        result.session.files.mode === 'worktree'
+          ? `its own worktree at ${result.session.files.path}`
+          : `shares files with ${id} in ${result.session.cwd}`
+      printNote(context, style.dim(`forked ${id} through seq ${result.boundary}; the child ${files}`))
+    })
+}

@@ -1,0 +1,99 @@
+// `tangent run "text"`: one turn, streamed to the terminal; `--json` prints the outcome.
+import fs from 'node:fs'
+import path from 'node:path'
+import { TangentError } from '@tangent/core'
+import type { Command } from 'commander'
+import type { Backend } from '../backend.js'
+import type { CliContext } from '../context.js'
+import { withBackend } from '../open-backend.js'
+import { printJson, printNote } from '../output.js'
+import { styleFor } from '../render/style.js'
+import { TurnPrinter } from '../render/turn-printer.js'
+
+interface RunFlags {
+  session?: string
+  cwd?: string
+  model?: string
+  json?: boolean
+}
+
+export function registerRunCommand(program: Command, context: CliContext): void {
+  program
+    .command('run')
+    .description('Run one turn: send TEXT to the agent and stream its answer')
+    .argument('<text...>', 'the message (several words are joined with spaces)')
+    .option('--session <id>', 'continue this session (default: a new one)')
+    .option('--cwd <dir>', 'directory of a new session (default: the current directory)')
+    .option('--model <model>', 'model as provider:model, e.g. demo:scripted or openai:gpt-4.1')
+    .option('--json', 'print {"sessionId","turnEndSeq","reason"} instead of streaming')
+    .action((words: string[], flags: RunFlags) => runCommand(context, words.join(' '), flags))
+}
+
+async function runCommand(context: CliContext, text: string, flags: RunFlags): Promise<void> {
+  const cwd = flags.session === undefined ? existingDirectory(context, flags.cwd) : undefined
+  await withBackend(context, {}, async (backend) => {
+    const sessionId = await targetSession(backend, flags, cwd)
+    const style = styleFor(context.stdout, context.env)
+    const printer = new TurnPrinter(
+      flags.json ? silent : context.stdout,
+      flags.json ? silent : context.stderr,
+      style,
+    )
+    const onSignal = () => {
+      void backend.abort(sessionId)
+    }
+    process.on('SIGINT', onSignal)
+    let result: Awaited<ReturnType<Backend['prompt']>>
+    try {
+      result = await backend.prompt(sessionId, text, printer)
+    } finally {
+      process.off('SIGINT', onSignal)
+      printer.finish()
+    }
+    if (flags.json) printJson(context, { sessionId, turnEndSeq: result.turnEndSeq, reason: result.reason })
+    else
+      printNote(
+        context,
+        styleFor(context.stderr, context.env).dim(
+          `session ${sessionId} · turn seq ${result.turnStartSeq}–${result.turnEndSeq}`,
+        ),
+      )
+    if (result.reason === 'error') {
+      throw new TangentError(
+        'turn-error',
+        `The turn ended in an error: ${printer.error ?? 'see `tangent show`'}`,
+        {
+          sessionId,
+          turnEndSeq: result.turnEndSeq,
+        },
+      )
+    }
+  })
+}
+
+async function targetSession(backend: Backend, flags: RunFlags, cwd: string | undefined): Promise<string> {
+  if (flags.session !== undefined) {
+    await backend.getSession(flags.session)
+    if (flags.model !== undefined) await backend.setModel(flags.session, flags.model)
+    return flags.session
+  }
+  const created = await backend.createSession({ cwd: cwd!, model: flags.model })
+  return created.id
+}
+
+/** The directory a new session works in; it must exist. */
+export function existingDirectory(context: CliContext, dir: string | undefined): string {
+  const resolved = path.resolve(context.cwd, dir ?? '.')
+  if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new TangentError(
+      'cwd-not-found',
+      `${resolved} is not a directory: pass an existing one with --cwd.`,
+      {
+        cwd: resolved,
+      },
+    )
+  }
+  return resolved
+}
+
+const silent = { write: () => true }

@@ -1,0 +1,67 @@
+// `tangent serve`: run the Host (JSON-RPC + web UI) on this data dir until Ctrl-C.
+
+import { startHost } from '@tangent/host'
+import type { Command } from 'commander'
+import type { CliContext } from '../context.js'
+import { parsePort } from '../options.js'
+import { printJson, printNote } from '../output.js'
+import { styleFor } from '../render/style.js'
+
+interface ServeFlags {
+  port: number
+  host: string
+  json?: boolean
+}
+
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1'])
+
+export function registerServeCommand(program: Command, context: CliContext): void {
+  program
+    .command('serve')
+    .description('Run the Host: web UI and JSON-RPC on 127.0.0.1 (other commands then go through it)')
+    .option('--port <port>', 'port (0: the first free one)', parsePort, 4317)
+    .option('--host <host>', 'address to bind; anything but loopback exposes your sessions', '127.0.0.1')
+    .option('--json', 'print one line {"url","port","token"}')
+    .action((flags: ServeFlags) => serve(context, flags))
+}
+
+async function serve(context: CliContext, flags: ServeFlags): Promise<void> {
+  const style = styleFor(context.stderr, context.env)
+  if (!loopbackHosts.has(flags.host)) {
+    printNote(
+      context,
+      style.yellow(
+        `warning: binding ${flags.host}, not loopback: anyone who can reach it and has the token can drive the agent.`,
+      ),
+    )
+  }
+  const host = await startHost({
+    home: context.home,
+    port: flags.port,
+    host: flags.host,
+    env: context.env,
+    ...(context.env.TANGENT_TOKEN ? { token: context.env.TANGENT_TOKEN } : {}),
+    ...(context.env.TANGENT_MODEL ? { defaultModel: context.env.TANGENT_MODEL } : {}),
+  })
+  if (flags.json) printJson(context, { url: host.url, port: host.port, token: host.token })
+  else context.stdout.write(`Tangent listening on ${openUrl(host.url, host.token)}\n`)
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+  await host.close()
+}
+
+/** `http://127.0.0.1:PORT/?token=TOKEN`: the address to open in a browser. */
+function openUrl(base: string, token: string): string {
+  const url = new URL(base)
+  url.pathname = '/'
+  url.search = ''
+  url.searchParams.set('token', token)
+  return url.toString()
+}

@@ -1,0 +1,22 @@
+// `tangent show ID`: the transcript with seqs, to pick a fork point; `--json` {session, events}.
+import type { Command } from 'commander'
+import type { CliContext } from '../context.js'
+import { withBackend } from '../open-backend.js'
+import { printJson, printLines } from '../output.js'
+import { styleFor } from '../render/style.js'
+import { renderTranscript } from '../render/transcript.js'
+
+export function registerShowCommand(program: Command, context: CliContext): void {
+  program
+    .command('show')
+    .description("Show a session's transcript with the seq of each event (fork points are turn ends)")
+    .argument('<id>', 'session id')
+    .option('--json', 'print {session, events}')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      const { session, events } = await withBackend(context, { readOnly: true }, (backend) =>
+        backend.getSession(id),
+      )
+      if (flags.json) return printJson(context, { session, events })
+      printLines(context, renderTranscript(session, events, styleFor(context.stdout, context.env)))
+    })
+}

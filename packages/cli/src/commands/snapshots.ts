@@ -1,0 +1,33 @@
+// `tangent snapshots ID`: the session's own file snapshots (seq, tree, changed paths).
+import type { Command } from 'commander'
+import type { CliContext } from '../context.js'
+import { withBackend } from '../open-backend.js'
+import { printJson, printLines, printNote } from '../output.js'
+import { clip, styleFor } from '../render/style.js'
+
+export function registerSnapshotsCommand(program: Command, context: CliContext): void {
+  program
+    .command('snapshots')
+    .description("List a session's file snapshots (restore one with `tangent restore ID --to SEQ`)")
+    .argument('<id>', 'session id')
+    .option('--json', 'print [{seq, tree, changed}]')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      const snapshots = await withBackend(context, { readOnly: true }, (backend) => backend.snapshots(id))
+      if (flags.json) return printJson(context, snapshots)
+      if (snapshots.length === 0) {
+        printNote(context, `No snapshots in ${id} yet: they are taken after each step that runs a tool.`)
+        return
+      }
+      const style = styleFor(context.stdout, context.env)
+      const width = String(snapshots[snapshots.length - 1]?.seq ?? 0).length
+      printLines(
+        context,
+        snapshots.map(
+          (snapshot) =>
+            `${String(snapshot.seq).padStart(width)}  ${style.dim(snapshot.tree.slice(0, 12))}  ${
+              snapshot.changed.length > 0 ? clip(snapshot.changed.join(', '), 90) : style.dim('(no changes)')
+            }`,
+        ),
+      )
+    })
+}

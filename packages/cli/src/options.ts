@@ -1,0 +1,32 @@
+// Flag parsers shared by commands. Values that do not parse are bad usage (exit 2).
+import { InvalidArgumentError } from 'commander'
+import { z } from 'zod'
+
+const SeqFlag = z.string().regex(/^\d+$/, 'expected a non-negative integer seq').transform(Number)
+const PortFlag = z
+  .string()
+  .regex(/^\d+$/, 'expected a port number')
+  .transform(Number)
+  .pipe(z.number().int().min(0).max(65535))
+
+/** Commander parser for `--at SEQ` / `--to SEQ`. */
+export function parseSeq(value: string): number {
+  return parseWith(SeqFlag, value)
+}
+
+export function parsePort(value: string): number {
+  return parseWith(PortFlag, value)
+}
+
+function parseWith<T>(schema: z.ZodType<T, string>, value: string): T {
+  const result = schema.safeParse(value)
+  if (!result.success) {
+    throw new InvalidArgumentError(result.error.issues[0]?.message ?? 'invalid value')
+  }
+  return result.data
+}
+
+/** Options every command accepts. */
+export interface JsonFlag {
+  json?: boolean
+}

@@ -1,0 +1,71 @@
+// The `tangent` command line: builds the commander program from one file per command
+// and turns every outcome into an exit code (0 ok, 1 failure, 2 bad usage).
+import { Command, CommanderError } from 'commander'
+import { describeFailure, formatFailure } from './cli-error.js'
+import { registerArchiveCommands } from './commands/archive.js'
+import { registerChatCommand } from './commands/chat.js'
+import { registerDeleteCommand } from './commands/delete.js'
+import { registerDemoCommand } from './commands/demo.js'
+import { registerDiffCommand } from './commands/diff.js'
+import { registerForkCommand } from './commands/fork.js'
+import { registerModelsCommand } from './commands/models.js'
+import { registerRestoreCommand } from './commands/restore.js'
+import { registerRunCommand } from './commands/run.js'
+import { registerServeCommand } from './commands/serve.js'
+import { registerSessionsCommand } from './commands/sessions.js'
+import { registerShowCommand } from './commands/show.js'
+import { registerSnapshotsCommand } from './commands/snapshots.js'
+import type { CliContext } from './context.js'
+
+export const cliVersion = '0.1.0'
+
+export function createProgram(context: CliContext): Command {
+  const program = new Command('tangent')
+    .description('An agent whose conversations fork at any completed turn, like git branches.')
+    .version(cliVersion)
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+      // Usage errors are printed by runCli in the one `error[code]` format.
+      outputError: () => {},
+    })
+  registerRunCommand(program, context)
+  registerChatCommand(program, context)
+  registerSessionsCommand(program, context)
+  registerShowCommand(program, context)
+  registerForkCommand(program, context)
+  registerArchiveCommands(program, context)
+  registerDeleteCommand(program, context)
+  registerModelsCommand(program, context)
+  registerDiffCommand(program, context)
+  registerSnapshotsCommand(program, context)
+  registerRestoreCommand(program, context)
+  registerServeCommand(program, context)
+  registerDemoCommand(program, context)
+  return program
+}
+
+/** Runs one command line (without `node` and the script) and returns the exit code. */
+export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
+  const program = createProgram(context)
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) return usageExit(error, context)
+    const failure = describeFailure(error)
+    context.stderr.write(`${formatFailure(failure)}\n`)
+    return failure.exitCode
+  }
+}
+
+function usageExit(error: CommanderError, context: CliContext): number {
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0
+  // `tangent` alone printed the help to stderr: that is still bad usage.
+  if (error.code === 'commander.help') return 2
+  const message = error.message.replace(/^error:\s*/, '')
+  context.stderr.write(`error[usage]: ${message} (see \`tangent --help\`)\n`)
+  return 2
+}

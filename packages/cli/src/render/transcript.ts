@@ -1,0 +1,95 @@
+// `tangent show`: a session's transcript with the seq of every meaningful event, grouped
+// by turn, so a user can pick a fork point (`tangent fork ID --at SEQ`).
+import type { SessionEvent, SessionSummary } from '../backend.js'
+import { assistantContent, describeToolCall, outputText, userText } from './event-text.js'
+import { clip, type Style, titleOf } from './style.js'
+
+export function renderTranscript(
+  session: SessionSummary,
+  events: readonly SessionEvent[],
+  style: Style,
+): string[] {
+  const lines: string[] = [
+    `${style.bold(titleOf(session))}  ${style.cyan(session.id)}`,
+    style.dim(
+      `  cwd ${session.cwd} · files ${describeFiles(session)}${session.model ? ` · model ${session.model.provider}:${session.model.model}` : ''}`,
+    ),
+  ]
+  if (session.parentSession !== null) {
+    lines.push(style.dim(`  forked from ${session.parentSession} at seq ${session.forkedAt ?? '?'}`))
+  }
+  if (session.archived) lines.push(style.magenta('  archived'))
+  lines.push('')
+  const seqWidth = String(Math.max(events.length - 1, 0)).length
+  const seq = (value: number) => style.dim(String(value).padStart(seqWidth))
+  let turn = 0
+  for (const event of events) {
+    if (session.inheritedEventCount > 0 && event.seq === session.inheritedEventCount) {
+      lines.push(
+        style.dim(`── ${session.parentSession ?? 'parent'}'s history above · this session's own below ──`),
+      )
+    }
+    lines.push(...eventLines(event, seq, style, () => ++turn))
+  }
+  if (events.length === 0) lines.push(style.dim('(no events yet)'))
+  return lines
+}
+
+function eventLines(
+  event: SessionEvent,
+  seq: (value: number) => string,
+  style: Style,
+  nextTurn: () => number,
+): string[] {
+  const data = event.data as Record<string, unknown> | null
+  switch (event.type) {
+    case 'turn/start':
+      return [style.bold(`turn ${nextTurn()}`) + style.dim(` (starts at seq ${event.seq})`)]
+    case 'user/message':
+      return [`${seq(event.seq)}  ${style.green('you')}        ${userText(event.data)}`]
+    case 'assistant/message': {
+      const { text, calls } = assistantContent(event.data)
+      const lines = calls.map(
+        (call) =>
+          `${seq(event.seq)}  ${style.blue('tool call')}  ${clip(describeToolCall(call.toolName, call.input), 90)}`,
+      )
+      if (text !== '') lines.push(`${seq(event.seq)}  ${style.blue('assistant')}  ${text}`)
+      return lines
+    }
+    case 'tool/result': {
+      const ok = data?.isError !== true
+      const mark = ok ? style.green('✓') : style.red('✗')
+      return [`${seq(event.seq)}  ${style.dim('result')}     ${mark} ${clip(outputText(data?.output), 90)}`]
+    }
+    case 'turn/end': {
+      const reason = String(data?.reason ?? '?')
+      const shown = reason === 'completed' ? style.green(reason) : style.red(reason)
+      const error = typeof data?.error === 'string' ? style.red(`: ${clip(data.error, 80)}`) : ''
+      return [
+        `${seq(event.seq)}  ${style.dim('turn end')}   ${shown}${error}  ${style.dim('← fork point')}`,
+        '',
+      ]
+    }
+    case 'model/selection':
+      return [
+        `${seq(event.seq)}  ${style.dim('model')}      ${String(data?.provider)}:${String(data?.model)}`,
+      ]
+    case 'session/title':
+      return [`${seq(event.seq)}  ${style.dim('title')}      ${String(data?.title)}`]
+    case 'snapshot/taken': {
+      const changed = Array.isArray(data?.changed) ? (data.changed as unknown[]).map(String) : []
+      return changed.length === 0
+        ? []
+        : [`${seq(event.seq)}  ${style.dim('files')}      ${clip(changed.join(', '), 90)}`]
+    }
+    case 'step/start':
+    case 'step/end':
+      return []
+    default:
+      return [`${seq(event.seq)}  ${style.dim(event.type)}`]
+  }
+}
+
+function describeFiles(session: SessionSummary): string {
+  return session.files.mode === 'worktree' ? `worktree ${session.files.path}` : 'shared'
+}

@@ -1,0 +1,98 @@
+// Prints a running turn as it streams: answer text as it arrives, tool calls and
+// their results, changed files, and how the turn ended when it did not complete.
+import type { SessionEvent, TurnDelta, TurnObserver } from '../backend.js'
+import type { OutputStream } from '../context.js'
+import { assistantContent, describeToolCall, outputText } from './event-text.js'
+import { Spinner } from './spinner.js'
+import { clip, type Style } from './style.js'
+
+export class TurnPrinter implements TurnObserver {
+  readonly #out: OutputStream
+  readonly #err: OutputStream
+  readonly #style: Style
+  readonly #spinner: Spinner
+  /** Text streamed in the current step (deltas), so the final message is not printed twice. */
+  #streamed = ''
+  #atLineStart = true
+  /** The `turn/end` error message, when the turn failed. */
+  error: string | null = null
+
+  constructor(out: OutputStream, err: OutputStream, style: Style) {
+    this.#out = out
+    this.#err = err
+    this.#style = style
+    this.#spinner = new Spinner(err)
+  }
+
+  onDelta(delta: TurnDelta): void {
+    if (delta.kind !== 'text' || delta.text === '') return
+    this.#spinner.stop()
+    this.#streamed += delta.text
+    this.#write(delta.text)
+  }
+
+  onEvent(event: SessionEvent): void {
+    const data = event.data as Record<string, unknown> | null
+    switch (event.type) {
+      case 'step/start':
+        this.#streamed = ''
+        this.#spinner.start('thinking…')
+        break
+      case 'assistant/message': {
+        this.#spinner.stop()
+        const { text, calls } = assistantContent(event.data)
+        if (this.#streamed === '' && text !== '') this.#write(text)
+        this.#endLine()
+        for (const call of calls) {
+          this.#line(this.#style.blue(`  ▸ ${clip(describeToolCall(call.toolName, call.input), 100)}`))
+        }
+        break
+      }
+      case 'tool/result': {
+        const failed = data?.isError === true
+        const mark = failed ? this.#style.red('✗') : this.#style.green('✓')
+        this.#line(`    ${mark} ${this.#style.dim(clip(outputText(data?.output), 100))}`)
+        break
+      }
+      case 'snapshot/taken': {
+        const changed = Array.isArray(data?.changed) ? (data.changed as unknown[]).map(String) : []
+        if (changed.length > 0)
+          this.#line(this.#style.dim(`    files changed: ${clip(changed.join(', '), 90)}`))
+        break
+      }
+      case 'turn/end': {
+        this.#spinner.stop()
+        this.#endLine()
+        const reason = String(data?.reason ?? '')
+        if (typeof data?.error === 'string') this.error = data.error
+        if (reason !== 'completed') {
+          const detail = typeof data?.error === 'string' ? `: ${data.error}` : ''
+          this.#err.write(`${this.#style.yellow(`turn ended: ${reason}${detail}`)}\n`)
+        }
+        break
+      }
+      default:
+        break
+    }
+  }
+
+  /** Stops the spinner and ends a partial line (after an error or an abort). */
+  finish(): void {
+    this.#spinner.stop()
+    this.#endLine()
+  }
+
+  #write(text: string): void {
+    this.#out.write(text)
+    this.#atLineStart = text.endsWith('\n')
+  }
+
+  #line(text: string): void {
+    this.#endLine()
+    this.#write(`${text}\n`)
+  }
+
+  #endLine(): void {
+    if (!this.#atLineStart) this.#write('\n')
+  }
+}
