@@ -1,0 +1,116 @@
+// Two branches side by side: each side's turns after their common ancestor, then the
+// unified diff between their latest files.
+import { useMemo } from 'react'
+import { titleOf } from './session-tree.js'
+import { buildTranscript } from './transcript-model.js'
+import { useHost, useStore } from './use-host.js'
+import type { FileDiff, SessionEvent } from './wire.js'
+
+export function CompareView() {
+  const store = useStore()
+  const compare = useHost((state) => state.compare)
+  const a = useHost((state) => (compare ? state.sessions.get(compare.a) : undefined))
+  const b = useHost((state) => (compare ? state.sessions.get(compare.b) : undefined))
+  if (!compare) return null
+  const result = compare.result
+
+  return (
+    <div className="compare" data-testid="compare-view">
+      <div className="compare-head">
+        <h2>
+          Compare <strong>{titleOf(a)}</strong> ↔ <strong>{titleOf(b)}</strong>
+        </h2>
+        <span className="muted" data-testid="compare-fork">
+          {result === null
+            ? 'Loading…'
+            : result.forkSeq === null
+              ? 'No common history'
+              : `Common history through #${result.forkSeq}`}
+        </span>
+        <button
+          type="button"
+          className="button"
+          data-testid="compare-close"
+          onClick={() => store.closeCompare()}
+        >
+          Close
+        </button>
+      </div>
+      {result ? (
+        <div className="compare-body">
+          <div className="compare-columns">
+            <CompareSide testId="compare-a" title={titleOf(a)} events={result.a.events} />
+            <CompareSide testId="compare-b" title={titleOf(b)} events={result.b.events} />
+          </div>
+          <section className="compare-files" data-testid="compare-files">
+            <h3>
+              Files <span className="muted">({result.files.length} changed)</span>
+            </h3>
+            {result.files.length === 0 ? <p className="muted">Both branches have the same files.</p> : null}
+            {result.files.map((diff) => (
+              <FilePatch key={diff.path} diff={diff} />
+            ))}
+          </section>
+        </div>
+      ) : null}
+    </div>
+  )
+}
+
+function CompareSide({ testId, title, events }: { testId: string; title: string; events: SessionEvent[] }) {
+  const blocks = useMemo(() => buildTranscript(events, 0), [events])
+  const turns = blocks.flatMap((block) => (block.kind === 'turn' ? [block.turn] : []))
+  return (
+    <section className="compare-side" data-testid={testId}>
+      <h3>{title}</h3>
+      {turns.length === 0 ? <p className="muted">No turns after the fork point.</p> : null}
+      {turns.map((turn) => (
+        <div className="compare-turn" key={turn.startSeq} data-testid="compare-turn">
+          {turn.user ? <div className="message user-message compact">{turn.user.text}</div> : null}
+          {turn.items.map((item) =>
+            item.kind === 'text' ? (
+              <div className="message-body" key={`t:${item.seq}:${item.text.length}`}>
+                {item.text}
+              </div>
+            ) : item.kind === 'tool' ? (
+              <div className="muted tool-line" key={`c:${item.callId}`}>
+                ⚙ {item.toolName}
+              </div>
+            ) : null,
+          )}
+          {turn.end && turn.end.reason !== 'completed' ? (
+            <div className="turn-end">Turn ended: {turn.end.reason}</div>
+          ) : null}
+        </div>
+      ))}
+    </section>
+  )
+}
+
+function FilePatch({ diff }: { diff: FileDiff }) {
+  const lines = diff.patch.split('\n')
+  return (
+    <details className="file-patch" open data-testid="compare-file" data-path={diff.path}>
+      <summary>
+        <span className={`diff-status diff-${diff.status}`}>{diff.status}</span> <code>{diff.path}</code>
+      </summary>
+      <pre className="patch">
+        {lines.map((line, index) => (
+          // Lines of a patch have no identity beyond their position.
+          // biome-ignore lint/suspicious/noArrayIndexKey: static list, never reordered
+          <span key={index} className={lineClass(line)}>
+            {line}
+          </span>
+        ))}
+      </pre>
+    </details>
+  )
+}
+
+function lineClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---')) return 'patch-meta'
+  if (line.startsWith('+')) return 'patch-add'
+  if (line.startsWith('-')) return 'patch-del'
+  if (line.startsWith('@@')) return 'patch-hunk'
+  return ''
+}

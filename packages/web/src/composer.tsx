@@ -1,0 +1,110 @@
+// The message box: Enter sends, Shift+Enter adds a line, Esc stops the running turn.
+// While a turn runs the send button becomes Stop. Holds the text of "Edit in new branch".
+import { type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { ModelPicker } from './model-picker.js'
+import { useHost, useStore } from './use-host.js'
+
+const maxHeightPx = 220
+
+export function Composer() {
+  const store = useStore()
+  const openSessionId = useHost((state) => state.openSessionId)
+  const running = useHost((state) => {
+    const id = state.openSessionId
+    if (id === null) return false
+    if (state.sessions.get(id)?.status === 'running') return true
+    const events = state.transcript?.sessionId === id ? state.transcript.events : []
+    const lastTurn = events.findLast((event) => event.type === 'turn/start' || event.type === 'turn/end')
+    return lastTurn?.type === 'turn/start'
+  })
+  const connected = useHost((state) => state.connection === 'open')
+  const draft = useHost((state) => state.draft)
+  const canWrite = useHost((state) => state.openSessionId !== null || state.workspaces.length > 0)
+  const [text, setText] = useState('')
+  const input = useRef<HTMLTextAreaElement>(null)
+
+  useEffect(() => {
+    if (draft && draft.sessionId === openSessionId) {
+      setText(draft.text)
+      store.clearDraft()
+      input.current?.focus()
+    }
+  }, [draft, openSessionId, store])
+
+  // Focus follows the open session, so typing right after a click works.
+  useEffect(() => {
+    if (openSessionId !== null) input.current?.focus()
+  }, [openSessionId])
+
+  useLayoutEffect(() => {
+    const element = input.current
+    if (!element || text === undefined) return
+    element.style.height = 'auto'
+    element.style.height = `${Math.min(element.scrollHeight, maxHeightPx)}px`
+  }, [text])
+
+  function send() {
+    const message = text.trim()
+    if (message === '' || running || !connected) return
+    setText('')
+    void store.send(message)
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault()
+      send()
+    } else if (event.key === 'Escape' && running) {
+      event.preventDefault()
+      void store.abort()
+    }
+  }
+
+  return (
+    <div className="composer" data-testid="composer">
+      <div className="composer-box">
+        <textarea
+          ref={input}
+          data-testid="composer-input"
+          aria-label="Message"
+          rows={1}
+          placeholder={
+            canWrite
+              ? running
+                ? 'The agent is working… (Esc stops it)'
+                : 'Message the agent'
+              : 'Open a folder first'
+          }
+          disabled={!canWrite}
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        <div className="composer-bar">
+          <ModelPicker />
+          <span className="hint">Enter to send · Shift+Enter new line · Esc to stop</span>
+          {running ? (
+            <button
+              type="button"
+              className="button stop"
+              data-testid="stop"
+              onClick={() => void store.abort()}
+            >
+              ■ Stop
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="button primary"
+              data-testid="send"
+              disabled={text.trim() === '' || !connected || !canWrite}
+              onClick={send}
+            >
+              Send ↵
+            </button>
+          )}
+        </div>
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,61 @@
+// Confirms a delete and says what happens to the session's forks: they keep their full
+// history (the shared part is copied into them), so nothing they show is lost.
+import { useMemo, useState } from 'react'
+import { Modal } from './modal.js'
+import { titleOf } from './session-tree.js'
+import { useHost, useStore } from './use-host.js'
+
+export function DeleteDialog({ sessionId }: { sessionId: string }) {
+  const store = useStore()
+  const sessions = useHost((state) => state.sessions)
+  const session = sessions.get(sessionId)
+  const children = useMemo(
+    () => [...sessions.values()].filter((other) => other.parentSession === sessionId),
+    [sessions, sessionId],
+  )
+  const [busy, setBusy] = useState(false)
+  const close = () => store.openDialog(null)
+
+  async function confirm() {
+    setBusy(true)
+    await store.delete(sessionId)
+    setBusy(false)
+    close()
+  }
+
+  return (
+    <Modal title={`Delete “${titleOf(session)}”?`} testId="delete-dialog" onClose={close}>
+      <p>This deletes the session's log. It cannot be undone (archive it instead to just hide it).</p>
+      {children.length > 0 ? (
+        <div className="keeps" data-testid="delete-keeps">
+          <p>
+            {children.length === 1 ? 'This fork keeps' : `These ${children.length} forks keep`} their full
+            history — the part they share with this session is copied into them:
+          </p>
+          <ul>
+            {children.map((child) => (
+              <li key={child.id}>{titleOf(child)}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {session?.files.mode === 'worktree' ? (
+        <p className="muted">Its worktree at {session.files.path} is left on disk.</p>
+      ) : null}
+      <div className="form-actions">
+        <button type="button" className="button" onClick={close}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="button danger"
+          data-testid="confirm-delete"
+          disabled={busy}
+          onClick={confirm}
+        >
+          {busy ? 'Deleting…' : 'Delete'}
+        </button>
+      </div>
+    </Modal>
+  )
+}

@@ -1,0 +1,52 @@
+// Errors from the Host (with their stable code) and short notices, above the transcript.
+// Also the shared-directory warning when another session runs in the same folder.
+import { titleOf } from './session-tree.js'
+import { useHost, useStore } from './use-host.js'
+
+export function ErrorBanner() {
+  const store = useStore()
+  const notices = useHost((state) => state.notices)
+  const shared = useHost((state) => state.sharedActivity)
+  const openSessionId = useHost((state) => state.openSessionId)
+  const sessions = useHost((state) => state.sessions)
+  const others =
+    shared && openSessionId !== null && shared.sessionIds.includes(openSessionId)
+      ? shared.sessionIds.filter((id) => id !== openSessionId)
+      : []
+
+  if (notices.length === 0 && others.length === 0) return null
+  return (
+    <div className="banners">
+      {others.length > 0 ? (
+        <div className="banner banner-warning" data-testid="shared-activity" role="status">
+          <span>
+            Also running in this folder:{' '}
+            <strong>{others.map((id) => titleOf(sessions.get(id)) || id).join(', ')}</strong>. Their edits and
+            this session's land in the same files.
+          </span>
+        </div>
+      ) : null}
+      {notices.map((notice) => (
+        <div
+          key={notice.id}
+          className={notice.tone === 'error' ? 'banner banner-error' : 'banner banner-info'}
+          data-testid={notice.tone === 'error' ? 'error-banner' : 'notice'}
+          data-code={notice.code}
+          role={notice.tone === 'error' ? 'alert' : 'status'}
+        >
+          {notice.tone === 'error' ? <code className="error-code">{notice.code}</code> : null}
+          <span className="banner-text">{notice.message}</span>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Dismiss"
+            data-testid="dismiss-notice"
+            onClick={() => store.dismiss(notice.id)}
+          >
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  )
+}

@@ -1,0 +1,101 @@
+// "Fork…": title, fork point, and where the fork's files live (Shared or Worktree),
+// with one sentence on what each means.
+import { type FormEvent, useState } from 'react'
+import type { DialogState } from './host-store.js'
+import { Modal } from './modal.js'
+import { titleOf } from './session-tree.js'
+import { useHost, useStore } from './use-host.js'
+
+type ForkDialogState = Extract<DialogState, { kind: 'fork' }>
+
+export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
+  const store = useStore()
+  const session = useHost((state) => state.sessions.get(dialog.sessionId))
+  const [title, setTitle] = useState('')
+  const [files, setFiles] = useState<'shared' | 'worktree'>('shared')
+  const [busy, setBusy] = useState(false)
+  const close = () => store.openDialog(null)
+
+  async function submit(event: FormEvent) {
+    event.preventDefault()
+    setBusy(true)
+    const child = await store.fork({
+      sessionId: dialog.sessionId,
+      ...(dialog.atSeq !== undefined ? { atSeq: dialog.atSeq } : {}),
+      ...(dialog.before ? { before: true } : {}),
+      files,
+      ...(title.trim() !== '' ? { title: title.trim() } : {}),
+    })
+    setBusy(false)
+    if (child) close()
+  }
+
+  const point =
+    dialog.atSeq === undefined
+      ? 'after its latest completed turn'
+      : dialog.before
+        ? `just before the message at #${dialog.atSeq}`
+        : `after the turn that ends at #${dialog.atSeq}`
+
+  return (
+    <Modal title="Fork session" testId="fork-dialog" onClose={close}>
+      <form onSubmit={submit} className="form">
+        <p className="muted">
+          Branch <strong>{titleOf(session)}</strong> {point}. The original stays as it is.
+        </p>
+        <label className="field">
+          <span>Title</span>
+          <input
+            data-testid="fork-title"
+            placeholder={`${titleOf(session)} (fork)`}
+            value={title}
+            maxLength={200}
+            onChange={(event) => setTitle(event.target.value)}
+          />
+        </label>
+        <fieldset className="choice">
+          <legend>Files</legend>
+          <label className={files === 'shared' ? 'option selected' : 'option'}>
+            <input
+              type="radio"
+              name="files"
+              data-testid="fork-files-shared"
+              checked={files === 'shared'}
+              onChange={() => setFiles('shared')}
+            />
+            <span>
+              <strong>Shared</strong>
+              <span className="muted">
+                Works in the same folder as its parent: both see and overwrite each other's edits.
+              </span>
+            </span>
+          </label>
+          <label className={files === 'worktree' ? 'option selected' : 'option'}>
+            <input
+              type="radio"
+              name="files"
+              data-testid="fork-files-worktree"
+              checked={files === 'worktree'}
+              onChange={() => setFiles('worktree')}
+            />
+            <span>
+              <strong>Worktree</strong>
+              <span className="muted">
+                Gets its own copy of the files as they were at the fork point (a git worktree on a new branch
+                in a git project), so its edits stay apart.
+              </span>
+            </span>
+          </label>
+        </fieldset>
+        <div className="form-actions">
+          <button type="button" className="button" onClick={close}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" data-testid="fork-confirm" disabled={busy}>
+            {busy ? 'Forking…' : 'Fork'}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  )
+}

@@ -1,0 +1,560 @@
+// The UI's single source of state: what the Host said (workspaces, sessions, the open
+// session's log) plus view state (expanded rows, dialogs, errors). Components read it
+// through `useHost` and change it only through the actions below.
+
+import type { CompareResult } from './host-client.js'
+import { type ForkRequest, HostClient, type RpcConnection } from './host-client.js'
+import { ancestorsOf } from './lineage.js'
+import type { HostInfo, SessionEvent, SessionSummary, Workspace } from './wire.js'
+
+export interface Notice {
+  readonly id: number
+  readonly tone: 'error' | 'info'
+  readonly code: string
+  readonly message: string
+}
+
+export interface TranscriptState {
+  readonly sessionId: string
+  readonly events: readonly SessionEvent[]
+  readonly loading: boolean
+  /** Text streamed by the current step, dropped when its `assistant/message` lands. */
+  readonly streaming: { readonly text: string; readonly reasoning: string; readonly toolInput: string }
+}
+
+export interface CompareState {
+  readonly a: string
+  readonly b: string
+  readonly result: CompareResult | null
+}
+
+export interface RestoreConflict {
+  readonly sessionId: string
+  readonly seq: number
+  readonly paths: readonly string[]
+}
+
+export type DialogState =
+  | { readonly kind: 'fork'; readonly sessionId: string; readonly atSeq?: number; readonly before?: boolean }
+  | { readonly kind: 'delete'; readonly sessionId: string }
+
+export interface HostState {
+  readonly dialog: DialogState | null
+  readonly renaming: string | null
+  readonly connection: 'connecting' | 'open' | 'closed'
+  readonly info: HostInfo | null
+  readonly workspaces: readonly Workspace[]
+  readonly sessions: ReadonlyMap<string, SessionSummary>
+  readonly activeWorkspaceId: string | null
+  readonly openSessionId: string | null
+  readonly transcript: TranscriptState | null
+  readonly expanded: ReadonlySet<string>
+  readonly collapsedWorkspaces: ReadonlySet<string>
+  readonly showArchived: boolean
+  readonly notices: readonly Notice[]
+  /** Text to put in the composer (Edit in new branch); `nonce` makes a repeat visible. */
+  readonly draft: { readonly sessionId: string; readonly text: string; readonly nonce: number } | null
+  readonly sharedActivity: { readonly cwd: string; readonly sessionIds: readonly string[] } | null
+  readonly compare: CompareState | null
+  readonly restoreConflict: RestoreConflict | null
+  /** Model for the next new session when none is open. */
+  readonly nextModel: string | null
+}
+
+export interface Connection {
+  readonly rpc: RpcConnection
+  /** Resolves when the connection is lost. */
+  readonly closed: Promise<void>
+}
+
+const emptyStreaming = { text: '', reasoning: '', toolInput: '' }
+
+export class HostStore {
+  #state: HostState
+  readonly #listeners = new Set<() => void>()
+  readonly #connect: () => Connection
+  #client: HostClient | null = null
+  #noticeId = 0
+  #draftNonce = 0
+  /** Changes whenever another session is opened, so late answers for the old one are dropped. */
+  #openToken = 0
+  /** Events that arrived while the open session's log was loading. */
+  #buffered: SessionEvent[] = []
+  #catchingUp = false
+  #retryDelay = 500
+  #stopped = false
+
+  constructor(connect: () => Connection, initialSessionId: string | null = null) {
+    this.#connect = connect
+    this.#state = {
+      dialog: null,
+      renaming: null,
+      connection: 'connecting',
+      info: null,
+      workspaces: [],
+      sessions: new Map(),
+      activeWorkspaceId: null,
+      openSessionId: initialSessionId,
+      transcript: null,
+      expanded: new Set(),
+      collapsedWorkspaces: new Set(),
+      showArchived: false,
+      notices: [],
+      draft: null,
+      sharedActivity: null,
+      compare: null,
+      restoreConflict: null,
+      nextModel: null,
+    }
+  }
+
+  readonly getState = (): HostState => this.#state
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Connects, loads everything, and reconnects (with backoff) whenever the socket drops. */
+  async start(): Promise<void> {
+    if (this.#stopped) return
+    this.#set({ connection: 'connecting' })
+    const { rpc, closed } = this.#connect()
+    const client = new HostClient(rpc)
+    this.#client = client
+    this.#listen(client)
+    closed.then(() => {
+      if (this.#client !== client) return
+      this.#client = null
+      this.#set({ connection: 'closed' })
+      if (this.#stopped) return
+      setTimeout(() => void this.start(), this.#retryDelay)
+      this.#retryDelay = Math.min(this.#retryDelay * 2, 10_000)
+    })
+    try {
+      const [info, workspaces, sessions] = await Promise.all([
+        client.info(),
+        client.listWorkspaces(),
+        client.listSessions(true),
+      ])
+      this.#retryDelay = 500
+      this.#set({
+        connection: 'open',
+        info,
+        workspaces,
+        sessions: new Map(sessions.map((session) => [session.id, session])),
+        activeWorkspaceId: this.#state.activeWorkspaceId ?? workspaces[0]?.id ?? null,
+      })
+      const open = this.#state.openSessionId
+      if (open !== null) {
+        if (this.#state.sessions.has(open)) await this.#load(open)
+        else this.#set({ openSessionId: null, transcript: null })
+      }
+    } catch (error) {
+      if (this.#client === client) this.report(error)
+    }
+  }
+
+  stop(): void {
+    this.#stopped = true
+    this.#client?.close()
+  }
+
+  // ---- notices ----
+
+  report(error: unknown): void {
+    const data = (error as { data?: { code?: unknown } }).data
+    const code = typeof data?.code === 'string' ? data.code : 'internal'
+    const message = error instanceof Error ? error.message : String(error)
+    this.#notify('error', code, message)
+  }
+
+  dismiss(id: number): void {
+    this.#set({ notices: this.#state.notices.filter((notice) => notice.id !== id) })
+  }
+
+  // ---- view state ----
+
+  toggleExpanded(sessionId: string): void {
+    const expanded = new Set(this.#state.expanded)
+    if (!expanded.delete(sessionId)) expanded.add(sessionId)
+    this.#set({ expanded })
+  }
+
+  toggleWorkspace(workspaceId: string): void {
+    const collapsed = new Set(this.#state.collapsedWorkspaces)
+    if (!collapsed.delete(workspaceId)) collapsed.add(workspaceId)
+    this.#set({ collapsedWorkspaces: collapsed })
+  }
+
+  setShowArchived(showArchived: boolean): void {
+    this.#set({ showArchived })
+  }
+
+  openDialog(dialog: DialogState | null): void {
+    this.#set({ dialog })
+  }
+
+  startRename(sessionId: string | null): void {
+    this.#set({ renaming: sessionId })
+  }
+
+  clearDraft(): void {
+    this.#set({ draft: null })
+  }
+
+  // ---- workspaces and sessions ----
+
+  async openWorkspace(path: string): Promise<boolean> {
+    const client = this.#need()
+    try {
+      const workspace = await client.openWorkspace(path)
+      const others = this.#state.workspaces.filter((w) => w.id !== workspace.id)
+      this.#set({ workspaces: [...others, workspace], activeWorkspaceId: workspace.id })
+      return true
+    } catch (error) {
+      this.report(error)
+      return false
+    }
+  }
+
+  async createSession(workspaceId: string | null): Promise<SessionSummary | null> {
+    const client = this.#need()
+    try {
+      const model = this.#state.nextModel
+      const session = await client.createSession({
+        ...(workspaceId !== null ? { workspaceId } : {}),
+        ...(model !== null ? { model } : {}),
+      })
+      this.#upsert(session)
+      await this.openSession(session.id)
+      return session
+    } catch (error) {
+      this.report(error)
+      return null
+    }
+  }
+
+  async openSession(sessionId: string): Promise<void> {
+    if (this.#state.openSessionId === sessionId && this.#state.transcript?.sessionId === sessionId) return
+    const previous = this.#state.transcript?.sessionId
+    const client = this.#need()
+    if (previous !== undefined) client.unsubscribe(previous).catch((error: unknown) => this.report(error))
+    await this.#load(sessionId)
+  }
+
+  async send(text: string): Promise<void> {
+    let sessionId = this.#state.openSessionId
+    if (sessionId === null) {
+      const created = await this.createSession(this.#state.activeWorkspaceId)
+      if (!created) return
+      sessionId = created.id
+    }
+    try {
+      await this.#need().prompt(sessionId, text)
+    } catch (error) {
+      this.report(error)
+    }
+  }
+
+  async abort(): Promise<void> {
+    const sessionId = this.#state.openSessionId
+    if (sessionId === null) return
+    try {
+      await this.#need().abort(sessionId)
+    } catch (error) {
+      this.report(error)
+    }
+  }
+
+  /**
+   * Forks, then opens the child with its parent expanded. When the Host published the child
+   * but could not attach it (`workspace-attach-failed`), the child is still added and opened
+   * before the error is shown, so the tree never hides a session that exists.
+   */
+  async fork(request: Omit<ForkRequest, 'requestId'>, draft?: string): Promise<SessionSummary | null> {
+    const client = this.#need()
+    let child: SessionSummary | null = null
+    try {
+      const result = await client.fork({ ...request, requestId: randomId() })
+      child = result.session
+    } catch (error) {
+      const data = (error as { data?: { code?: unknown; sessionId?: unknown } }).data
+      if (data?.code === 'workspace-attach-failed' && typeof data.sessionId === 'string') {
+        try {
+          child = (await client.getSession(data.sessionId)).session
+          this.#adoptChild(child, draft)
+          await this.#load(child.id)
+        } catch (lookupError) {
+          this.report(lookupError)
+        }
+      }
+      this.report(error)
+      return child
+    }
+    this.#adoptChild(child, draft)
+    const previous = this.#state.transcript?.sessionId
+    if (previous !== undefined) client.unsubscribe(previous).catch((error: unknown) => this.report(error))
+    await this.#load(child.id)
+    return child
+  }
+
+  async rename(sessionId: string, title: string): Promise<void> {
+    this.#set({ renaming: null })
+    try {
+      this.#upsert(await this.#need().rename(sessionId, title))
+    } catch (error) {
+      this.report(error)
+    }
+  }
+
+  async archive(sessionId: string, archived: boolean): Promise<void> {
+    try {
+      this.#upsert(await this.#need().archive(sessionId, archived))
+    } catch (error) {
+      this.report(error)
+    }
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    const client = this.#need()
+    try {
+      const result = await client.delete(sessionId)
+      this.#remove(sessionId)
+      // Children that got their prefix inline changed lineage: take the Host's word for it.
+      const sessions = await client.listSessions(true)
+      this.#set({ sessions: new Map(sessions.map((session) => [session.id, session])) })
+      if (result.materialized.length > 0) {
+        const n = result.materialized.length
+        this.#notify(
+          'info',
+          'deleted',
+          `Deleted. ${n} fork${n === 1 ? '' : 's'} kept ${n === 1 ? 'its' : 'their'} full history.`,
+        )
+      }
+    } catch (error) {
+      this.report(error)
+    }
+  }
+
+  async setModel(model: string): Promise<void> {
+    const sessionId = this.#state.openSessionId
+    if (sessionId === null) {
+      this.#set({ nextModel: model })
+      return
+    }
+    try {
+      this.#upsert(await this.#need().setModel(sessionId, model))
+    } catch (error) {
+      this.report(error)
+    }
+  }
+
+  // ---- files and compare ----
+
+  async restore(sessionId: string, seq: number, force = false): Promise<void> {
+    try {
+      const result = await this.#need().restore(sessionId, seq, force)
+      const n = result.restored.length
+      this.#set({ restoreConflict: null })
+      this.#notify(
+        'info',
+        'restored',
+        n === 0
+          ? 'Nothing to restore: no file this session changed differs from that point.'
+          : `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. Undo snapshot ${result.undoTree.slice(0, 10)}.`,
+      )
+    } catch (error) {
+      const data = (error as { data?: { code?: unknown; paths?: unknown } }).data
+      if (data?.code === 'files-conflict' && Array.isArray(data.paths)) {
+        this.#set({ restoreConflict: { sessionId, seq, paths: data.paths.map(String) } })
+        return
+      }
+      this.report(error)
+    }
+  }
+
+  dismissConflict(): void {
+    this.#set({ restoreConflict: null })
+  }
+
+  async openCompare(a: string, b: string): Promise<void> {
+    this.#set({ compare: { a, b, result: null } })
+    try {
+      const result = await this.#need().compare(a, b)
+      const current = this.#state.compare
+      if (current && current.a === a && current.b === b) this.#set({ compare: { a, b, result } })
+    } catch (error) {
+      this.#set({ compare: null })
+      this.report(error)
+    }
+  }
+
+  closeCompare(): void {
+    this.#set({ compare: null })
+  }
+
+  // ---- internals ----
+
+  #listen(client: HostClient): void {
+    client.on('session.created', (params) => this.#upsert((params as { session: SessionSummary }).session))
+    client.on('session.updated', (params) => this.#upsert((params as { session: SessionSummary }).session))
+    client.on('session.deleted', (params) => this.#remove((params as { sessionId: string }).sessionId))
+    client.on('session.event', (params) => {
+      const { sessionId, event } = params as { sessionId: string; event: SessionEvent }
+      this.#onEvent(sessionId, event)
+    })
+    client.on('session.delta', (params) => {
+      const { sessionId, kind, text } = params as { sessionId: string; kind: string; text: string }
+      const transcript = this.#state.transcript
+      if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return
+      const s = transcript.streaming
+      const streaming =
+        kind === 'text'
+          ? { ...s, text: s.text + text }
+          : kind === 'reasoning'
+            ? { ...s, reasoning: s.reasoning + text }
+            : { ...s, toolInput: s.toolInput + text }
+      this.#set({ transcript: { ...transcript, streaming } })
+    })
+    client.on('files.sharedActivity', (params) => {
+      const { cwd, sessionIds } = params as { cwd: string; sessionIds: string[] }
+      this.#set({ sharedActivity: sessionIds.length >= 2 ? { cwd, sessionIds } : null })
+    })
+  }
+
+  async #load(sessionId: string): Promise<void> {
+    const token = ++this.#openToken
+    const summary = this.#state.sessions.get(sessionId)
+    const expanded = new Set(this.#state.expanded)
+    for (const id of ancestorsOf(this.#state.sessions, sessionId)) expanded.add(id)
+    this.#buffered = []
+    this.#set({
+      openSessionId: sessionId,
+      activeWorkspaceId: summary?.workspaceId ?? this.#state.activeWorkspaceId,
+      transcript: { sessionId, events: [], loading: true, streaming: emptyStreaming },
+      expanded,
+      sharedActivity: null,
+    })
+    writeHash(sessionId)
+    const client = this.#need()
+    try {
+      await client.subscribe(sessionId)
+      const { session, events } = await client.getSession(sessionId)
+      if (token !== this.#openToken) return
+      this.#upsert(session)
+      let merged = [...events]
+      for (const event of this.#buffered) if (event.seq === merged.length) merged.push(event)
+      this.#buffered = []
+      merged = merged.filter((event, index) => event.seq === index)
+      this.#set({ transcript: { sessionId, events: merged, loading: false, streaming: emptyStreaming } })
+    } catch (error) {
+      if (token === this.#openToken) {
+        this.#set({ transcript: null, openSessionId: null })
+        writeHash(null)
+      }
+      this.report(error)
+    }
+  }
+
+  #onEvent(sessionId: string, event: SessionEvent): void {
+    const transcript = this.#state.transcript
+    if (!transcript || transcript.sessionId !== sessionId) return
+    if (transcript.loading) {
+      this.#buffered.push(event)
+      return
+    }
+    if (event.seq < transcript.events.length) return
+    if (event.seq > transcript.events.length) {
+      void this.#catchUp(sessionId)
+      return
+    }
+    const endsStream =
+      event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'turn/end'
+    this.#set({
+      transcript: {
+        ...transcript,
+        events: [...transcript.events, event],
+        streaming: endsStream ? emptyStreaming : transcript.streaming,
+      },
+    })
+  }
+
+  /** Fills a gap in the open log (should not happen: the Host sends in order without gaps). */
+  async #catchUp(sessionId: string): Promise<void> {
+    if (this.#catchingUp) return
+    this.#catchingUp = true
+    try {
+      const from = this.#state.transcript?.events.length ?? 0
+      const { events } = await this.#need().getSession(sessionId, from)
+      const transcript = this.#state.transcript
+      if (!transcript || transcript.sessionId !== sessionId) return
+      const merged = [...transcript.events]
+      for (const event of events) if (event.seq === merged.length) merged.push(event)
+      this.#set({ transcript: { ...transcript, events: merged } })
+    } catch (error) {
+      this.report(error)
+    } finally {
+      this.#catchingUp = false
+    }
+  }
+
+  #adoptChild(child: SessionSummary, draft: string | undefined): void {
+    this.#upsert(child)
+    const expanded = new Set(this.#state.expanded)
+    if (child.parentSession !== null) expanded.add(child.parentSession)
+    this.#set({
+      expanded,
+      draft: draft === undefined ? null : { sessionId: child.id, text: draft, nonce: ++this.#draftNonce },
+    })
+  }
+
+  #upsert(session: SessionSummary): void {
+    const current = this.#state.sessions.get(session.id)
+    if (current && current.updatedAt > session.updatedAt) return
+    const sessions = new Map(this.#state.sessions)
+    sessions.set(session.id, session)
+    this.#set({ sessions })
+  }
+
+  #remove(sessionId: string): void {
+    if (!this.#state.sessions.has(sessionId)) return
+    const sessions = new Map(this.#state.sessions)
+    sessions.delete(sessionId)
+    const closing = this.#state.openSessionId === sessionId
+    // No unsubscribe: the Host drops the subscriptions of a deleted session itself.
+    if (closing) writeHash(null)
+    this.#set({
+      sessions,
+      ...(closing ? { openSessionId: null, transcript: null } : {}),
+    })
+  }
+
+  #notify(tone: Notice['tone'], code: string, message: string): void {
+    const notice = { id: ++this.#noticeId, tone, code, message }
+    this.#set({ notices: [...this.#state.notices.slice(-4), notice] })
+  }
+
+  #need(): HostClient {
+    if (!this.#client) throw new Error('Not connected to the Host: waiting to reconnect.')
+    return this.#client
+  }
+
+  #set(patch: Partial<HostState>): void {
+    this.#state = { ...this.#state, ...patch }
+    for (const listener of this.#listeners) listener()
+  }
+}
+
+function writeHash(sessionId: string | null): void {
+  const hash = sessionId === null ? '' : `#session=${encodeURIComponent(sessionId)}`
+  if (window.location.hash !== hash) {
+    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}${hash}`)
+  }
+}
+
+/** A request id for idempotent forks; `crypto.randomUUID` needs a secure context, this does not. */
+function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+}

@@ -1,0 +1,64 @@
+// The bar above the transcript: sidebar toggle (narrow windows), the open session's title,
+// lineage, file mode and status.
+import { FileBadge } from './file-badge.js'
+import { forkPointLabel } from './session-row.js'
+import { titleOf } from './session-tree.js'
+import { useHost, useStore } from './use-host.js'
+
+export function SessionHeader({ onToggleSidebar }: { onToggleSidebar: () => void }) {
+  const store = useStore()
+  const session = useHost((state) =>
+    state.openSessionId === null ? undefined : state.sessions.get(state.openSessionId),
+  )
+  const parent = useHost((state) =>
+    session?.parentSession ? state.sessions.get(session.parentSession) : undefined,
+  )
+  const forkPoint = session ? forkPointLabel(session.parentSession, session.forkedAt) : null
+
+  return (
+    <header className="main-header">
+      <button
+        type="button"
+        className="icon-button sidebar-toggle"
+        data-testid="sidebar-toggle"
+        aria-label="Show sessions"
+        title="Show sessions"
+        onClick={onToggleSidebar}
+      >
+        ☰
+      </button>
+      {session ? (
+        <div className="header-body">
+          <h1 data-testid="session-title" title={titleOf(session)}>
+            {titleOf(session)}
+          </h1>
+          <div className="header-meta">
+            {session.parentSession !== null ? (
+              <button
+                type="button"
+                className="link"
+                data-testid="parent-link"
+                disabled={!parent}
+                onClick={() => void store.openSession(session.parentSession!)}
+                title={parent ? 'Open the parent session' : 'The parent is not in the list'}
+              >
+                ⑂ {parent ? titleOf(parent) : 'parent'} {forkPoint}
+              </button>
+            ) : null}
+            <FileBadge session={session} />
+            <span
+              className={session.status === 'running' ? 'status-pill running' : 'status-pill'}
+              data-testid="session-status"
+            >
+              {session.status}
+            </span>
+          </div>
+        </div>
+      ) : (
+        <div className="header-body">
+          <h1 className="muted">No session open</h1>
+        </div>
+      )}
+    </header>
+  )
+}

@@ -1,0 +1,162 @@
+// One session in the lineage tree: expand toggle, live status, title (or inline rename),
+// fork point, child count, file mode and the row menu button.
+import { useEffect, useRef, useState } from 'react'
+import type { SessionRowModel } from './lineage.js'
+import { rowHeight, titleOf } from './session-tree.js'
+import { useHost, useStore } from './use-host.js'
+
+const indentPx = 14
+
+export function SessionRow(props: {
+  top: number
+  row: SessionRowModel
+  parentTitle: string
+  isOpen: boolean
+  onOpen: () => void
+  onMenu: (x: number, y: number) => void
+}) {
+  const store = useStore()
+  const { session, depth, childCount, expanded, detachedFrom } = props.row
+  const renaming = useHost((state) => state.renaming === session.id)
+  const running = session.status === 'running'
+  const forkPoint = forkPointLabel(session.parentSession, session.forkedAt)
+  const className = [
+    'tree-row',
+    'session-row',
+    props.isOpen ? 'selected' : '',
+    session.archived ? 'archived' : '',
+  ]
+    .filter(Boolean)
+    .join(' ')
+
+  return (
+    <div
+      className={className}
+      style={{ top: props.top, height: rowHeight, paddingLeft: 8 + depth * indentPx }}
+      data-testid="session-row"
+      data-session-id={session.id}
+      data-parent-id={session.parentSession ?? ''}
+      data-depth={depth}
+      data-status={session.status}
+      data-archived={session.archived}
+    >
+      {childCount > 0 ? (
+        <button
+          type="button"
+          className="toggle"
+          data-testid="row-toggle"
+          aria-expanded={expanded}
+          aria-label={expanded ? 'Collapse forks' : 'Expand forks'}
+          onClick={() => store.toggleExpanded(session.id)}
+        >
+          <span className={expanded ? 'chevron open' : 'chevron'} aria-hidden="true">
+            ›
+          </span>
+        </button>
+      ) : (
+        <span className="toggle" aria-hidden="true" />
+      )}
+      <span
+        className={running ? 'status-dot running' : 'status-dot'}
+        data-testid="status-dot"
+        title={running ? 'Running a turn' : 'Idle'}
+      />
+      {renaming ? (
+        <RenameInput
+          initial={session.title}
+          onDone={(title) =>
+            title === null ? store.startRename(null) : void store.rename(session.id, title)
+          }
+        />
+      ) : (
+        <button
+          type="button"
+          className="row-title"
+          data-testid="row-title"
+          onClick={props.onOpen}
+          onDoubleClick={() => store.startRename(session.id)}
+          title={
+            detachedFrom
+              ? `${titleOf(session)} — forked from ${props.parentTitle || 'a session not shown here'}`
+              : titleOf(session)
+          }
+        >
+          <span className="title-text">{titleOf(session)}</span>
+          {forkPoint ? (
+            <span className="fork-point" data-testid="fork-point">
+              {forkPoint}
+            </span>
+          ) : null}
+        </button>
+      )}
+      {session.files.mode === 'worktree' ? (
+        <span
+          className="tag tag-worktree"
+          data-testid="row-file-badge"
+          title={`Own worktree: ${session.files.path}`}
+        >
+          wt
+        </span>
+      ) : null}
+      {childCount > 0 ? (
+        <span
+          className="child-count"
+          data-testid="child-count"
+          title={`${childCount} fork${childCount === 1 ? '' : 's'}`}
+        >
+          {childCount}
+        </span>
+      ) : null}
+      <button
+        type="button"
+        className="icon-button row-menu-button"
+        data-testid="row-menu-button"
+        aria-label="Session actions"
+        title="Session actions"
+        onClick={(event) => {
+          const rect = event.currentTarget.getBoundingClientRect()
+          props.onMenu(rect.right, rect.bottom)
+        }}
+      >
+        ⋯
+      </button>
+    </div>
+  )
+}
+
+/** "from #12": the parent's last seq the fork copied; "from start" for an empty prefix. */
+export function forkPointLabel(parent: string | null, forkedAt: number | null): string | null {
+  if (parent === null || forkedAt === null) return null
+  return forkedAt < 0 ? 'from start' : `from #${forkedAt}`
+}
+
+function RenameInput({ initial, onDone }: { initial: string; onDone: (title: string | null) => void }) {
+  const [value, setValue] = useState(initial)
+  const input = useRef<HTMLInputElement>(null)
+  const done = useRef(false)
+  useEffect(() => {
+    input.current?.focus()
+    input.current?.select()
+  }, [])
+  function finish(title: string | null) {
+    if (done.current) return
+    done.current = true
+    onDone(title === null || title.trim() === '' || title === initial ? null : title.trim())
+  }
+  return (
+    <input
+      ref={input}
+      className="rename-input"
+      data-testid="rename-input"
+      aria-label="Session title"
+      value={value}
+      maxLength={200}
+      onChange={(event) => setValue(event.target.value)}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter') finish(value)
+        else if (event.key === 'Escape') finish(null)
+      }}
+      onBlur={() => finish(value)}
+    />
+  )
+}

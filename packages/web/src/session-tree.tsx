@@ -1,0 +1,163 @@
+// The lineage tree of every workspace as one windowed list: only the rows in view are
+// rendered, and only expanded sessions contribute their children, so thousands of
+// sessions stay cheap. Rows have one fixed height, which makes the windowing exact.
+import { useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { buildLineage, flattenWorkspace, type SessionRowModel } from './lineage.js'
+import { RowMenu } from './row-menu.js'
+import { SessionRow } from './session-row.js'
+import { useHost, useStore } from './use-host.js'
+import type { Workspace } from './wire.js'
+
+export const rowHeight = 30
+const overscan = 8
+
+type Row =
+  | {
+      readonly kind: 'workspace'
+      readonly workspace: Workspace
+      readonly count: number
+      readonly collapsed: boolean
+    }
+  | SessionRowModel
+
+export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
+  const store = useStore()
+  const sessions = useHost((state) => state.sessions)
+  const workspaces = useHost((state) => state.workspaces)
+  const expanded = useHost((state) => state.expanded)
+  const collapsed = useHost((state) => state.collapsedWorkspaces)
+  const showArchived = useHost((state) => state.showArchived)
+  const openSessionId = useHost((state) => state.openSessionId)
+  const [menu, setMenu] = useState<{ sessionId: string; x: number; y: number } | null>(null)
+
+  const lineage = useMemo(() => buildLineage(sessions.values(), showArchived), [sessions, showArchived])
+  const rows = useMemo(() => {
+    const list: Row[] = []
+    const groups: Workspace[] = [...workspaces]
+    if ((lineage.roots.get('') ?? []).length > 0) groups.push({ id: '', name: 'Other sessions', path: '' })
+    for (const workspace of groups) {
+      const isCollapsed = collapsed.has(workspace.id)
+      const count = lineage.roots.get(workspace.id)?.length ?? 0
+      list.push({ kind: 'workspace', workspace, count, collapsed: isCollapsed })
+      if (!isCollapsed) list.push(...flattenWorkspace(lineage, workspace.id, expanded))
+    }
+    return list
+  }, [lineage, workspaces, collapsed, expanded])
+
+  const viewport = useRef<HTMLDivElement>(null)
+  const [scrollTop, setScrollTop] = useState(0)
+  const [height, setHeight] = useState(600)
+  useLayoutEffect(() => {
+    const element = viewport.current
+    if (!element) return
+    const observer = new ResizeObserver(() => setHeight(element.clientHeight))
+    observer.observe(element)
+    setHeight(element.clientHeight)
+    return () => observer.disconnect()
+  }, [])
+
+  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan)
+  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / rowHeight) + overscan)
+  const visible = rows.slice(first, last)
+
+  return (
+    <nav className="tree" aria-label="Sessions">
+      <div
+        className="tree-viewport"
+        ref={viewport}
+        data-testid="session-tree"
+        onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
+      >
+        <div className="tree-canvas" style={{ height: rows.length * rowHeight }}>
+          {visible.map((row, offset) => {
+            const top = (first + offset) * rowHeight
+            if (row.kind === 'workspace') {
+              return (
+                <WorkspaceRow
+                  key={`w:${row.workspace.id}`}
+                  top={top}
+                  workspace={row.workspace}
+                  count={row.count}
+                  collapsed={row.collapsed}
+                  onToggle={() => store.toggleWorkspace(row.workspace.id)}
+                  onNew={() => {
+                    onNavigate()
+                    void store.createSession(row.workspace.id === '' ? null : row.workspace.id)
+                  }}
+                />
+              )
+            }
+            return (
+              <SessionRow
+                key={row.session.id}
+                top={top}
+                row={row}
+                parentTitle={titleOf(sessions.get(row.session.parentSession ?? ''))}
+                isOpen={row.session.id === openSessionId}
+                onOpen={() => {
+                  onNavigate()
+                  void store.openSession(row.session.id)
+                }}
+                onMenu={(x, y) => setMenu({ sessionId: row.session.id, x, y })}
+              />
+            )
+          })}
+        </div>
+        {rows.length === 0 ? (
+          <p className="tree-empty">
+            Open a folder to start. Each folder is a workspace with its own sessions.
+          </p>
+        ) : null}
+      </div>
+      {menu ? <RowMenu {...menu} onClose={() => setMenu(null)} /> : null}
+    </nav>
+  )
+}
+
+function WorkspaceRow(props: {
+  top: number
+  workspace: Workspace
+  count: number
+  collapsed: boolean
+  onToggle: () => void
+  onNew: () => void
+}) {
+  const { workspace } = props
+  return (
+    <div
+      className="tree-row workspace-row"
+      style={{ top: props.top, height: rowHeight }}
+      data-testid="workspace-row"
+      data-workspace-id={workspace.id}
+    >
+      <button
+        type="button"
+        className="workspace-name"
+        aria-expanded={!props.collapsed}
+        title={workspace.path || 'Sessions without a workspace'}
+        onClick={props.onToggle}
+      >
+        <span className={props.collapsed ? 'chevron' : 'chevron open'} aria-hidden="true">
+          ›
+        </span>
+        {workspace.name}
+        <span className="muted count">{props.count}</span>
+      </button>
+      <button
+        type="button"
+        className="icon-button"
+        data-testid="new-session"
+        title={`New session in ${workspace.name}`}
+        aria-label={`New session in ${workspace.name}`}
+        onClick={props.onNew}
+      >
+        +
+      </button>
+    </div>
+  )
+}
+
+export function titleOf(session: { title: string; id: string } | undefined): string {
+  if (!session) return ''
+  return session.title.trim() === '' ? `Untitled ${session.id.slice(-4)}` : session.title
+}

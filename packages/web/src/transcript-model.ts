@@ -1,0 +1,166 @@
+// Turns a session's event log into what the transcript shows: turns with their user
+// message, assistant text, tool calls paired with their results, changed files and end.
+// Pure, so it is tested without a browser.
+import type { SessionEvent } from './wire.js'
+
+export interface ToolItem {
+  readonly kind: 'tool'
+  readonly seq: number
+  readonly callId: string
+  readonly toolName: string
+  readonly input: unknown
+  result: { readonly seq: number; readonly output: unknown; readonly isError: boolean } | null
+}
+
+export type TurnItem =
+  | { readonly kind: 'text'; readonly seq: number; readonly text: string }
+  | { readonly kind: 'reasoning'; readonly seq: number; readonly text: string }
+  | ToolItem
+
+export interface TurnModel {
+  readonly startSeq: number
+  user: { readonly seq: number; readonly text: string } | null
+  readonly items: TurnItem[]
+  end: { readonly seq: number; readonly reason: string; readonly error: string | null } | null
+  /** Paths changed by this turn's snapshots, in first-seen order. */
+  readonly changed: string[]
+  /** The turn's latest `snapshot/taken` seq, if any. */
+  lastSnapshotSeq: number | null
+  /** True when the whole turn came from the parent (a fork's prefix). */
+  readonly inherited: boolean
+}
+
+export type TranscriptBlock =
+  | { readonly kind: 'turn'; readonly turn: TurnModel }
+  | { readonly kind: 'model'; readonly seq: number; readonly model: string }
+  | { readonly kind: 'fork-point'; readonly seq: number }
+
+export function buildTranscript(
+  events: readonly SessionEvent[],
+  inheritedEventCount: number,
+): TranscriptBlock[] {
+  const blocks: TranscriptBlock[] = []
+  const tools = new Map<string, ToolItem>()
+  let turn: TurnModel | null = null
+  let lastTurn: TurnModel | null = null
+  let forkMarked = inheritedEventCount <= 0
+
+  for (const event of events) {
+    if (!forkMarked && event.seq >= inheritedEventCount) {
+      blocks.push({ kind: 'fork-point', seq: inheritedEventCount - 1 })
+      forkMarked = true
+    }
+    const data = asRecord(event.data)
+    switch (event.type) {
+      case 'turn/start':
+        turn = {
+          startSeq: event.seq,
+          user: null,
+          items: [],
+          end: null,
+          changed: [],
+          lastSnapshotSeq: null,
+          inherited: event.seq < inheritedEventCount,
+        }
+        tools.clear()
+        blocks.push({ kind: 'turn', turn })
+        break
+      case 'user/message':
+        if (turn) turn.user = { seq: event.seq, text: partsText(data.content) }
+        break
+      case 'assistant/message':
+        if (turn) appendAssistant(turn, event.seq, data.content, tools)
+        break
+      case 'tool/result': {
+        const call = tools.get(String(data.callId))
+        const result = { seq: event.seq, output: data.output, isError: data.isError === true }
+        if (call) call.result = result
+        else if (turn) {
+          turn.items.push({
+            kind: 'tool',
+            seq: event.seq,
+            callId: String(data.callId),
+            toolName: String(data.toolName),
+            input: undefined,
+            result,
+          })
+        }
+        break
+      }
+      case 'turn/end':
+        if (turn) {
+          turn.end = {
+            seq: event.seq,
+            reason: String(data.reason ?? 'completed'),
+            error: typeof data.error === 'string' ? data.error : null,
+          }
+          lastTurn = turn
+          turn = null
+        }
+        break
+      case 'snapshot/taken': {
+        const target = turn ?? lastTurn
+        if (target) {
+          for (const path of Array.isArray(data.changed) ? data.changed : []) {
+            if (typeof path === 'string' && !target.changed.includes(path)) target.changed.push(path)
+          }
+          target.lastSnapshotSeq = event.seq
+        }
+        break
+      }
+      case 'model/selection':
+        blocks.push({
+          kind: 'model',
+          seq: event.seq,
+          model: `${String(data.provider)}:${String(data.model)}`,
+        })
+        break
+      default:
+        break
+    }
+  }
+  if (!forkMarked) blocks.push({ kind: 'fork-point', seq: inheritedEventCount - 1 })
+  return blocks
+}
+
+/** The turn that is still open (no `turn/end` yet), if any. */
+export function openTurn(blocks: readonly TranscriptBlock[]): TurnModel | null {
+  const last = blocks.findLast((block) => block.kind === 'turn')
+  return last && last.kind === 'turn' && last.turn.end === null ? last.turn : null
+}
+
+function appendAssistant(turn: TurnModel, seq: number, content: unknown, tools: Map<string, ToolItem>): void {
+  for (const part of Array.isArray(content) ? content : []) {
+    const p = asRecord(part)
+    if (p.type === 'text' && typeof p.text === 'string' && p.text.length > 0) {
+      turn.items.push({ kind: 'text', seq, text: p.text })
+    } else if (p.type === 'reasoning' && typeof p.text === 'string' && p.text.length > 0) {
+      turn.items.push({ kind: 'reasoning', seq, text: p.text })
+    } else if (p.type === 'tool-call') {
+      const item: ToolItem = {
+        kind: 'tool',
+        seq,
+        callId: String(p.toolCallId),
+        toolName: String(p.toolName),
+        input: p.input,
+        result: null,
+      }
+      tools.set(item.callId, item)
+      turn.items.push(item)
+    }
+  }
+}
+
+function partsText(content: unknown): string {
+  const texts: string[] = []
+  for (const part of Array.isArray(content) ? content : []) {
+    const p = asRecord(part)
+    if (p.type === 'text' && typeof p.text === 'string') texts.push(p.text)
+    else if (p.type === 'file') texts.push(`[file ${String(p.mediaType)}]`)
+  }
+  return texts.join('\n')
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
+}

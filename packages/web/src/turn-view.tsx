@@ -1,0 +1,158 @@
+// One turn: the user's message (with "Edit in new branch"), the assistant's text and tool
+// calls, live streaming text, changed files, a non-`completed` end reason, and the turn's
+// actions ("Branch from here", "Restore files to here"). Inside a running turn the actions
+// are disabled and say why.
+import { ToolCall } from './tool-call.js'
+import type { TurnModel } from './transcript-model.js'
+import { useStore } from './use-host.js'
+
+const runningReason =
+  'This turn is still running: a branch needs a completed turn. Wait for it to finish (or press Esc to stop it).'
+
+export function TurnView(props: {
+  sessionId: string
+  turn: TurnModel
+  isRunning: boolean
+  streaming: { text: string; reasoning: string; toolInput: string } | null
+  hasSnapshots: boolean
+}) {
+  const store = useStore()
+  const { turn, isRunning, streaming, sessionId } = props
+  const userText = turn.user?.text ?? ''
+
+  return (
+    <section
+      className={turn.inherited ? 'turn inherited' : 'turn'}
+      data-testid="turn"
+      data-start-seq={turn.startSeq}
+      data-end-seq={turn.end?.seq ?? ''}
+      data-running={isRunning}
+    >
+      {turn.user ? (
+        <div className="message user-message" data-testid="user-message" data-seq={turn.user.seq}>
+          <div className="message-body">{userText}</div>
+          <div className="message-actions">
+            <button
+              type="button"
+              className="action"
+              data-testid="edit-in-branch"
+              disabled={isRunning}
+              title={
+                isRunning ? runningReason : 'Fork just before this message and edit it in the new branch'
+              }
+              onClick={() => void store.fork({ sessionId, atSeq: turn.user!.seq, before: true }, userText)}
+            >
+              Edit in new branch
+            </button>
+          </div>
+        </div>
+      ) : null}
+      <div className="assistant">
+        {turn.items.map((item) => {
+          if (item.kind === 'tool') return <ToolCall key={`tool:${item.callId}`} item={item} />
+          if (item.kind === 'reasoning') {
+            return (
+              <details className="reasoning" key={`r:${item.seq}:${item.text.length}`}>
+                <summary>Reasoning</summary>
+                <div className="message-body">{item.text}</div>
+              </details>
+            )
+          }
+          return (
+            <div
+              className="message assistant-message"
+              data-testid="assistant-message"
+              data-seq={item.seq}
+              key={`t:${item.seq}:${item.text.length}`}
+            >
+              <div className="message-body">{item.text}</div>
+            </div>
+          )
+        })}
+        {streaming && (streaming.text || streaming.reasoning || streaming.toolInput) ? (
+          <div className="message assistant-message streaming" data-testid="streaming">
+            {streaming.reasoning && !streaming.text ? <div className="muted">Thinking…</div> : null}
+            {streaming.toolInput && !streaming.text ? (
+              <div className="muted">Preparing a tool call…</div>
+            ) : null}
+            <div className="message-body">
+              {streaming.text}
+              <span className="caret" aria-hidden="true" />
+            </div>
+          </div>
+        ) : isRunning ? (
+          <div className="message assistant-message streaming" data-testid="working">
+            <span className="working-dots" role="status" aria-label="Working">
+              <span />
+              <span />
+              <span />
+            </span>
+          </div>
+        ) : null}
+      </div>
+      {turn.changed.length > 0 ? (
+        <div className="changed-files" data-testid="changed-files">
+          <span className="muted">Changed</span>
+          {turn.changed.map((path) => (
+            <code key={path} className="changed-path" data-testid="changed-file">
+              {path}
+            </code>
+          ))}
+        </div>
+      ) : null}
+      {turn.end && turn.end.reason !== 'completed' ? (
+        <div
+          className={`turn-end turn-end-${turn.end.reason}`}
+          data-testid="turn-end-reason"
+          data-reason={turn.end.reason}
+        >
+          Turn ended: {turn.end.reason}
+          {turn.end.error ? ` — ${turn.end.error}` : ''}
+        </div>
+      ) : null}
+      <div className="turn-actions">
+        <button
+          type="button"
+          className="action"
+          data-testid="branch-from-here"
+          disabled={isRunning || !turn.end}
+          title={isRunning ? runningReason : 'Start a new branch that continues after this turn'}
+          onClick={() => turn.end && void store.fork({ sessionId, atSeq: turn.end.seq })}
+        >
+          ⑂ Branch from here
+        </button>
+        <button
+          type="button"
+          className="action subtle"
+          data-testid="branch-options"
+          disabled={isRunning || !turn.end}
+          title={isRunning ? runningReason : 'Branch with a title or its own worktree'}
+          onClick={() => turn.end && store.openDialog({ kind: 'fork', sessionId, atSeq: turn.end.seq })}
+        >
+          Branch…
+        </button>
+        {props.hasSnapshots ? (
+          <button
+            type="button"
+            className="action subtle"
+            data-testid="restore-files"
+            disabled={isRunning || !turn.end}
+            title={
+              isRunning
+                ? 'This turn is still running: restore files once it has finished.'
+                : 'Put the files this session changed back to how they were at the end of this turn'
+            }
+            onClick={() => turn.end && void store.restore(sessionId, turn.end.seq)}
+          >
+            Restore files to here
+          </button>
+        ) : null}
+        {turn.end ? (
+          <span className="seq" title="Seq of this turn's end">
+            #{turn.end.seq}
+          </span>
+        ) : null}
+      </div>
+    </section>
+  )
+}
