@@ -1,2 +1,9 @@
-// @tangent/files: File state: snapshots in a shadow git repo, restore, worktree forks, diffs.
-export {}
+// @tangent/files: file state of sessions: snapshots in a shadow git repo, safe restore,
+// worktree forks and diffs. Needs the system `git` (2.25+).
+export type { DiffOptions, FileDiff } from './diff.js'
+export { defaultMaxFileBytes, FileState, type FileStateOptions, type GcResult } from './file-state.js'
+export type { RestoreOptions, RestoreResult, RestoreTreeOptions } from './restore.js'
+export { emptyTree } from './shadow-repository.js'
+export type { Snapshot } from './snapshot.js'
+export { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
+export type { CreatedWorktree, RemoveWorktreeResult } from './worktree.js'

@@ -1,0 +1,151 @@
+// FileState: the one object the Host creates per TANGENT_HOME to snapshot, restore, fork and
+// compare the files of sessions. Operations on one directory run one at a time; gc runs alone.
+import type { SessionEvent } from '@tangent/core'
+import { type DiffOptions, diffTrees, type FileDiff } from './diff.js'
+import { realDirectory, resolveDirectory } from './directory.js'
+import { OperationQueue } from './operation-queue.js'
+import {
+  type RestoreContext,
+  type RestoreOptions,
+  type RestoreResult,
+  type RestoreTreeOptions,
+  restoreSession,
+  restoreTree,
+} from './restore.js'
+import { ShadowRepository } from './shadow-repository.js'
+import { type Snapshot, takeSnapshot } from './snapshot.js'
+import { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
+import {
+  type CreatedWorktree,
+  createWorktree,
+  type RemoveWorktreeResult,
+  removeWorktree,
+  type WorktreeContext,
+} from './worktree.js'
+
+export interface FileStateOptions {
+  /** TANGENT_HOME: snapshots go to `<home>/snapshots/objects.git`, worktrees to `<home>/worktrees/`. */
+  home: string
+  /** Files larger than this are left out of snapshots and named in `skipped` (default 2 MiB). */
+  maxFileBytes?: number
+}
+
+export interface GcResult {
+  /** Bytes of the object store (loose + packed) before and after. */
+  bytesBefore: number
+  bytesAfter: number
+}
+
+export const defaultMaxFileBytes = 2 * 1024 * 1024
+
+export class FileState {
+  readonly home: string
+  readonly maxFileBytes: number
+  readonly repository: ShadowRepository
+  readonly #queue = new OperationQueue()
+
+  constructor(options: FileStateOptions) {
+    this.repository = new ShadowRepository(options.home)
+    this.home = this.repository.home
+    this.maxFileBytes = options.maxFileBytes ?? defaultMaxFileBytes
+  }
+
+  /** Snapshots `cwd`; `changed` lists the paths that differ from its previous snapshot. */
+  async snapshot(cwd: string): Promise<Snapshot> {
+    const real = await realDirectory(cwd)
+    return this.#queue.run(real, () => this.#snapshotUnlocked(real))
+  }
+
+  /** Latest `snapshot/taken` tree at or before `seq`, else `baseTree`, else null. Pure. */
+  treeAt(events: readonly SessionEvent[], seq: number, baseTree: string | null = null): string | null {
+    return treeAt(events, seq, baseTree)
+  }
+
+  /** The session's own snapshots (seq >= inheritedEventCount). Pure. */
+  timeline(session: SessionLike): TimelineEntry[] {
+    return timeline(session)
+  }
+
+  /**
+   * Rewinds the paths this session changed after `toSeq` to their content at `toSeq`.
+   * Takes an undo snapshot first; throws `files-conflict` {paths, undoTree} unless `force`.
+   */
+  async restore(options: RestoreOptions): Promise<RestoreResult> {
+    const real = await realDirectory(options.cwd)
+    return this.#queue.run(real, () => restoreSession(this.#context(), { ...options, cwd: real }))
+  }
+
+  /** Writes `paths` of `tree` back into cwd (removing those it lacks): the undo of a restore. */
+  async restoreTree(options: RestoreTreeOptions): Promise<RestoreResult> {
+    const real = await realDirectory(options.cwd)
+    return this.#queue.run(real, () => restoreTree(this.#context(), { ...options, cwd: real }))
+  }
+
+  /** A directory for a forked session holding `tree` (or cwd's current state when null). */
+  async createWorktree(options: {
+    cwd: string
+    tree: string | null
+    sessionId: string
+  }): Promise<CreatedWorktree> {
+    await this.repository.ensure()
+    return createWorktree(this.#worktreeContext(), options)
+  }
+
+  /** Removes a worktree made by createWorktree; refuses (removed: false) with uncommitted changes unless force. */
+  async removeWorktree(
+    worktreePath: string,
+    options: { force?: boolean } = {},
+  ): Promise<RemoveWorktreeResult> {
+    await this.repository.ensure()
+    return removeWorktree(this.#worktreeContext(), worktreePath, options)
+  }
+
+  /** Unified diffs from tree `a` to tree `b` (null: empty), across directories of this home. */
+  async diffTrees(a: string | null, b: string | null, options: DiffOptions = {}): Promise<FileDiff[]> {
+    await this.repository.ensure()
+    return diffTrees(this.repository, a, b, options)
+  }
+
+  /** Snapshots both directories and diffs them (e.g. a worktree against its parent's cwd). */
+  async diffDirectories(a: string, b: string, options: DiffOptions = {}): Promise<FileDiff[]> {
+    const [left, right] = await Promise.all([this.snapshot(a), this.snapshot(b)])
+    return diffTrees(this.repository, left.tree, right.tree, options)
+  }
+
+  /** Prunes objects no snapshot references, with nothing else running. */
+  gc(): Promise<GcResult> {
+    return this.#queue.exclusive(async () => {
+      await this.repository.ensure()
+      const bytesBefore = await this.#storeBytes()
+      await this.repository.git(['gc', '--quiet', '--prune=now'])
+      return { bytesBefore, bytesAfter: await this.#storeBytes() }
+    })
+  }
+
+  async #storeBytes(): Promise<number> {
+    const counted = await this.repository.git(['count-objects', '-v'])
+    let kib = 0
+    for (const line of counted.stdout.toString('utf8').split('\n')) {
+      const [key, value] = line.split(': ')
+      if (key === 'size' || key === 'size-pack') kib += Number(value)
+    }
+    return kib * 1024
+  }
+
+  async #snapshotUnlocked(cwd: string): Promise<Snapshot> {
+    await this.repository.ensure()
+    return takeSnapshot(this.repository, await resolveDirectory(this.repository, cwd), this.maxFileBytes)
+  }
+
+  #context(): RestoreContext {
+    return { repository: this.repository, snapshot: (cwd) => this.#snapshotUnlocked(cwd) }
+  }
+
+  #worktreeContext(): WorktreeContext {
+    return {
+      repository: this.repository,
+      maxFileBytes: this.maxFileBytes,
+      snapshot: (cwd) => this.snapshot(cwd),
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// Runs the system `git` as a child process. Every call states its environment
+// explicitly, so a caller's GIT_DIR/GIT_INDEX_FILE can never leak into a command.
+import { spawn } from 'node:child_process'
+import { TangentError } from '@tangent/core'
+
+export interface GitOptions {
+  /** Process working directory. */
+  cwd: string
+  /** Extra variables on top of a copy of the process environment without any GIT_* variable. */
+  env?: Record<string, string>
+  /** Bytes written to stdin (then closed). */
+  input?: string | Buffer
+  /** Exit codes that are not failures (0 always is). */
+  allowedExitCodes?: readonly number[]
+}
+
+export interface GitResult {
+  stdout: Buffer
+  stderr: string
+  exitCode: number
+}
+
+/**
+ * The process environment minus every `GIT_*` variable (a host started from a git hook
+ * would otherwise point all our commands at the user's repository), plus `extra`.
+ */
+export function gitEnvironment(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('GIT_')) env[key] = value
+  }
+  // Stable, English messages (we match a few of them) and never an interactive prompt.
+  env.LC_ALL = 'C'
+  env.GIT_TERMINAL_PROMPT = '0'
+  return { ...env, ...extra }
+}
+
+/** Runs `git args…`; throws TangentError `git-failed` (with stderr) on an unexpected exit code. */
+export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd: options.cwd,
+      env: gitEnvironment(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      const missing = error.code === 'ENOENT'
+      reject(
+        new TangentError(
+          'git-failed',
+          missing
+            ? 'git is not installed or not on PATH: install git (2.25 or later) to use file snapshots.'
+            : `Could not run git ${args[0] ?? ''}: ${error.message}`,
+          { args: [...args], stderr: '', cwd: options.cwd },
+          { cause: error },
+        ),
+      )
+    })
+    child.on('close', (code) => {
+      const exitCode = code ?? -1
+      const stderr = Buffer.concat(err).toString('utf8')
+      if (exitCode !== 0 && !(options.allowedExitCodes ?? []).includes(exitCode)) {
+        reject(
+          new TangentError(
+            'git-failed',
+            `git ${args.join(' ').slice(0, 200)} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`,
+            { args: [...args], stderr, exitCode, cwd: options.cwd },
+          ),
+        )
+        return
+      }
+      resolve({ stdout: Buffer.concat(out), stderr, exitCode })
+    })
+    // A command that exits before reading stdin makes the write fail with EPIPE; the
+    // exit code (handled above) is the error worth reporting then.
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** Splits NUL-terminated git output (`-z`) into strings. */
+export function splitNul(output: Buffer | string): string[] {
+  const text = typeof output === 'string' ? output : output.toString('utf8')
+  const parts = text.split('\0')
+  if (parts.at(-1) === '') parts.pop()
+  return parts
+}

@@ -1,0 +1,153 @@
+// Safe restore: rewinds only the paths a session changed, refuses when another writer has
+// changed one of them since the session last looked, and always snapshots first so the
+// restore itself can be undone.
+import type { SessionEvent } from '@tangent/core'
+import { TangentError } from '@tangent/core'
+import { assertTreeAvailable, changedPaths } from './diff.js'
+import { assertSafeRelativePath, checkoutTree } from './materialize.js'
+import type { ShadowRepository } from './shadow-repository.js'
+import type { Snapshot } from './snapshot.js'
+import { snapshotsBetween, type TimelineEntry } from './timeline.js'
+
+export interface RestoreOptions {
+  cwd: string
+  events: readonly SessionEvent[]
+  inheritedEventCount: number
+  /** The header's tree at the fork point (or at creation), used when no snapshot precedes `toSeq`. */
+  baseTree?: string | null
+  toSeq: number
+  /** Write even when another writer changed some of the paths since the session's latest snapshot. */
+  force?: boolean
+}
+
+export interface RestoreResult {
+  /** Paths rewound: written back or removed. */
+  restored: string[]
+  /** Paths to rewind that were left alone: a directory now stands there, or a symlinked parent. */
+  kept: string[]
+  /** The snapshot taken before writing: `restoreTree({cwd, tree: undoTree, paths: restored})` undoes. */
+  undoTree: string
+  /** The snapshot taken after writing; append it as the session's `snapshot/taken`. */
+  snapshot: Snapshot
+}
+
+export interface RestoreTreeOptions {
+  cwd: string
+  tree: string
+  paths: readonly string[]
+  /** When given, refuse (unless `force`) if any path on disk differs from this tree. */
+  expectTree?: string | null
+  force?: boolean
+}
+
+/** What restore needs from FileState: snapshots of cwd without taking the directory lock again. */
+export interface RestoreContext {
+  repository: ShadowRepository
+  snapshot: (cwd: string) => Promise<Snapshot>
+}
+
+/** The tree `toSeq` stands for, and the snapshot event it came from (null for baseTree). */
+export function targetOf(options: RestoreOptions): { tree: string | null; entry: TimelineEntry | null } {
+  const own = snapshotsBetween(options.events, options.inheritedEventCount, options.toSeq).at(-1)
+  if (own) return { tree: own.tree, entry: own }
+  const inherited = snapshotsBetween(options.events, 0, options.toSeq).at(-1) ?? null
+  const base = options.baseTree ?? null
+  // After the fork point the header's baseTree is the newest state the session started from.
+  if (options.toSeq >= options.inheritedEventCount && base !== null) return { tree: base, entry: null }
+  return inherited ? { tree: inherited.tree, entry: inherited } : { tree: base, entry: null }
+}
+
+/** Snapshot, check for other writers, write `paths` from `tree`, snapshot again. */
+async function rewind(
+  context: RestoreContext,
+  options: {
+    cwd: string
+    tree: string
+    paths: readonly string[]
+    expectTree: string | null
+    force: boolean
+    protect?: ReadonlySet<string>
+  },
+): Promise<RestoreResult> {
+  const paths = [...new Set(options.paths)].sort()
+  for (const relative of paths) assertSafeRelativePath(relative)
+  await assertTreeAvailable(context.repository, options.tree)
+  const undo = await context.snapshot(options.cwd)
+  if (paths.length === 0) return { restored: [], kept: [], undoTree: undo.tree, snapshot: undo }
+  if (options.expectTree !== null) {
+    const moved = new Set(await changedPaths(context.repository, options.expectTree, undo.tree))
+    const conflicts = paths.filter((relative) => moved.has(relative))
+    if (conflicts.length > 0 && !options.force) {
+      throw new TangentError(
+        'files-conflict',
+        `${conflicts.length} file(s) changed since this session's latest snapshot, by another writer: ${conflicts.slice(0, 10).join(', ')}${conflicts.length > 10 ? ', …' : ''}. Nothing was written; restore with force to overwrite them.`,
+        { paths: conflicts, undoTree: undo.tree },
+      )
+    }
+  }
+  const protect = options.protect ?? new Set<string>()
+  const written = await checkoutTree(context.repository, {
+    target: options.cwd,
+    tree: options.tree,
+    paths: new Set(paths.filter((relative) => !protect.has(relative))),
+    deleteMissing: true,
+  })
+  const after = await context.snapshot(options.cwd)
+  return {
+    restored: [...written.written, ...written.deleted].sort(),
+    kept: [...written.kept, ...paths.filter((relative) => protect.has(relative))].sort(),
+    undoTree: undo.tree,
+    snapshot: after,
+  }
+}
+
+/**
+ * Rewinds the paths this session changed after `toSeq` (its own `snapshot/taken` events) to
+ * their content at `toSeq`. Throws `files-conflict` {paths} unless `force` when one of them
+ * differs on disk from the session's latest snapshot; `snapshot-unavailable` when no tree is
+ * known at `toSeq`.
+ */
+export async function restoreSession(
+  context: RestoreContext,
+  options: RestoreOptions,
+): Promise<RestoreResult> {
+  const later = snapshotsBetween(
+    options.events,
+    Math.max(options.inheritedEventCount, options.toSeq + 1),
+    Number.POSITIVE_INFINITY,
+  )
+  const paths = later.flatMap((entry) => entry.changed)
+  const target = targetOf(options)
+  if (target.tree === null) {
+    if (paths.length === 0) {
+      const undo = await context.snapshot(options.cwd)
+      return { restored: [], kept: [], undoTree: undo.tree, snapshot: undo }
+    }
+    throw new TangentError(
+      'snapshot-unavailable',
+      `No snapshot at or before seq ${options.toSeq} and no baseTree: the file state there is unknown, so nothing was restored. Pick a later seq.`,
+      { toSeq: options.toSeq },
+    )
+  }
+  // A file over the size limit at the target was never in its tree: leave it, never delete it.
+  const protect = new Set(target.entry?.skipped ?? [])
+  return rewind(context, {
+    cwd: options.cwd,
+    tree: target.tree,
+    paths,
+    expectTree: later.at(-1)?.tree ?? null,
+    force: options.force ?? false,
+    protect,
+  })
+}
+
+/** Writes `paths` of `tree` into cwd (removing those the tree lacks); used to undo a restore. */
+export function restoreTree(context: RestoreContext, options: RestoreTreeOptions): Promise<RestoreResult> {
+  return rewind(context, {
+    cwd: options.cwd,
+    tree: options.tree,
+    paths: options.paths,
+    expectTree: options.expectTree ?? null,
+    force: options.force ?? false,
+  })
+}

@@ -1,0 +1,103 @@
+// The one shadow repository of a TANGENT_HOME: a bare git repo holding every snapshot of
+// every directory, so trees from different directories (a worktree and its parent) can be
+// diffed directly. Each directory has its own index file and ref; the user's .git is never used.
+
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { type GitResult, runGit } from './git.js'
+
+/** The tree with no entries; git knows it without it being stored. */
+export const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
+
+export interface ShadowGitOptions {
+  /** Process working directory (the directory a pathspec is relative to). */
+  cwd?: string
+  /** GIT_WORK_TREE; omitted for commands that only read objects. */
+  workTree?: string
+  /** GIT_INDEX_FILE; omitted for commands that do not use an index. */
+  indexFile?: string
+  input?: string | Buffer
+  allowedExitCodes?: readonly number[]
+}
+
+// Settings of the shadow repository, whatever the user's global git config says:
+// exact bytes (no CRLF conversion), fast scans (untracked cache, index v4), no automatic gc
+// (gc() runs it when nothing else is writing).
+const shadowConfig: readonly (readonly [string, string])[] = [
+  ['core.autocrlf', 'false'],
+  ['core.safecrlf', 'false'],
+  ['core.symlinks', 'true'],
+  ['core.filemode', 'true'],
+  ['core.untrackedCache', 'true'],
+  ['core.fsmonitor', 'false'],
+  ['core.logAllRefUpdates', 'false'],
+  ['index.version', '4'],
+  ['gc.auto', '0'],
+  ['advice.addEmbeddedRepo', 'false'],
+  ['advice.addIgnoredFile', 'false'],
+]
+
+// info/attributes outranks every .gitattributes in the directory: snapshots store the exact
+// bytes on disk and write them back unchanged (no EOL normalisation, no LFS or other filters).
+const snapshotAttributes = '* -text -filter -ident !eol !working-tree-encoding\n'
+
+export class ShadowRepository {
+  readonly home: string
+  readonly gitDir: string
+  #ready: Promise<void> | undefined
+
+  constructor(home: string) {
+    this.home = path.resolve(home)
+    this.gitDir = path.join(this.home, 'snapshots', 'objects.git')
+  }
+
+  /** Directory of the per-directory index files. */
+  get indexDirectory(): string {
+    return path.join(this.gitDir, 'tangent', 'index')
+  }
+
+  /** Creates the repository on first use (idempotent, also across processes). */
+  ensure(): Promise<void> {
+    this.#ready ??= this.#create()
+    return this.#ready
+  }
+
+  async #create(): Promise<void> {
+    const marker = path.join(this.gitDir, 'tangent', 'created')
+    if (existsSync(marker)) return
+    await mkdir(path.dirname(this.gitDir), { recursive: true })
+    await runGit(['init', '--bare', '--quiet', this.gitDir], { cwd: this.home })
+    for (const [key, value] of shadowConfig) await this.git(['config', key, value])
+    await mkdir(this.indexDirectory, { recursive: true })
+    await mkdir(path.join(this.gitDir, 'info'), { recursive: true })
+    await writeFile(path.join(this.gitDir, 'info', 'attributes'), snapshotAttributes)
+    await writeFile(marker, `${new Date().toISOString()}\n`)
+  }
+
+  /** Runs git against the shadow repository. */
+  git(args: readonly string[], options: ShadowGitOptions = {}): Promise<GitResult> {
+    const env: Record<string, string> = {
+      GIT_DIR: this.gitDir,
+      GIT_AUTHOR_NAME: 'tangent',
+      GIT_AUTHOR_EMAIL: 'tangent@localhost',
+      GIT_COMMITTER_NAME: 'tangent',
+      GIT_COMMITTER_EMAIL: 'tangent@localhost',
+    }
+    if (options.workTree !== undefined) env.GIT_WORK_TREE = options.workTree
+    if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile
+    return runGit(args, {
+      cwd: options.cwd ?? this.gitDir,
+      env,
+      ...(options.input !== undefined ? { input: options.input } : {}),
+      ...(options.allowedExitCodes !== undefined ? { allowedExitCodes: options.allowedExitCodes } : {}),
+    })
+  }
+
+  /** Whether `tree` names a tree object in the store. */
+  async hasTree(tree: string): Promise<boolean> {
+    if (tree === emptyTree) return true
+    const result = await this.git(['cat-file', '-t', tree], { allowedExitCodes: [128] })
+    return result.exitCode === 0 && result.stdout.toString('utf8').trim() === 'tree'
+  }
+}

@@ -1,0 +1,169 @@
+// Takes a snapshot of a directory as a git tree: stage it into the directory's private index
+// (`git add -A`, fast on an unchanged tree thanks to the stat and untracked caches), write the
+// tree, and chain it onto the directory's ref so `git gc` keeps it.
+import { lstat } from 'node:fs/promises'
+import path from 'node:path'
+import { TangentError } from '@tangent/core'
+import type { SnapshotDirectory } from './directory.js'
+import { splitNul } from './git.js'
+import { emptyTree, type ShadowRepository } from './shadow-repository.js'
+
+export interface Snapshot {
+  /** The git tree of the directory (without ignored, skipped and TANGENT_HOME paths). */
+  tree: string
+  /** Paths (relative to cwd, '/'-separated) that differ from the previous snapshot of the directory. */
+  changed: string[]
+  /** Paths left out: files over the size limit, nested repositories (`dir/`), special files. */
+  skipped: string[]
+}
+
+/** A pathspec that matches exactly `relative` (no glob, no magic). */
+export function literalPathspec(relative: string): string {
+  return `:(literal)${relative}`
+}
+
+function excludePathspec(relative: string): string {
+  return `:(exclude,literal)${relative}`
+}
+
+interface PreviousSnapshot {
+  commit: string
+  tree: string
+}
+
+async function previousSnapshot(repository: ShadowRepository, ref: string): Promise<PreviousSnapshot | null> {
+  // for-each-ref prints nothing (and succeeds) when the ref does not exist yet.
+  const result = await repository.git(['for-each-ref', '--format=%(objectname) %(tree)', ref])
+  const [commit, tree] = result.stdout.toString('utf8').trim().split(' ')
+  return commit && tree ? { commit, tree } : null
+}
+
+/** Untracked paths that must not be staged: too big, nested repositories, sockets and the like. */
+async function findSkipped(directory: SnapshotDirectory, untracked: readonly string[], maxFileBytes: number) {
+  const skipped: string[] = []
+  for (const relative of untracked) {
+    // ls-files names an embedded repository (or submodule) as `dir/`: its files are its own.
+    if (relative.endsWith('/')) {
+      skipped.push(relative)
+      continue
+    }
+    const info = await lstat(path.join(directory.path, relative)).catch((error: NodeJS.ErrnoException) => {
+      // Deleted between the listing and now: nothing to stage, git add will see it gone.
+      if (error.code === 'ENOENT') return null
+      throw error
+    })
+    if (info === null || info.isSymbolicLink()) continue
+    if (!info.isFile() || info.size > maxFileBytes) skipped.push(relative)
+  }
+  return skipped
+}
+
+/** Tracked paths among `changed` that have grown over the limit since they were staged. */
+async function findGrown(directory: SnapshotDirectory, changed: readonly string[], maxFileBytes: number) {
+  const grown: string[] = []
+  for (const relative of changed) {
+    const info = await lstat(path.join(directory.path, relative)).catch(() => null)
+    if (info?.isFile() && info.size > maxFileBytes) grown.push(relative)
+  }
+  return grown
+}
+
+/** Paths named by `git add --ignore-errors` as unreadable. */
+function unreadablePaths(stderr: string): string[] {
+  const paths: string[] = []
+  for (const line of stderr.split('\n')) {
+    const match =
+      /^error: unable to index file '?(.*?)'?$/.exec(line) ?? /^error: open\("(.*)"\): /.exec(line)
+    if (match?.[1]) paths.push(match[1])
+  }
+  return paths
+}
+
+export async function takeSnapshot(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  maxFileBytes: number,
+): Promise<Snapshot> {
+  const scope = { cwd: directory.path, workTree: directory.top, indexFile: directory.indexFile }
+  const baseExcludes = directory.excludedHome === null ? [] : [excludePathspec(directory.excludedHome)]
+  const [previous, listing] = await Promise.all([
+    previousSnapshot(repository, directory.ref),
+    repository.git(['ls-files', '-z', '--others', '--exclude-standard', '--', '.', ...baseExcludes], scope),
+  ])
+  const skipped = await findSkipped(directory, splitNul(listing.stdout), maxFileBytes)
+
+  const stage = async (excluded: readonly string[]) => {
+    const pathspecs = ['.', ...baseExcludes, ...excluded.map((p) => excludePathspec(p.replace(/\/$/, '')))]
+    const added = await repository.git(
+      ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
+      { ...scope, input: `${pathspecs.join('\0')}\0`, allowedExitCodes: [1, 128] },
+    )
+    if (added.exitCode === 0) return
+    const unreadable = unreadablePaths(added.stderr)
+    if (unreadable.length === 0) {
+      throw new TangentError(
+        'snapshot-failed',
+        `Could not stage ${directory.path} for a snapshot: ${added.stderr.trim().slice(0, 2000)}`,
+        { cwd: directory.path, stderr: added.stderr },
+      )
+    }
+    skipped.push(...unreadable)
+  }
+
+  const writeTree = async () => {
+    const args = directory.prefix === '' ? ['write-tree'] : ['write-tree', `--prefix=${directory.prefix}/`]
+    const written = await repository.git(args, { ...scope, allowedExitCodes: [128] })
+    if (written.exitCode === 0) return written.stdout.toString('utf8').trim()
+    // The index has nothing under cwd: an empty directory (or everything ignored).
+    if (written.stderr.includes('not found')) return emptyTree
+    throw new TangentError(
+      'snapshot-failed',
+      `Could not write the tree of ${directory.path}: ${written.stderr.trim()}`,
+      {
+        cwd: directory.path,
+        stderr: written.stderr,
+      },
+    )
+  }
+
+  const changedSince = async (tree: string) => {
+    if (tree === (previous?.tree ?? emptyTree)) return []
+    const diff = await repository.git([
+      'diff-tree',
+      '-r',
+      '-z',
+      '--name-only',
+      '--no-renames',
+      previous?.tree ?? emptyTree,
+      tree,
+    ])
+    return splitNul(diff.stdout)
+  }
+
+  await stage(skipped)
+  let tree = await writeTree()
+  let changed = await changedSince(tree)
+  // A tracked file that grew past the limit was just hashed once; drop it from now on.
+  const grown = await findGrown(directory, changed, maxFileBytes)
+  if (grown.length > 0) {
+    await repository.git(
+      ['rm', '--cached', '--quiet', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'],
+      {
+        ...scope,
+        input: `${grown.map(literalPathspec).join('\0')}\0`,
+      },
+    )
+    skipped.push(...grown)
+    tree = await writeTree()
+    changed = await changedSince(tree)
+  }
+
+  if (tree !== previous?.tree) {
+    const commitArgs = ['commit-tree', tree, '-m', directory.path]
+    if (previous) commitArgs.push('-p', previous.commit)
+    const commit = (await repository.git(commitArgs)).stdout.toString('utf8').trim()
+    // Compare-and-swap against the commit we read, so a concurrent writer is detected, not lost.
+    await repository.git(['update-ref', directory.ref, commit, previous?.commit ?? ''])
+  }
+  return { tree, changed, skipped: [...new Set(skipped)].sort() }
+}

@@ -1,0 +1,50 @@
+// Pure readers of a session log's `snapshot/taken` events: the tree at a seq, and a
+// session's own snapshot timeline (a fork starts with none; its header has `baseTree`).
+import type { SessionEvent } from '@tangent/core'
+
+export interface TimelineEntry {
+  seq: number
+  tree: string
+  changed: string[]
+  skipped: string[]
+}
+
+export interface SessionLike {
+  readonly events: readonly SessionEvent[]
+  readonly inheritedEventCount: number
+}
+
+function snapshotData(event: SessionEvent): { tree: string; changed: string[]; skipped: string[] } | null {
+  if (event.type !== 'snapshot/taken') return null
+  // Core validated the data when it was appended (`SnapshotTakenData`).
+  const data = event.data as { tree: string; changed: string[]; skipped?: string[] }
+  return { tree: data.tree, changed: data.changed, skipped: data.skipped ?? [] }
+}
+
+/** Every `snapshot/taken` event of `events` with seq in [from, to]. */
+export function snapshotsBetween(events: readonly SessionEvent[], from: number, to: number): TimelineEntry[] {
+  const entries: TimelineEntry[] = []
+  for (const event of events) {
+    if (event.seq < from || event.seq > to) continue
+    const data = snapshotData(event)
+    if (data) entries.push({ seq: event.seq, ...data })
+  }
+  return entries
+}
+
+/**
+ * The tree of the latest `snapshot/taken` at or before `seq` (inherited events included),
+ * else `baseTree` (the header's tree at the fork point), else null.
+ */
+export function treeAt(
+  events: readonly SessionEvent[],
+  seq: number,
+  baseTree: string | null = null,
+): string | null {
+  return snapshotsBetween(events, 0, seq).at(-1)?.tree ?? baseTree
+}
+
+/** The session's own snapshots (seq >= inheritedEventCount), oldest first. */
+export function timeline(session: SessionLike): TimelineEntry[] {
+  return snapshotsBetween(session.events, session.inheritedEventCount, Number.POSITIVE_INFINITY)
+}

@@ -1,0 +1,249 @@
+// Worktree forks: a child session gets its own directory holding the fork point's files.
+// Inside a git repository that is a `git worktree` on branch `tangent/<session>` (so the user
+// can commit and merge); elsewhere a plain copy. Both live in TANGENT_HOME/worktrees/<session>.
+import { existsSync } from 'node:fs'
+import { lstat, mkdir, readFile, realpath, rm, unlink, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { assertValidSessionId, TangentError } from '@tangent/core'
+import { z } from 'zod'
+import { assertTreeAvailable, changedPaths } from './diff.js'
+import { isInside, realDirectory, toPosix } from './directory.js'
+import { runGit, splitNul } from './git.js'
+import { checkoutTree, listTree } from './materialize.js'
+import type { ShadowRepository } from './shadow-repository.js'
+import type { Snapshot } from './snapshot.js'
+
+export const WorktreeRecord = z.object({
+  sessionId: z.string(),
+  kind: z.enum(['git-worktree', 'copy']),
+  /** The worktree's root directory (TANGENT_HOME/worktrees/<session>). */
+  root: z.string(),
+  /** The child's cwd: root, or the same subdirectory of the repository the parent ran in. */
+  path: z.string(),
+  /** The fork point's tree, materialised into `path`. */
+  tree: z.string(),
+  sourceCwd: z.string(),
+  branch: z.string().optional(),
+  /** The user's repository (main worktree) and the commit the branch started at. */
+  repository: z.string().optional(),
+  baseCommit: z.string().optional(),
+  createdAt: z.string(),
+})
+export type WorktreeRecord = z.infer<typeof WorktreeRecord>
+
+export interface CreatedWorktree {
+  /** The child session's cwd. */
+  path: string
+  /** The worktree's root (equal to `path` unless the parent ran in a subdirectory of its repository). */
+  root: string
+  kind: 'git-worktree' | 'copy'
+  branch?: string
+  /** The tree materialised (the fork point's). */
+  tree: string
+}
+
+export interface RemoveWorktreeResult {
+  removed: boolean
+  /** Why it was not removed. */
+  reason?: string
+  /** Paths with changes that removal would lose (relative to the worktree root). */
+  dirty?: string[]
+  /** The branch left in the user's repository because it has commits of its own. */
+  keptBranch?: string
+}
+
+export interface WorktreeContext {
+  repository: ShadowRepository
+  maxFileBytes: number
+  snapshot: (cwd: string) => Promise<Snapshot>
+}
+
+function worktreesDirectory(repository: ShadowRepository): string {
+  return path.join(repository.home, 'worktrees')
+}
+
+function recordFile(repository: ShadowRepository, sessionId: string): string {
+  return path.join(worktreesDirectory(repository), `${sessionId}.json`)
+}
+
+/** The user's repository around `cwd`, when it has a commit to branch from. */
+async function userRepository(cwd: string): Promise<{ top: string; prefix: string; head: string } | null> {
+  const probe = await runGit(['rev-parse', '--show-toplevel', '--show-prefix'], {
+    cwd,
+    allowedExitCodes: [128],
+  })
+  if (probe.exitCode !== 0) return null
+  const [top = '', prefix = ''] = probe.stdout.toString('utf8').split('\n')
+  // A repository without any commit has no HEAD to branch from: the fork becomes a copy.
+  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {
+    cwd,
+    allowedExitCodes: [1, 128],
+  })
+  if (head.exitCode !== 0) return null
+  return { top, prefix: prefix.replace(/\/$/, ''), head: head.stdout.toString('utf8').trim() }
+}
+
+/** Removes the files git checked out from HEAD that the fork point did not have. */
+async function removeFilesAbsentFromTree(target: string, inTree: ReadonlySet<string>, maxFileBytes: number) {
+  const tracked = splitNul((await runGit(['ls-files', '-z'], { cwd: target })).stdout)
+  const candidates = tracked.filter((relative) => !inTree.has(relative))
+  if (candidates.length === 0) return
+  // Tracked files matched by .gitignore were never in a snapshot (it honours .gitignore): keep HEAD's.
+  const ignored = await runGit(['check-ignore', '-z', '--no-index', '--stdin'], {
+    cwd: target,
+    input: `${candidates.join('\0')}\0`,
+    allowedExitCodes: [1],
+  })
+  const keep = new Set(splitNul(ignored.stdout))
+  for (const relative of candidates) {
+    if (keep.has(relative)) continue
+    const file = path.join(target, relative)
+    const info = await lstat(file).catch(() => null)
+    // Over the limit it was skipped by the snapshot, not deleted by the user: keep HEAD's.
+    if (info === null || (info.isFile() && info.size > maxFileBytes)) continue
+    await unlink(file)
+  }
+}
+
+export async function createWorktree(
+  context: WorktreeContext,
+  options: { cwd: string; tree: string | null; sessionId: string },
+): Promise<CreatedWorktree> {
+  assertValidSessionId(options.sessionId)
+  const { repository } = context
+  const source = await realDirectory(options.cwd)
+  const tree = options.tree ?? (await context.snapshot(source)).tree
+  await assertTreeAvailable(repository, tree)
+  const root = path.join(worktreesDirectory(repository), options.sessionId)
+  if (existsSync(root) || existsSync(recordFile(repository, options.sessionId))) {
+    throw new TangentError(
+      'worktree-exists',
+      `${root} already exists: remove it or fork into a new session id.`,
+      {
+        path: root,
+      },
+    )
+  }
+  await mkdir(worktreesDirectory(repository), { recursive: true })
+  const git = await userRepository(source)
+  let record: WorktreeRecord
+  if (git) {
+    const branch = `tangent/${options.sessionId}`
+    await runGit(['worktree', 'add', '--quiet', '-b', branch, root, git.head], { cwd: git.top })
+    const target = git.prefix === '' ? root : path.join(root, git.prefix)
+    await mkdir(target, { recursive: true })
+    await checkoutTree(repository, { target, tree, paths: null, deleteMissing: false })
+    const inTree = new Set((await listTree(repository, tree)).map((entry) => entry.path))
+    await removeFilesAbsentFromTree(target, inTree, context.maxFileBytes)
+    record = {
+      sessionId: options.sessionId,
+      kind: 'git-worktree',
+      root,
+      path: target,
+      tree,
+      sourceCwd: source,
+      branch,
+      repository: git.top,
+      baseCommit: git.head,
+      createdAt: new Date().toISOString(),
+    }
+  } else {
+    await mkdir(root, { recursive: true })
+    await checkoutTree(repository, { target: root, tree, paths: null, deleteMissing: false })
+    record = {
+      sessionId: options.sessionId,
+      kind: 'copy',
+      root,
+      path: root,
+      tree,
+      sourceCwd: source,
+      createdAt: new Date().toISOString(),
+    }
+  }
+  await writeFile(recordFile(repository, options.sessionId), `${JSON.stringify(record, null, 2)}\n`)
+  return {
+    path: record.path,
+    root,
+    kind: record.kind,
+    ...(record.branch ? { branch: record.branch } : {}),
+    tree,
+  }
+}
+
+async function readRecord(repository: ShadowRepository, sessionId: string): Promise<WorktreeRecord | null> {
+  const file = recordFile(repository, sessionId)
+  if (!existsSync(file)) return null
+  return WorktreeRecord.parse(JSON.parse(await readFile(file, 'utf8')))
+}
+
+/** Paths of `root` whose loss removal would cause, or [] when it is safe. */
+async function findDirty(context: WorktreeContext, record: WorktreeRecord): Promise<string[]> {
+  const now = await context.snapshot(record.path)
+  const sinceFork = new Set(
+    [...(await changedPaths(context.repository, record.tree, now.tree)), ...now.skipped].map((relative) =>
+      toPosix(path.relative(record.root, path.join(record.path, relative))),
+    ),
+  )
+  if (record.kind === 'copy') return [...sinceFork].sort()
+  // In a git worktree, committed work lives on in the branch; what git calls uncommitted is at
+  // risk unless it is exactly the fork point's content we materialised.
+  const status = await runGit(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], {
+    cwd: record.root,
+  })
+  const dirty = splitNul(status.stdout).map((entry) => entry.slice(3))
+  const prefix = toPosix(path.relative(record.root, record.path))
+  const outside = (relative: string) => prefix !== '' && !relative.startsWith(`${prefix}/`)
+  return dirty.filter((relative) => outside(relative) || sinceFork.has(relative)).sort()
+}
+
+export async function removeWorktree(
+  context: WorktreeContext,
+  worktreePath: string,
+  options: { force?: boolean } = {},
+): Promise<RemoveWorktreeResult> {
+  const { repository } = context
+  const base = existsSync(worktreesDirectory(repository))
+    ? await realpath(worktreesDirectory(repository))
+    : null
+  const real = existsSync(worktreePath) ? await realpath(worktreePath) : path.resolve(worktreePath)
+  const sessionId =
+    base !== null && isInside(base, real) ? path.relative(base, real).split(path.sep)[0] : undefined
+  const record = sessionId ? await readRecord(repository, sessionId) : null
+  if (!record) {
+    throw new TangentError(
+      'not-a-worktree',
+      `${worktreePath} is not a worktree Tangent created (none recorded under ${worktreesDirectory(repository)}); remove it yourself if you mean to.`,
+      { path: worktreePath },
+    )
+  }
+  if (existsSync(record.root)) {
+    const dirty = await findDirty(context, record)
+    if (dirty.length > 0 && !options.force) {
+      return {
+        removed: false,
+        reason: `${dirty.length} uncommitted change(s) would be lost: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}. Commit them (or pass force to remove anyway).`,
+        dirty,
+      }
+    }
+  }
+  let keptBranch: string | undefined
+  if (record.kind === 'git-worktree' && record.repository && record.branch) {
+    const cwd = record.repository
+    // Our own dirty check ran above; git's would also object to the materialised fork content.
+    if (existsSync(record.root))
+      await runGit(['worktree', 'remove', '--force', '--force', record.root], { cwd })
+    else await runGit(['worktree', 'prune'], { cwd })
+    const tip = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${record.branch}`], {
+      cwd,
+      allowedExitCodes: [1],
+    })
+    const commit = tip.stdout.toString('utf8').trim()
+    // A branch with no commit of its own is noise; one with commits is the user's work.
+    if (commit === record.baseCommit) await runGit(['branch', '-D', '--quiet', record.branch], { cwd })
+    else if (commit !== '') keptBranch = record.branch
+  } else {
+    await rm(record.root, { recursive: true, force: true })
+  }
+  await rm(recordFile(repository, record.sessionId), { force: true })
+  return { removed: true, ...(keptBranch ? { keptBranch } : {}) }
+}
