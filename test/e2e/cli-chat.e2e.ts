@@ -1,0 +1,92 @@
+// Drives `tangent chat` through a real pseudo-terminal (tmux) and reads the screen:
+// a streamed answer, Ctrl-C aborting a turn, /fork, /tree, and Ctrl-C at the prompt to leave.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cliMain, createSandbox, removeSandbox, type Sandbox } from './cli-harness.js'
+
+const socket = `tangent-cli-test-${process.pid}`
+const name = 'chat'
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' })
+}
+
+function screen(): string {
+  return tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', name)
+}
+
+/** Polls the screen until `pattern` shows (a generous limit: this waits, it does not time anything). */
+async function waitForScreen(pattern: RegExp, limitMs = 20_000): Promise<string> {
+  const deadline = Date.now() + limitMs
+  let last = ''
+  while (Date.now() < deadline) {
+    last = screen()
+    if (pattern.test(last)) return last
+    await new Promise((resolve) => setTimeout(resolve, 150))
+  }
+  throw new Error(`screen never showed ${pattern}:\n${last}`)
+}
+
+function sessionAlive(): boolean {
+  try {
+    tmux('has-session', '-t', name)
+    return true
+  } catch {
+    return false
+  }
+}
+
+let sandbox: Sandbox
+beforeAll(() => {
+  sandbox = createSandbox()
+  const env = Object.entries({ TANGENT_HOME: sandbox.home, NO_COLOR: '1', TANGENT_DEMO_DELAY_MS: '15' })
+    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+    .join(' ')
+  const command = `cd ${JSON.stringify(sandbox.cwd)} && env ${env} ${JSON.stringify(process.execPath)} ${JSON.stringify(cliMain)} chat`
+  tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', command)
+})
+
+afterAll(() => {
+  if (sessionAlive()) tmux('kill-server')
+  removeSandbox(sandbox)
+})
+
+describe('tangent chat in a terminal', () => {
+  it('streams answers, aborts with Ctrl-C, forks and shows the tree', async () => {
+    await waitForScreen(/you › $/m)
+    tmux('send-keys', '-t', name, 'write chat.txt: from the chat', 'Enter')
+    await waitForScreen(/Wrote chat\.txt/)
+    expect(fs.readFileSync(path.join(sandbox.cwd, 'chat.txt'), 'utf8')).toContain('from the chat')
+
+    tmux('send-keys', '-t', name, 'hello chat', 'Enter')
+    await waitForScreen(/Turn 2: you said "hello chat"\.\n\s+seq \d+–\d+\nyou › $/m)
+
+    // A long answer streams slowly: Ctrl-C while it streams aborts the turn, not the chat.
+    tmux('send-keys', '-t', name, `please ${'stream this slowly '.repeat(12)}`, 'Enter')
+    await waitForScreen(/Turn 3: you said/)
+    tmux('send-keys', '-t', name, 'C-c')
+    await waitForScreen(/turn ended: aborted/)
+    await waitForScreen(/you › $/m)
+    expect(sessionAlive()).toBe(true)
+
+    tmux('send-keys', '-t', name, '/fork', 'Enter')
+    const forked = await waitForScreen(/Forked (\S+) through seq (\d+): now in (\S+)/)
+    const [, parentId, , childId] = forked.match(/Forked (\S+) through seq (\d+): now in (\S+)/)!
+
+    tmux('send-keys', '-t', name, '/tree', 'Enter')
+    const tree = await waitForScreen(new RegExp(`└─ \\* ${childId}`))
+    expect(tree).toMatch(new RegExp(`^${parentId}  `, 'm'))
+
+    tmux('send-keys', '-t', name, 'in the fork', 'Enter')
+    await waitForScreen(/you said "in the fork"/)
+
+    // Ctrl-C at an idle prompt leaves.
+    await waitForScreen(/you › $/m)
+    tmux('send-keys', '-t', name, 'C-c')
+    const deadline = Date.now() + 10_000
+    while (sessionAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(sessionAlive()).toBe(false)
+  })
+})

@@ -1,0 +1,257 @@
+// The built `tangent` CLI without a Host: it opens the store itself and runs the agent
+// in-process with the offline demo model, in a temp TANGENT_HOME and a temp cwd.
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSandbox, removeSandbox, repoRoot, type Sandbox, tangent, tangentJson } from './cli-harness.js'
+
+interface Summary {
+  id: string
+  title: string
+  parentSession: string | null
+  forkedAt: number | null
+  archived: boolean
+  eventCount: number
+  files: { mode: string; path: string }
+}
+interface RunOutput {
+  sessionId: string
+  turnEndSeq: number
+  reason: string
+}
+interface Event {
+  seq: number
+  type: string
+  data: unknown
+}
+
+let sandbox: Sandbox
+beforeAll(() => {
+  sandbox = createSandbox()
+})
+afterAll(() => removeSandbox(sandbox))
+
+describe('tangent (local store)', () => {
+  let parent: string
+  let firstTurnEnd: number
+  let secondTurnEnd: number
+  let secondTurnUserSeq: number
+
+  it('run: the demo model writes a file and streams what it did', async () => {
+    const result = await tangent(sandbox, ['run', 'write notes.txt: hello'])
+    expect(result.stderr).not.toMatch(/error\[/)
+    expect(result.code).toBe(0)
+    expect(fs.readFileSync(path.join(sandbox.cwd, 'notes.txt'), 'utf8')).toContain('hello')
+    expect(result.stdout).toMatch(/write notes\.txt/)
+    expect(result.stdout).toMatch(/Wrote notes\.txt/)
+    expect(result.stderr).toMatch(/session \S+ · turn seq \d+–\d+/)
+  })
+
+  it('run --json: creates a session, then continues it with --session', async () => {
+    const first = await tangentJson<RunOutput>(sandbox, ['run', 'hello there'])
+    expect(first.reason).toBe('completed')
+    expect(first.sessionId).toMatch(/^[A-Za-z0-9]/)
+    parent = first.sessionId
+    firstTurnEnd = first.turnEndSeq
+    const second = await tangentJson<RunOutput>(sandbox, ['run', '--session', parent, 'and a second message'])
+    expect(second.sessionId).toBe(parent)
+    expect(second.turnEndSeq).toBeGreaterThan(first.turnEndSeq)
+    secondTurnEnd = second.turnEndSeq
+
+    const plain = await tangent(sandbox, ['run', '--session', parent, 'third'])
+    expect(plain.code).toBe(0)
+    expect(plain.stdout).toContain('Turn 3: you said "third"')
+  })
+
+  it('show: lists the transcript with seqs; --json gives {session, events}', async () => {
+    const shown = await tangent(sandbox, ['show', parent])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain('hello there')
+    expect(shown.stdout).toMatch(new RegExp(`^\\s*${firstTurnEnd}\\s+turn end\\s+completed`, 'm'))
+    expect(shown.stdout).toMatch(new RegExp(`^\\s*${secondTurnEnd}\\s+turn end\\s+completed`, 'm'))
+
+    const json = await tangentJson<{ session: Summary; events: Event[] }>(sandbox, ['show', parent])
+    expect(json.session.id).toBe(parent)
+    expect(json.events[firstTurnEnd]?.type).toBe('turn/end')
+    json.events.forEach((event, index) => {
+      expect(event.seq).toBe(index)
+    })
+    const userSeq = json.events.find(
+      (event) => event.seq > firstTurnEnd && event.type === 'user/message',
+    )?.seq
+    expect(userSeq).toBeDefined()
+    secondTurnUserSeq = userSeq!
+  })
+
+  let child: string
+  it('fork --at: branches after the turn that holds the seq; prints the id', async () => {
+    const printed = await tangent(sandbox, [
+      'fork',
+      parent,
+      '--at',
+      String(firstTurnEnd),
+      '--title',
+      'Branch A',
+    ])
+    expect(printed.code).toBe(0)
+    child = printed.stdout.trim()
+    expect(child).toMatch(/^[A-Za-z0-9_-]+$/)
+    const { session, events } = await tangentJson<{ session: Summary; events: Event[] }>(sandbox, [
+      'show',
+      child,
+    ])
+    expect(session.parentSession).toBe(parent)
+    expect(session.forkedAt).toBe(firstTurnEnd)
+    expect(session.title).toBe('Branch A')
+    expect(events.filter((event) => event.type === 'turn/end')).toHaveLength(1)
+
+    // The child answers as the second turn of its own conversation.
+    const answer = await tangent(sandbox, ['run', '--session', child, 'on the branch'])
+    expect(answer.stdout).toContain('Turn 2: you said "on the branch"')
+  })
+
+  it('fork --before: branches just before the turn that holds the seq', async () => {
+    const result = await tangentJson<{ session: Summary; boundary: number }>(sandbox, [
+      'fork',
+      parent,
+      '--before',
+      '--at',
+      String(secondTurnUserSeq),
+    ])
+    expect(result.boundary).toBe(firstTurnEnd)
+    expect(result.session.parentSession).toBe(parent)
+    expect(result.session.files.mode).toBe('shared')
+  })
+
+  it('sessions: the tree shows forks under their parent with the fork point', async () => {
+    const tree = await tangent(sandbox, ['sessions'])
+    expect(tree.code).toBe(0)
+    const lines = tree.stdout.trimEnd().split('\n')
+    const parentLine = lines.findIndex((line) => line.startsWith(parent))
+    const childLine = lines.findIndex((line) => line.includes(child))
+    expect(parentLine).toBeGreaterThanOrEqual(0)
+    expect(childLine).toBeGreaterThan(parentLine)
+    expect(lines[childLine]).toMatch(new RegExp(`^[├└]─ ${child}  Branch A  fork @ seq ${firstTurnEnd}`))
+
+    const summaries = await tangentJson<Summary[]>(sandbox, ['sessions'])
+    expect(summaries.map((summary) => summary.id)).toEqual(expect.arrayContaining([parent, child]))
+    expect(summaries.find((summary) => summary.id === child)?.parentSession).toBe(parent)
+  })
+
+  it('archive hides a session unless --all; unarchive brings it back', async () => {
+    const archived = await tangentJson<Summary>(sandbox, ['archive', child])
+    expect(archived.archived).toBe(true)
+    expect((await tangentJson<Summary[]>(sandbox, ['sessions'])).map((s) => s.id)).not.toContain(child)
+    const all = await tangent(sandbox, ['sessions', '--all'])
+    expect(all.stdout).toMatch(new RegExp(`${child}.*archived`))
+    const back = await tangent(sandbox, ['unarchive', child])
+    expect(back.stdout).toContain(`Unarchived ${child}`)
+    expect((await tangentJson<Summary[]>(sandbox, ['sessions'])).map((s) => s.id)).toContain(child)
+  })
+
+  it('delete: says which forks were given their history, and they keep it', async () => {
+    const deleted = await tangent(sandbox, ['delete', parent])
+    expect(deleted.code).toBe(0)
+    expect(deleted.stdout).toContain(`Deleted ${parent}`)
+    expect(deleted.stdout).toMatch(new RegExp(`Forks given their inherited history: .*${child}`))
+    const { events } = await tangentJson<{ events: Event[] }>(sandbox, ['show', child])
+    const firstMessage = events.find((event) => event.type === 'user/message')
+    expect(JSON.stringify(firstMessage?.data)).toContain('hello there')
+    const gone = await tangent(sandbox, ['show', parent])
+    expect(gone.code).toBe(1)
+    expect(gone.stderr).toMatch(/^error\[session-not-found\]: /)
+  })
+
+  it('models: the demo model is available, the others say what to set', async () => {
+    const listed = await tangent(sandbox, ['models'])
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(/✓ demo:scripted/)
+    expect(listed.stdout).toMatch(/✗ openai:\S+\s+.*OPENAI_API_KEY/)
+    const json = await tangentJson<{ id: string; available: boolean; reason?: string }[]>(sandbox, ['models'])
+    expect(json.find((model) => model.id === 'demo:scripted')?.available).toBe(true)
+    expect(json.some((model) => !model.available && typeof model.reason === 'string')).toBe(true)
+  })
+})
+
+describe('tangent errors', () => {
+  const countSessions = async () => (await tangentJson<Summary[]>(sandbox, ['sessions', '--all'])).length
+
+  it('an unknown id is exit 1 with session-not-found, and writes nothing', async () => {
+    const before = await countSessions()
+    for (const args of [
+      ['show', 'NOSUCHSESSION'],
+      ['fork', 'NOSUCHSESSION'],
+      ['run', '--session', 'NOSUCHSESSION', 'hi'],
+      ['archive', 'NOSUCHSESSION'],
+      ['delete', 'NOSUCHSESSION'],
+    ]) {
+      const result = await tangent(sandbox, args)
+      expect(result.code, args.join(' ')).toBe(1)
+      expect(result.stderr.trim()).toMatch(/^error\[session-not-found\]: .*NOSUCHSESSION/)
+    }
+    expect(await countSessions()).toBe(before)
+  })
+
+  it('bad usage is exit 2 with one error[usage] line', async () => {
+    for (const args of [
+      ['frobnicate'],
+      ['fork', 'X', '--at', 'seven'],
+      ['fork', 'X', '--at', '-1'],
+      ['fork', 'X', '--files', 'copy'],
+      ['show'],
+      ['sessions', '--bogus'],
+      ['restore', 'X'],
+      [],
+    ]) {
+      const result = await tangent(sandbox, args)
+      expect(result.code, args.join(' ')).toBe(2)
+      if (args.length > 0) expect(result.stderr).toMatch(/^error\[usage\]: .+/)
+    }
+  })
+
+  it('a seq with no completed turn around it is a clear failure, nothing written', async () => {
+    const { sessionId, turnEndSeq } = await tangentJson<RunOutput>(sandbox, ['run', 'hi'])
+    const before = await countSessions()
+    const result = await tangent(sandbox, ['fork', sessionId, '--before', '--at', String(turnEndSeq + 50)])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^error\[invalid-boundary\]: /)
+    expect(await countSessions()).toBe(before)
+  })
+
+  it('run in a directory that does not exist fails before anything is written', async () => {
+    const before = await countSessions()
+    const result = await tangent(sandbox, ['run', '--cwd', path.join(sandbox.cwd, 'missing'), 'hi'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^error\[cwd-not-found\]: /)
+    expect(await countSessions()).toBe(before)
+  })
+
+  it('a store locked by another writer gives store-locked with the holder', async () => {
+    const holderScript = `
+      import { JsonlStore } from ${JSON.stringify(path.join(repoRoot, 'packages/store-jsonl/dist/index.js'))}
+      const store = await JsonlStore.open({ dir: process.env.TANGENT_HOME })
+      console.log('locked')
+      setInterval(() => {}, 1000)
+      process.on('SIGTERM', async () => { await store.close(); process.exit(0) })
+    `
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', holderScript], {
+      env: sandbox.env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('locked')) resolve()
+        })
+        holder.on('exit', (code) => reject(new Error(`lock holder exited ${code}`)))
+      })
+      const result = await tangent(sandbox, ['run', 'write locked.txt: no'])
+      expect(result.code).toBe(1)
+      expect(result.stderr.trim()).toMatch(new RegExp(`^error\\[store-locked\\]: .*process ${holder.pid}`))
+      expect(fs.existsSync(path.join(sandbox.cwd, 'locked.txt'))).toBe(false)
+    } finally {
+      holder.kill('SIGTERM')
+    }
+  })
+})

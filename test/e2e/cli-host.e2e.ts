@@ -1,0 +1,112 @@
+// While `tangent serve` runs on a data dir it holds the writer lock; the CLI's other
+// commands find it through host.json and go through it instead of failing on the lock.
+import type { ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  cliMain,
+  createSandbox,
+  removeSandbox,
+  type Sandbox,
+  startProcess,
+  stopProcess,
+  tangent,
+  tangentJson,
+} from './cli-harness.js'
+
+let sandbox: Sandbox
+let serve: ChildProcess
+let started: { url: string; port: number; token: string }
+
+beforeAll(async () => {
+  sandbox = createSandbox()
+  const { child, line } = await startProcess(process.execPath, [cliMain, 'serve', '--port', '0', '--json'], {
+    cwd: sandbox.cwd,
+    env: sandbox.env,
+    ready: /^\{.*"token"/,
+  })
+  serve = child
+  started = JSON.parse(line) as typeof started
+})
+
+afterAll(async () => {
+  if (serve) await stopProcess(serve)
+  removeSandbox(sandbox)
+})
+
+describe('tangent with a running Host', () => {
+  it('serve --json prints {url, port, token} for a loopback address and writes host.json', async () => {
+    expect(started.port).toBeGreaterThan(0)
+    expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+/)
+    expect(started.token.length).toBeGreaterThan(8)
+    expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(true)
+    const health = await fetch(new URL('/healthz', started.url))
+    expect(health.status).toBe(200)
+  })
+
+  it('run, fork, sessions and show go through the Host instead of hitting its lock', async () => {
+    const run = await tangent(sandbox, ['run', 'write via-host.txt: through the host'])
+    expect(run.stderr).not.toMatch(/store-locked/)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/Wrote via-host\.txt/)
+    expect(fs.readFileSync(path.join(sandbox.cwd, 'via-host.txt'), 'utf8')).toContain('through the host')
+
+    const second = await tangentJson<{ sessionId: string; turnEndSeq: number; reason: string }>(sandbox, [
+      'run',
+      'just talking',
+    ])
+    expect(second.reason).toBe('completed')
+    const fork = await tangentJson<{ session: { id: string; parentSession: string }; boundary: number }>(
+      sandbox,
+      ['fork', second.sessionId],
+    )
+    expect(fork.session.parentSession).toBe(second.sessionId)
+    expect(fork.boundary).toBe(second.turnEndSeq)
+
+    const tree = await tangent(sandbox, ['sessions'])
+    expect(tree.code).toBe(0)
+    expect(tree.stdout).toMatch(
+      new RegExp(`^[├└]─ ${fork.session.id} .*fork @ seq ${second.turnEndSeq}`, 'm'),
+    )
+
+    // The Host's own view agrees: the fork is in its session list.
+    const rpc = await fetch(new URL('/rpc', started.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${started.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session.list', params: {} }),
+    })
+    const listed = (await rpc.json()) as { result: { id: string }[] }
+    expect(listed.result.map((session) => session.id)).toContain(fork.session.id)
+
+    const missing = await tangent(sandbox, ['show', 'NOSUCHSESSION'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/^error\[session-not-found\]: /)
+  })
+
+  it('after the Host stops, host.json is gone and the CLI opens the store itself', async () => {
+    await stopProcess(serve)
+    expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)
+    const sessions = await tangentJson<{ id: string }[]>(sandbox, ['sessions'])
+    expect(sessions.length).toBe(3)
+    const run = await tangent(sandbox, ['run', 'local again'])
+    expect(run.code).toBe(0)
+  })
+})
+
+describe('tangent serve', () => {
+  it('prints the URL line with the token and binds loopback by default', async () => {
+    const own = createSandbox()
+    const { child, line } = await startProcess(process.execPath, [cliMain, 'serve', '--port', '0'], {
+      cwd: own.cwd,
+      env: own.env,
+      ready: /^Tangent listening on /,
+    })
+    try {
+      expect(line).toMatch(/^Tangent listening on http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/)
+    } finally {
+      await stopProcess(child)
+      removeSandbox(own)
+    }
+  })
+})
