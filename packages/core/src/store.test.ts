@@ -466,6 +466,21 @@ describe('SessionStore.fork', () => {
     expect(store.has('foreign')).toBe(false)
   })
 
+  it('session-not-found for an object of another store even when this store holds its id', () => {
+    const { store } = parentWithTwoTurns()
+    const lookalike = new SessionStore().create('parent')
+    expect(codeOf(() => store.fork(lookalike))).toBe('session-not-found')
+  })
+
+  it('session-stale for a disposed object (as for appends to it)', () => {
+    const { store, parent } = parentWithTwoTurns()
+    store.dispose('parent')
+    expect(codeOf(() => store.fork(parent, 10, 'child'))).toBe('session-stale')
+    expect(codeOf(() => parent.append('plugin/x', {}))).toBe('session-stale')
+    expect(codeOf(() => store.fork('parent', 10, 'child'))).toBe('session-not-found')
+    expect(store.has('child')).toBe(false)
+  })
+
   it('invalid-session-id for a malformed source id', () => {
     const { store } = parentWithTwoTurns()
     expect(codeOf(() => store.fork('../parent'))).toBe('invalid-session-id')

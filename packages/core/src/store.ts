@@ -48,6 +48,8 @@ type Listeners = { [K in keyof SessionStoreEvents]: Set<SessionStoreEvents[K]> }
 
 export class SessionStore {
   readonly #sessions = new Map<SessionId, Session>()
+  /** Every Session object this store ever published: tells "stale" from "never ours". */
+  readonly #published = new WeakSet<Session>()
   readonly #listeners: Listeners = { created: new Set(), appended: new Set(), disposed: new Set() }
   readonly #now: () => number
   readonly #generateId: () => SessionId
@@ -192,14 +194,14 @@ export class SessionStore {
     }
     const live = this.#sessions.get(source.id)
     if (live === source) return source
-    if (live === undefined) {
+    if (!this.#published.has(source)) {
       throw new TangentError('session-not-found', `Session ${source.id} is not held by this store.`, {
         sessionId: source.id,
       })
     }
     throw new TangentError(
       'session-stale',
-      `This Session object for ${source.id} is stale: the store now holds a newer copy. Use store.get(id).`,
+      `This Session object for ${source.id} is stale: the store no longer holds it. Use store.get(id) (or load it again).`,
       { sessionId: source.id },
     )
   }
@@ -212,6 +214,7 @@ export class SessionStore {
   ): Session {
     const session = new Session(header, events, grammar, this.#hooks, this.#now)
     this.#sessions.set(session.id, session)
+    this.#published.add(session)
     for (const listener of this.#listeners.created) listener(session, via)
     return session
   }
