@@ -1,11 +1,16 @@
 // The UI's single source of state: what the Host said (workspaces, sessions, the open
 // session's log) plus view state (expanded rows, dialogs, errors). Components read it
 // through `useHost` and change it only through the actions below.
-
-import type { CompareResult } from './host-client.js'
-import { type ForkRequest, HostClient, type RpcConnection } from './host-client.js'
 import { ancestorsOf } from './lineage.js'
-import type { HostInfo, SessionEvent, SessionSummary, Workspace } from './wire.js'
+import type {
+  CompareResult,
+  ForkRequest,
+  HostInfo,
+  RpcClient,
+  SessionEvent,
+  SessionSummary,
+  Workspace,
+} from './wire.js'
 
 export interface Notice {
   readonly id: number
@@ -61,19 +66,13 @@ export interface HostState {
   readonly nextModel: string | null
 }
 
-export interface Connection {
-  readonly rpc: RpcConnection
-  /** Resolves when the connection is lost. */
-  readonly closed: Promise<void>
-}
-
 const emptyStreaming = { text: '', reasoning: '', toolInput: '' }
 
 export class HostStore {
   #state: HostState
   readonly #listeners = new Set<() => void>()
-  readonly #connect: () => Connection
-  #client: HostClient | null = null
+  readonly #connect: () => RpcClient
+  #client: RpcClient | null = null
   #noticeId = 0
   #draftNonce = 0
   /** Changes whenever another session is opened, so late answers for the old one are dropped. */
@@ -84,7 +83,7 @@ export class HostStore {
   #retryDelay = 500
   #stopped = false
 
-  constructor(connect: () => Connection, initialSessionId: string | null = null) {
+  constructor(connect: () => RpcClient, initialSessionId: string | null = null) {
     this.#connect = connect
     this.#state = {
       dialog: null,
@@ -119,11 +118,10 @@ export class HostStore {
   async start(): Promise<void> {
     if (this.#stopped) return
     this.#set({ connection: 'connecting' })
-    const { rpc, closed } = this.#connect()
-    const client = new HostClient(rpc)
+    const client = this.#connect()
     this.#client = client
     this.#listen(client)
-    closed.then(() => {
+    client.onClose(() => {
       if (this.#client !== client) return
       this.#client = null
       this.#set({ connection: 'closed' })
@@ -133,9 +131,9 @@ export class HostStore {
     })
     try {
       const [info, workspaces, sessions] = await Promise.all([
-        client.info(),
-        client.listWorkspaces(),
-        client.listSessions(true),
+        client.call('host.info', {}),
+        client.call('workspace.list', {}),
+        client.call('session.list', { includeArchived: true }),
       ])
       this.#retryDelay = 500
       this.#set({
@@ -208,7 +206,7 @@ export class HostStore {
   async openWorkspace(path: string): Promise<boolean> {
     const client = this.#need()
     try {
-      const workspace = await client.openWorkspace(path)
+      const workspace = await client.call('workspace.open', { path })
       const others = this.#state.workspaces.filter((w) => w.id !== workspace.id)
       this.#set({ workspaces: [...others, workspace], activeWorkspaceId: workspace.id })
       return true
@@ -222,7 +220,7 @@ export class HostStore {
     const client = this.#need()
     try {
       const model = this.#state.nextModel
-      const session = await client.createSession({
+      const session = await client.call('session.create', {
         ...(workspaceId !== null ? { workspaceId } : {}),
         ...(model !== null ? { model } : {}),
       })
@@ -239,7 +237,10 @@ export class HostStore {
     if (this.#state.openSessionId === sessionId && this.#state.transcript?.sessionId === sessionId) return
     const previous = this.#state.transcript?.sessionId
     const client = this.#need()
-    if (previous !== undefined) client.unsubscribe(previous).catch((error: unknown) => this.report(error))
+    if (previous !== undefined)
+      client
+        .call('session.unsubscribe', { sessionId: previous })
+        .catch((error: unknown) => this.report(error))
     await this.#load(sessionId)
   }
 
@@ -251,7 +252,7 @@ export class HostStore {
       sessionId = created.id
     }
     try {
-      await this.#need().prompt(sessionId, text)
+      await this.#need().call('session.prompt', { sessionId, text })
     } catch (error) {
       this.report(error)
     }
@@ -261,7 +262,7 @@ export class HostStore {
     const sessionId = this.#state.openSessionId
     if (sessionId === null) return
     try {
-      await this.#need().abort(sessionId)
+      await this.#need().call('session.abort', { sessionId })
     } catch (error) {
       this.report(error)
     }
@@ -276,13 +277,13 @@ export class HostStore {
     const client = this.#need()
     let child: SessionSummary | null = null
     try {
-      const result = await client.fork({ ...request, requestId: randomId() })
+      const result = await client.call('session.fork', { ...request, requestId: randomId() })
       child = result.session
     } catch (error) {
       const data = (error as { data?: { code?: unknown; sessionId?: unknown } }).data
       if (data?.code === 'workspace-attach-failed' && typeof data.sessionId === 'string') {
         try {
-          child = (await client.getSession(data.sessionId)).session
+          child = (await client.call('session.get', { sessionId: data.sessionId })).session
           this.#adoptChild(child, draft)
           await this.#load(child.id)
         } catch (lookupError) {
@@ -294,7 +295,10 @@ export class HostStore {
     }
     this.#adoptChild(child, draft)
     const previous = this.#state.transcript?.sessionId
-    if (previous !== undefined) client.unsubscribe(previous).catch((error: unknown) => this.report(error))
+    if (previous !== undefined)
+      client
+        .call('session.unsubscribe', { sessionId: previous })
+        .catch((error: unknown) => this.report(error))
     await this.#load(child.id)
     return child
   }
@@ -302,7 +306,7 @@ export class HostStore {
   async rename(sessionId: string, title: string): Promise<void> {
     this.#set({ renaming: null })
     try {
-      this.#upsert(await this.#need().rename(sessionId, title))
+      this.#upsert(await this.#need().call('session.rename', { sessionId, title }))
     } catch (error) {
       this.report(error)
     }
@@ -310,7 +314,7 @@ export class HostStore {
 
   async archive(sessionId: string, archived: boolean): Promise<void> {
     try {
-      this.#upsert(await this.#need().archive(sessionId, archived))
+      this.#upsert(await this.#need().call('session.archive', { sessionId, archived }))
     } catch (error) {
       this.report(error)
     }
@@ -319,10 +323,10 @@ export class HostStore {
   async delete(sessionId: string): Promise<void> {
     const client = this.#need()
     try {
-      const result = await client.delete(sessionId)
+      const result = await client.call('session.delete', { sessionId })
       this.#remove(sessionId)
       // Children that got their prefix inline changed lineage: take the Host's word for it.
-      const sessions = await client.listSessions(true)
+      const sessions = await client.call('session.list', { includeArchived: true })
       this.#set({ sessions: new Map(sessions.map((session) => [session.id, session])) })
       if (result.materialized.length > 0) {
         const n = result.materialized.length
@@ -344,7 +348,7 @@ export class HostStore {
       return
     }
     try {
-      this.#upsert(await this.#need().setModel(sessionId, model))
+      this.#upsert(await this.#need().call('session.setModel', { sessionId, model }))
     } catch (error) {
       this.report(error)
     }
@@ -354,7 +358,7 @@ export class HostStore {
 
   async restore(sessionId: string, seq: number, force = false): Promise<void> {
     try {
-      const result = await this.#need().restore(sessionId, seq, force)
+      const result = await this.#need().call('snapshot.restore', { sessionId, seq, force })
       const n = result.restored.length
       this.#set({ restoreConflict: null })
       this.#notify(
@@ -381,7 +385,7 @@ export class HostStore {
   async openCompare(a: string, b: string): Promise<void> {
     this.#set({ compare: { a, b, result: null } })
     try {
-      const result = await this.#need().compare(a, b)
+      const result = await this.#need().call('session.compare', { a, b })
       const current = this.#state.compare
       if (current && current.a === a && current.b === b) this.#set({ compare: { a, b, result } })
     } catch (error) {
@@ -396,16 +400,12 @@ export class HostStore {
 
   // ---- internals ----
 
-  #listen(client: HostClient): void {
-    client.on('session.created', (params) => this.#upsert((params as { session: SessionSummary }).session))
-    client.on('session.updated', (params) => this.#upsert((params as { session: SessionSummary }).session))
-    client.on('session.deleted', (params) => this.#remove((params as { sessionId: string }).sessionId))
-    client.on('session.event', (params) => {
-      const { sessionId, event } = params as { sessionId: string; event: SessionEvent }
-      this.#onEvent(sessionId, event)
-    })
-    client.on('session.delta', (params) => {
-      const { sessionId, kind, text } = params as { sessionId: string; kind: string; text: string }
+  #listen(client: RpcClient): void {
+    client.onNotification('session.created', ({ session }) => this.#upsert(session))
+    client.onNotification('session.updated', ({ session }) => this.#upsert(session))
+    client.onNotification('session.deleted', ({ sessionId }) => this.#remove(sessionId))
+    client.onNotification('session.event', ({ sessionId, event }) => this.#onEvent(sessionId, event))
+    client.onNotification('session.delta', ({ sessionId, kind, text }) => {
       const transcript = this.#state.transcript
       if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return
       const s = transcript.streaming
@@ -417,8 +417,7 @@ export class HostStore {
             : { ...s, toolInput: s.toolInput + text }
       this.#set({ transcript: { ...transcript, streaming } })
     })
-    client.on('files.sharedActivity', (params) => {
-      const { cwd, sessionIds } = params as { cwd: string; sessionIds: string[] }
+    client.onNotification('files.sharedActivity', ({ cwd, sessionIds }) => {
       this.#set({ sharedActivity: sessionIds.length >= 2 ? { cwd, sessionIds } : null })
     })
   }
@@ -439,8 +438,11 @@ export class HostStore {
     writeHash(sessionId)
     const client = this.#need()
     try {
-      await client.subscribe(sessionId)
-      const { session, events } = await client.getSession(sessionId)
+      // get, then subscribe from where the log ended: the Host replays anything appended in
+      // between, so there is no gap and no duplicate (duplicates are dropped anyway).
+      const { session, events } = await client.call('session.get', { sessionId })
+      if (token !== this.#openToken) return
+      await client.call('session.subscribe', { sessionId, fromSeq: events.length })
       if (token !== this.#openToken) return
       this.#upsert(session)
       let merged = [...events]
@@ -486,7 +488,7 @@ export class HostStore {
     this.#catchingUp = true
     try {
       const from = this.#state.transcript?.events.length ?? 0
-      const { events } = await this.#need().getSession(sessionId, from)
+      const { events } = await this.#need().call('session.get', { sessionId, fromSeq: from })
       const transcript = this.#state.transcript
       if (!transcript || transcript.sessionId !== sessionId) return
       const merged = [...transcript.events]
@@ -535,7 +537,7 @@ export class HostStore {
     this.#set({ notices: [...this.#state.notices.slice(-4), notice] })
   }
 
-  #need(): HostClient {
+  #need(): RpcClient {
     if (!this.#client) throw new Error('Not connected to the Host: waiting to reconnect.')
     return this.#client
   }

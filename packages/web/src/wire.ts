@@ -1,23 +1,12 @@
-// The shapes the Host sends (PROTOCOL.md), as the UI uses them. Types only: they come
-// from `@tangent/protocol` so the bundle carries no schema code it does not need.
+// The shapes the Host sends (PROTOCOL.md), as the UI uses them. All come from
+// `@tangent/protocol`, the single source of truth shared with the Host and the CLI.
 export type {
   FileDiff,
+  HostInfoResult as HostInfo,
+  RpcClient,
+  SessionCompareResult as CompareResult,
   SessionEvent,
+  SessionForkParams as ForkRequest,
   SessionSummary,
-  SnapshotEntry,
-  TurnEndReason,
   Workspace,
 } from '@tangent/protocol'
-
-export interface ModelInfo {
-  id: string
-  available: boolean
-  reason?: string | undefined
-}
-
-export interface HostInfo {
-  version: string
-  dataDir: string
-  defaultModel: string
-  models: ModelInfo[]
-}
