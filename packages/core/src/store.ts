@@ -114,7 +114,8 @@ export class SessionStore {
       id: sessionId,
       cwd: meta.cwd ?? '',
       createdAt: meta.createdAt ?? this.#now(),
-      isSeeded: seed.length > 0 || lineage.parentSession !== undefined,
+      // A loaded log passes its whole history as `seed`: what was inherited is in `lineage`.
+      isSeeded: (lineage.inheritedEventCount ?? seed.length) > 0 || lineage.parentSession !== undefined,
       origin: meta.origin ?? (lineage.parentSession !== undefined ? 'fork' : 'user'),
       inheritedEventCount: lineage.inheritedEventCount ?? seed.length,
       ...(lineage.parentSession !== undefined ? { parentSession: lineage.parentSession } : {}),

@@ -1,0 +1,584 @@
+// JsonlStore: persists a SessionStore as one JSONL log per session (DESIGN.md §4):
+// forks by reference, group commit, crash repair on load, one writer, a catalog.
+import { existsSync } from 'node:fs'
+import { mkdir, unlink, writeFile } from 'node:fs/promises'
+import {
+  assertValidSessionId,
+  closingEventsForOpenTurn,
+  type Session,
+  type SessionEvent,
+  SessionStore,
+  TangentError,
+} from '@tangent/core'
+import { Catalog, type CatalogEntry, type CatalogRecord, entryOf } from './catalog.js'
+import { fsyncDirectory } from './durable-fs.js'
+import { createOptionsOf, headerLineOf, type SessionHeaderLine } from './log-format.js'
+import type { ModelRef } from './log-scan.js'
+import { materializeFork } from './materialize.js'
+import { corruptLog, readSessionLog } from './read-log.js'
+import { SessionWriter } from './session-writer.js'
+import { archivedMarkerFile, type StorePaths, sessionLogFile, storePaths, tornFile } from './store-paths.js'
+import { cutTornTail } from './torn-tail.js'
+import { acquireWriterLock, type WriterLock } from './writer-lock.js'
+
+export interface JsonlStoreOptions {
+  /** The data directory (TANGENT_HOME): logs live in `<dir>/sessions`. */
+  dir: string
+  /** No lock, no writes, no repair: reads what a live writer has made durable. */
+  readOnly?: boolean
+  /** Clock of the SessionStore (event times, createdAt). */
+  now?: () => number
+  /** How long catalog changes wait before they are written (default 1000 ms; close always writes). */
+  catalogDelayMs?: number
+}
+
+/** Title and model events of a live session, by seq: a fork reads its inherited values here. */
+interface Markers {
+  titles: { seq: number; title: string }[]
+  models: { seq: number; model: ModelRef }[]
+}
+
+const interruptedMessage = 'The process stopped while this turn was running (crash repair).'
+
+export class JsonlStore {
+  readonly dir: string
+  readonly readOnly: boolean
+  readonly store: SessionStore
+  readonly #paths: StorePaths
+  readonly #lock: WriterLock | null
+  #catalog: Catalog
+  readonly #catalogDelayMs: number
+  readonly #writers = new Map<string, SessionWriter>()
+  readonly #markers = new Map<string, Markers>()
+  readonly #loading = new Map<string, Promise<Session>>()
+  readonly #deleting = new Set<string>()
+  /** Failures no caller has seen yet (a retired writer, a background catalog write). */
+  readonly #failures: unknown[] = []
+  readonly #unsubscribe: (() => void)[] = []
+  #catalogTimer: NodeJS.Timeout | null = null
+  #catalogWrite: Promise<void> = Promise.resolve()
+  #closed = false
+
+  private constructor(
+    paths: StorePaths,
+    options: JsonlStoreOptions,
+    lock: WriterLock | null,
+    catalog: Catalog,
+  ) {
+    this.#paths = paths
+    this.dir = paths.dir
+    this.readOnly = options.readOnly === true
+    this.#lock = lock
+    this.#catalog = catalog
+    this.#catalogDelayMs = options.catalogDelayMs ?? 1000
+    this.store = new SessionStore(options.now ? { now: options.now } : {})
+    this.#unsubscribe.push(
+      this.store.on('created', (session, via) => this.#onCreated(session, via)),
+      this.store.on('appended', (session, event) => this.#onAppended(session, event)),
+      this.store.on('disposed', (id) => this.#onDisposed(id)),
+    )
+  }
+
+  /** Opens a data directory: takes the writer lock (unless readOnly) and reads the catalog. */
+  static async open(options: JsonlStoreOptions): Promise<JsonlStore> {
+    const paths = storePaths(options.dir)
+    if (options.readOnly) {
+      const catalog = await Catalog.open(paths, { verifySizes: existsSync(paths.lockFile) })
+      return new JsonlStore(paths, options, null, catalog)
+    }
+    await mkdir(paths.sessionsDir, { recursive: true })
+    const lock = await acquireWriterLock(paths.lockFile)
+    try {
+      const catalog = await Catalog.open(paths, { verifySizes: lock.tookOver })
+      const store = new JsonlStore(paths, options, lock, catalog)
+      await store.#removeHeaderlessLogs()
+      if (catalog.dirty) await store.#persistCatalog()
+      return store
+    } catch (error) {
+      await lock.release()
+      throw error
+    }
+  }
+
+  /** The live session, or the one read (and, for a writer, repaired) from disk. */
+  async load(id: string): Promise<Session> {
+    assertValidSessionId(id)
+    this.#assertOpen()
+    const live = this.store.get(id)
+    if (live) return live
+    if (this.#deleting.has(id)) throw notFound(id)
+    let pending = this.#loading.get(id)
+    if (!pending) {
+      pending = this.#loadFromDisk(id).finally(() => this.#loading.delete(id))
+      this.#loading.set(id, pending)
+    }
+    return pending
+  }
+
+  /** Resolves when everything appended so far (to `id`, or to every session) is fsynced. */
+  async flush(id?: string): Promise<void> {
+    if (id !== undefined) {
+      assertValidSessionId(id)
+      await this.#writers.get(id)?.flush()
+      return
+    }
+    const results = await Promise.allSettled([...this.#writers.values()].map((writer) => writer.flush()))
+    const failed = results.find((result) => result.status === 'rejected')
+    if (failed) throw failed.reason
+    this.#throwFailures()
+  }
+
+  /** Catalog entries (no log is parsed), oldest first. A reader re-reads the catalog each time. */
+  async list(): Promise<CatalogEntry[]> {
+    this.#assertOpen()
+    if (this.readOnly) await this.#refreshCatalog()
+    return [...this.#catalog.records()]
+      .map(entryOf)
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  }
+
+  async get(id: string): Promise<CatalogEntry | undefined> {
+    assertValidSessionId(id)
+    this.#assertOpen()
+    if (this.readOnly) await this.#refreshCatalog()
+    const record = this.#catalog.get(id)
+    return record ? entryOf(record) : undefined
+  }
+
+  /** Ids of logs that have no readable header (never listed; look at them by hand). */
+  damaged(): string[] {
+    return [...this.#catalog.damaged]
+  }
+
+  /**
+   * Archives or unarchives a session. The flag lives in the catalog and in a marker file
+   * `sessions/<id>.archived`, which a catalog rebuild reads; the log is not touched, so
+   * forks of an archived session do not inherit the flag.
+   */
+  async setArchived(id: string, archived: boolean): Promise<CatalogEntry> {
+    assertValidSessionId(id)
+    this.#assertWritable()
+    const record = this.#catalog.get(id)
+    if (!record) throw notFound(id)
+    const marker = archivedMarkerFile(this.#paths, id)
+    if (archived) await writeFile(marker, '')
+    else await unlinkIfPresent(marker)
+    await fsyncDirectory(this.#paths.sessionsDir)
+    const updated = { ...record, archived }
+    this.#catalog.set(updated)
+    await this.#persistCatalog()
+    return entryOf(updated)
+  }
+
+  /**
+   * Deletes a session's log. Each direct child that reads its prefix from this log is
+   * first rewritten with the prefix inline (atomic replace); then the log is removed.
+   */
+  async delete(id: string): Promise<{ materialized: string[] }> {
+    assertValidSessionId(id)
+    this.#assertWritable()
+    const file = sessionLogFile(this.#paths, id)
+    if (this.#deleting.has(id) || (!this.store.has(id) && !existsSync(file))) throw notFound(id)
+    this.#deleting.add(id)
+    try {
+      await this.#loading.get(id)?.catch(() => undefined) // a failed load leaves nothing to undo
+      this.store.dispose(id)
+      const writer = this.#writers.get(id)
+      if (writer) {
+        await writer.flush()
+        await writer.close()
+        this.#writers.delete(id)
+      }
+      const materialized: string[] = []
+      for (const record of [...this.#catalog.records()]) {
+        if (record.parentSession !== id || record.header.seed !== 'ref') continue
+        await this.#materialize(record)
+        materialized.push(record.id)
+      }
+      await unlinkIfPresent(file)
+      await unlinkIfPresent(archivedMarkerFile(this.#paths, id))
+      await unlinkIfPresent(tornFile(this.#paths, id))
+      await fsyncDirectory(this.#paths.sessionsDir)
+      this.#catalog.delete(id)
+      this.#scheduleCatalog()
+      return { materialized }
+    } finally {
+      this.#deleting.delete(id)
+    }
+  }
+
+  /** Flushes everything, writes the catalog, forgets the live sessions and releases the lock. */
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    if (this.#catalogTimer) clearTimeout(this.#catalogTimer)
+    this.#catalogTimer = null
+    const errors: unknown[] = []
+    try {
+      await this.flush()
+    } catch (error) {
+      errors.push(error)
+    }
+    for (const id of [...this.store.sessions()].map((session) => session.id)) this.store.dispose(id)
+    for (const writer of this.#writers.values()) await writer.close()
+    if (!this.readOnly) {
+      try {
+        await this.#catalogWrite
+        await this.#persistCatalog()
+      } catch (error) {
+        errors.push(error)
+      }
+    }
+    for (const unsubscribe of this.#unsubscribe) unsubscribe()
+    await this.#lock?.release()
+    errors.push(...this.#failures.splice(0))
+    if (errors.length > 0) throw errors[0]
+  }
+
+  // ── live sessions → disk ────────────────────────────────────────────────────────
+
+  #onCreated(session: Session, via: 'create' | 'fork' | 'load'): void {
+    if (via === 'load') return
+    const refusal = this.#creationRefusal(session.id)
+    if (refusal) {
+      this.store.dispose(session.id)
+      throw refusal
+    }
+    const parentId = via === 'fork' ? session.header.parentSession : undefined
+    const seed = parentId !== undefined ? 'ref' : 'inline'
+    const header = headerLineOf(session, seed)
+    const writer = new SessionWriter({
+      file: sessionLogFile(this.#paths, session.id),
+      exists: false,
+      // The prefix a ref log points at must be durable before the fork is.
+      ...(parentId !== undefined ? { before: () => this.#flushIfWriting(parentId) } : {}),
+    })
+    writer.enqueueLine(`${JSON.stringify(header)}\n`)
+    let markers: Markers
+    let inherited: Pick<CatalogRecord, 'inheritedTitle' | 'inheritedModel'>
+    if (parentId !== undefined) {
+      const parentMarkers = this.#markers.get(parentId) ?? { titles: [], models: [] }
+      const count = session.inheritedEventCount
+      markers = {
+        titles: parentMarkers.titles.filter((marker) => marker.seq < count),
+        models: parentMarkers.models.filter((marker) => marker.seq < count),
+      }
+      inherited = {
+        inheritedTitle: markers.titles.at(-1)?.title ?? null,
+        inheritedModel: markers.models.at(-1)?.model ?? null,
+      }
+    } else {
+      for (const event of session.events) writer.enqueueEvent(event)
+      markers = markersOf(session.events)
+      inherited = { inheritedTitle: null, inheritedModel: null }
+    }
+    this.#writers.set(session.id, writer)
+    this.#markers.set(session.id, markers)
+    this.#catalog.set(this.#recordOf(session, header, markers, { archived: false, ...inherited }))
+    this.#scheduleCatalog()
+  }
+
+  #creationRefusal(id: string): TangentError | null {
+    if (this.#closed) return storeClosed()
+    if (this.readOnly) return readOnlyError('create or fork sessions')
+    if (this.#deleting.has(id) || this.#catalog.get(id) || this.#catalog.damaged.has(id))
+      return sessionExists(id)
+    if (this.#writers.has(id) || existsSync(sessionLogFile(this.#paths, id))) return sessionExists(id)
+    return null
+  }
+
+  #onAppended(session: Session, event: SessionEvent): void {
+    if (this.readOnly) throw readOnlyError('append')
+    const writer = this.#writers.get(session.id)
+    if (!writer) throw storeClosed()
+    writer.enqueueEvent(event)
+    const record = this.#catalog.get(session.id)
+    if (!record) return
+    const markers = this.#markers.get(session.id)
+    const changes: Partial<CatalogRecord> = { eventCount: event.seq + 1, updatedAt: event.time }
+    if (event.type === 'session/title') {
+      const title = (event.data as { title: string }).title
+      markers?.titles.push({ seq: event.seq, title })
+      changes.title = title
+    } else if (event.type === 'model/selection') {
+      const model = event.data as ModelRef
+      markers?.models.push({ seq: event.seq, model })
+      changes.model = model
+    }
+    this.#catalog.set({ ...record, ...changes })
+    this.#scheduleCatalog()
+  }
+
+  #onDisposed(id: string): void {
+    this.#markers.delete(id)
+    const writer = this.#writers.get(id)
+    if (!writer || this.#deleting.has(id)) return
+    // The log stays; the writer drains what is queued, then lets the file go.
+    void writer
+      .close()
+      .then(() => {
+        if (writer.error) this.#failures.push(writer.error)
+        if (this.#writers.get(id) === writer) this.#writers.delete(id)
+      })
+      .catch((error: unknown) => this.#failures.push(error))
+  }
+
+  async #flushIfWriting(id: string): Promise<void> {
+    await this.#writers.get(id)?.flush()
+  }
+
+  // ── disk → live sessions ────────────────────────────────────────────────────────
+
+  async #loadFromDisk(id: string): Promise<Session> {
+    await this.#writers.get(id)?.settle() // a disposed session's writer may still be draining
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#readAndPublish(id)
+      } catch (error) {
+        // A reader can race a writer that materialises this fork and deletes its parent.
+        if (attempt < 2 && TangentError.hasCode(error, 'parent-log-missing')) continue
+        throw error
+      }
+    }
+  }
+
+  async #readAndPublish(id: string): Promise<Session> {
+    const file = sessionLogFile(this.#paths, id)
+    let log: Awaited<ReturnType<typeof readSessionLog>>
+    try {
+      log = await readSessionLog(file)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(id)
+      throw error
+    }
+    if (log.header === null) {
+      // Not even a complete header: a creation that never became durable.
+      if (!this.readOnly) {
+        await cutTornTail(file, tornFile(this.#paths, id), 0)
+        this.#catalog.delete(id)
+        this.#scheduleCatalog()
+      }
+      throw notFound(id)
+    }
+    const header = log.header
+    if (header.id !== id) throw corruptLog(file, 1, `the header names session ${header.id}`)
+    if (log.torn && !this.readOnly) await cutTornTail(file, tornFile(this.#paths, id), log.goodBytes)
+    const prefix =
+      header.seed === 'ref' && header.parentSession !== undefined
+        ? await this.#readPrefix(header.parentSession, header.inheritedEventCount, file)
+        : []
+    const events = prefix.length > 0 ? prefix.concat(log.events) : log.events
+    if (events.length < header.inheritedEventCount)
+      throw corruptLog(file, 1, `it inherits ${header.inheritedEventCount} events but holds ${events.length}`)
+    const live = this.store.get(id)
+    if (live) return live
+    const { meta, lineage } = createOptionsOf(header)
+    let session: Session
+    try {
+      session = this.store.create(id, { seed: events, meta, lineage, loaded: true })
+    } catch (error) {
+      const seq = TangentError.isInstance(error) ? error.data.seq : undefined
+      if (typeof seq !== 'number') throw error
+      const why = (error as Error).message
+      if (seq >= log.startSeq) throw corruptLog(file, seq - log.startSeq + 2, why)
+      throw corruptLog(file, 1, `its inherited prefix is invalid at seq ${seq}: ${why}`)
+    }
+    if (!this.readOnly) {
+      this.#writers.set(id, new SessionWriter({ file, exists: true, size: log.goodBytes }))
+    }
+    const markers = markersOf(events)
+    this.#markers.set(id, markers)
+    const previous = this.#catalog.get(id)
+    const inheritedMarkers = markersOf(prefix)
+    this.#catalog.set(
+      this.#recordOf(session, header, markers, {
+        archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
+        inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
+        inheritedModel: inheritedMarkers.models.at(-1)?.model ?? null,
+      }),
+    )
+    if (!this.readOnly && session.isTurnOpen) {
+      // Written, not just patched in memory: the session must be forkable after a restart too.
+      for (const closing of closingEventsForOpenTurn(session.grammar, 'interrupted', interruptedMessage))
+        session.append(closing.type, closing.data)
+      await this.flush(id)
+    }
+    if (!this.readOnly) this.#scheduleCatalog()
+    return session
+  }
+
+  /** Events 0..count-1 of session `id`: from the live session, else from its log (up the chain). */
+  async #readPrefix(id: string, count: number, childFile: string): Promise<SessionEvent[]> {
+    if (count === 0) return []
+    const live = this.store.get(id)
+    if (live && live.events.length >= count) return live.events.slice(0, count)
+    const file = sessionLogFile(this.#paths, id)
+    let log: Awaited<ReturnType<typeof readSessionLog>>
+    try {
+      log = await readSessionLog(file, count)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      throw new TangentError(
+        'parent-log-missing',
+        `Session log ${childFile} reads its first ${count} events from session ${id}, whose log is missing. Restore ${file}.`,
+        { file: childFile, line: 1, parentSession: id },
+      )
+    }
+    if (log.header === null) throw corruptLog(file, 1, 'no complete header line')
+    const header = log.header
+    const inherited = Math.min(count, log.startSeq)
+    const head =
+      inherited > 0 && header.parentSession !== undefined
+        ? await this.#readPrefix(header.parentSession, inherited, file)
+        : []
+    const events = head.length > 0 ? head.concat(log.events) : log.events
+    if (events.length < count)
+      throw corruptLog(file, 1, `it has ${events.length} events but a fork of it inherits ${count}`)
+    return events.length > count ? events.slice(0, count) : events
+  }
+
+  // ── delete and materialise ──────────────────────────────────────────────────────
+
+  async #materialize(record: CatalogRecord): Promise<void> {
+    let writer = this.#writers.get(record.id)
+    if (!writer) {
+      const file = sessionLogFile(this.#paths, record.id)
+      writer = new SessionWriter({ file, exists: true })
+      this.#writers.set(record.id, writer)
+      if (!this.store.has(record.id)) await this.#loading.get(record.id)?.catch(() => undefined)
+    }
+    const done = await writer.exclusive(async () => {
+      const result = await materializeFork(this.#paths, record.id)
+      if (!result) return { result: null, size: writer.size }
+      return { result, size: result.size }
+    })
+    if (!this.store.has(record.id) && this.#writers.get(record.id) === writer) {
+      await writer.close()
+      this.#writers.delete(record.id)
+    }
+    const current = this.#catalog.get(record.id)
+    if (done && current) this.#catalog.set({ ...current, header: done.header })
+  }
+
+  // ── catalog ─────────────────────────────────────────────────────────────────────
+
+  #recordOf(
+    session: Session,
+    header: SessionHeaderLine,
+    markers: Markers,
+    outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel'>,
+  ): CatalogRecord {
+    const last = session.events.at(-1)
+    return {
+      id: session.id,
+      title: markers.titles.at(-1)?.title ?? session.header.title ?? null,
+      cwd: session.header.cwd,
+      parentSession: session.header.parentSession ?? null,
+      forkedAt: session.header.forkedAt ?? null,
+      origin: session.header.origin,
+      archived: outside.archived,
+      eventCount: session.events.length,
+      inheritedEventCount: session.inheritedEventCount,
+      createdAt: session.header.createdAt,
+      updatedAt: last && session.isOwnSeq(last.seq) ? last.time : session.header.createdAt,
+      header: header as Record<string, unknown>,
+      model: markers.models.at(-1)?.model ?? null,
+      logBytes: null,
+      inheritedTitle: outside.inheritedTitle,
+      inheritedModel: outside.inheritedModel,
+    }
+  }
+
+  #scheduleCatalog(): void {
+    if (this.readOnly || this.#closed || this.#catalogTimer) return
+    this.#catalogTimer = setTimeout(() => {
+      this.#catalogTimer = null
+      this.#persistCatalog().catch((error: unknown) => this.#failures.push(error))
+    }, this.#catalogDelayMs)
+    this.#catalogTimer.unref()
+  }
+
+  /** Writes the catalog (one write at a time). A log's size is recorded only when nothing of it is pending. */
+  #persistCatalog(): Promise<void> {
+    const write = this.#catalogWrite.then(() =>
+      this.#catalog.persist(this.#paths.catalogFile, (id) => {
+        const writer = this.#writers.get(id)
+        if (!writer) return undefined
+        return writer.idle && !writer.error ? writer.size : null
+      }),
+    )
+    this.#catalogWrite = write.catch(() => undefined) // the failure reaches whoever awaits `write`
+    return write
+  }
+
+  async #refreshCatalog(): Promise<void> {
+    this.#catalog = await Catalog.open(this.#paths, { verifySizes: existsSync(this.#paths.lockFile) })
+  }
+
+  /** Logs left without a complete header by a crash during creation: their bytes go to .torn. */
+  async #removeHeaderlessLogs(): Promise<void> {
+    for (const id of [...this.#catalog.damaged]) {
+      const file = sessionLogFile(this.#paths, id)
+      const log = await readSessionLog(file).catch(() => null) // damaged beyond a torn tail: left for a human
+      if (log && log.header === null) {
+        await cutTornTail(file, tornFile(this.#paths, id), 0)
+        this.#catalog.delete(id)
+      }
+    }
+  }
+
+  #throwFailures(): void {
+    if (this.#failures.length > 0) throw this.#failures.shift()
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw storeClosed()
+  }
+
+  #assertWritable(): void {
+    this.#assertOpen()
+    if (this.readOnly) throw readOnlyError('change sessions')
+  }
+}
+
+function markersOf(events: readonly SessionEvent[]): Markers {
+  const markers: Markers = { titles: [], models: [] }
+  for (const event of events) {
+    if (event.type === 'session/title')
+      markers.titles.push({ seq: event.seq, title: (event.data as { title: string }).title })
+    else if (event.type === 'model/selection')
+      markers.models.push({ seq: event.seq, model: event.data as ModelRef })
+  }
+  return markers
+}
+
+async function unlinkIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+}
+
+function notFound(id: string): TangentError {
+  return new TangentError('session-not-found', `Session ${id} not found in this data directory.`, {
+    sessionId: id,
+  })
+}
+
+function sessionExists(id: string): TangentError {
+  return new TangentError('session-exists', `Session ${id} already exists on disk: load it instead.`, {
+    sessionId: id,
+  })
+}
+
+function storeClosed(): TangentError {
+  return new TangentError('store-closed', 'This JsonlStore is closed: open the data directory again.')
+}
+
+function readOnlyError(what: string): TangentError {
+  return new TangentError(
+    'store-read-only',
+    `This JsonlStore was opened read-only and cannot ${what}: open it without readOnly (it takes the writer lock).`,
+  )
+}

@@ -1,0 +1,127 @@
+// The on-disk format of a session log: a header line, then one event per line.
+// Lines come from disk, so they are validated (zod, with a fast structural check first).
+import { eventTypePattern, type Session, type SessionEvent, sessionIdPattern } from '@tangent/core'
+import { z } from 'zod'
+
+export const logFormatVersion = 1
+
+export const SessionOrigin = z.enum(['user', 'fork', 'subagent'])
+
+/** Line 1 of `sessions/<id>.jsonl`. Extra meta (workspaceId, files, baseTree, …) is kept as is. */
+export const SessionHeaderLine = z
+  .looseObject({
+    type: z.literal('session'),
+    version: z.literal(logFormatVersion),
+    id: z.string().regex(sessionIdPattern),
+    createdAt: z.number(),
+    cwd: z.string(),
+    title: z.string().optional(),
+    parentSession: z.string().regex(sessionIdPattern).optional(),
+    forkedAt: z.number().int().min(-1).optional(),
+    inheritedEventCount: z.number().int().nonnegative(),
+    /** "ref": the first inheritedEventCount events live in the parent's log; "inline": all are here. */
+    seed: z.enum(['ref', 'inline']),
+    origin: SessionOrigin,
+  })
+  .refine((header) => header.seed === 'inline' || header.parentSession !== undefined, {
+    message: 'a header with seed "ref" needs a parentSession',
+  })
+export type SessionHeaderLine = z.infer<typeof SessionHeaderLine>
+
+export const SessionEventLine = z.object({
+  seq: z.number().int().nonnegative(),
+  time: z.number(),
+  type: z.string().regex(eventTypePattern),
+  data: z.unknown().refine((value) => value !== undefined, { message: 'data is required' }),
+})
+export type SessionEventLine = z.infer<typeof SessionEventLine>
+
+/** Header keys the store derives; extra meta may not override them. */
+const reservedHeaderKeys = new Set([
+  'type',
+  'version',
+  'id',
+  'createdAt',
+  'cwd',
+  'title',
+  'parentSession',
+  'forkedAt',
+  'inheritedEventCount',
+  'seed',
+  'origin',
+  'isSeeded',
+])
+
+/** The header line of a live session. */
+export function headerLineOf(session: Session, seed: 'ref' | 'inline'): SessionHeaderLine {
+  const header = session.header
+  const line: Record<string, unknown> = {
+    type: 'session',
+    version: logFormatVersion,
+    id: header.id,
+    createdAt: header.createdAt,
+    cwd: header.cwd,
+  }
+  if (header.title !== undefined) line.title = header.title
+  if (header.parentSession !== undefined) line.parentSession = header.parentSession
+  if (header.forkedAt !== undefined) line.forkedAt = header.forkedAt
+  line.inheritedEventCount = header.inheritedEventCount
+  line.seed = seed
+  line.origin = header.origin
+  for (const [key, value] of Object.entries(header)) {
+    if (!reservedHeaderKeys.has(key) && value !== undefined) line[key] = value
+  }
+  return line as SessionHeaderLine
+}
+
+/** The meta and lineage to hand `SessionStore.create` when loading a header. */
+export function createOptionsOf(header: SessionHeaderLine): {
+  meta: Record<string, unknown> & { cwd: string; createdAt: number; origin: SessionHeaderLine['origin'] }
+  lineage: { parentSession?: string; forkedAt?: number; inheritedEventCount: number }
+} {
+  const meta: Record<string, unknown> & {
+    cwd: string
+    createdAt: number
+    origin: SessionHeaderLine['origin']
+  } = { cwd: header.cwd, createdAt: header.createdAt, origin: header.origin }
+  if (header.title !== undefined) meta.title = header.title
+  for (const [key, value] of Object.entries(header)) {
+    if (!reservedHeaderKeys.has(key)) meta[key] = value
+  }
+  const lineage: { parentSession?: string; forkedAt?: number; inheritedEventCount: number } = {
+    inheritedEventCount: header.inheritedEventCount,
+  }
+  if (header.parentSession !== undefined) lineage.parentSession = header.parentSession
+  if (header.forkedAt !== undefined) lineage.forkedAt = header.forkedAt
+  return { meta, lineage }
+}
+
+/** One event as its log line (with the newline). Key order is fixed: seq, time, type, data. */
+export function eventLine(event: SessionEvent): string {
+  return `${JSON.stringify({ seq: event.seq, time: event.time, type: event.type, data: event.data })}\n`
+}
+
+/**
+ * The fast check of an event line, equivalent to `SessionEventLine` (which runs only to
+ * explain a failure): loading parses every line, so the hot path avoids zod.
+ */
+export function isEventLineShape(value: unknown): value is SessionEventLine {
+  if (typeof value !== 'object' || value === null) return false
+  const line = value as Record<string, unknown>
+  const seq = line.seq
+  return (
+    typeof seq === 'number' &&
+    Number.isSafeInteger(seq) &&
+    seq >= 0 &&
+    typeof line.time === 'number' &&
+    typeof line.type === 'string' &&
+    eventTypePattern.test(line.type) &&
+    line.data !== undefined
+  )
+}
+
+/** Why a parsed value is not an event line, in zod's words. */
+export function eventLineProblem(value: unknown): string {
+  const result = SessionEventLine.safeParse(value)
+  return result.success ? 'not an event line' : z.prettifyError(result.error)
+}

@@ -1,0 +1,100 @@
+// A cheap, tolerant pass over a log for the catalog: counts lines and picks out the
+// title and model events without parsing every event. Loading (not scanning) validates.
+import { readLines } from './line-reader.js'
+import { SessionHeaderLine } from './log-format.js'
+
+export interface ModelRef {
+  provider: string
+  model: string
+  reasoningEffort?: string
+}
+
+export interface LogScan {
+  header: SessionHeaderLine
+  /** Events in this log, after its seq offset (ref logs start at inheritedEventCount). */
+  eventCount: number
+  startSeq: number
+  /** `session/title` and `model/selection` events of this file, by seq. */
+  titles: { seq: number; title: string }[]
+  models: { seq: number; model: ModelRef }[]
+  /** Time of the last event in this file, if any. */
+  lastTime: number | null
+  /** Bytes of the good lines (a torn tail is not counted). */
+  goodBytes: number
+}
+
+const typeKey = ',"type":"'
+
+/** The event type of a line the store wrote (`{"seq":…,"time":…,"type":"…"`), without JSON.parse. */
+function quickType(text: string): string | null {
+  if (!text.startsWith('{"seq":')) return null
+  const at = text.indexOf(typeKey)
+  if (at < 0) return null
+  const end = text.indexOf('"', at + typeKey.length)
+  return end < 0 ? null : text.slice(at + typeKey.length, end)
+}
+
+function parseOrNull(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null
+  } catch {
+    return null // tolerant by design: loading the session reports the damage with its line
+  }
+}
+
+/** Scans `file`; null when it has no valid header (a torn or foreign file). */
+export async function scanLog(file: string): Promise<LogScan | null> {
+  let header: SessionHeaderLine | null = null
+  let headerFailed = false
+  const titles: LogScan['titles'] = []
+  const models: LogScan['models'] = []
+  let count = 0
+  let startSeq = 0
+  let lastText: string | null = null
+  let lastEnd = 0
+  let beforeLastEnd = 0
+  await readLines(file, (text, line, start) => {
+    if (line === 1) {
+      const parsed = SessionHeaderLine.safeParse(parseOrNull(text))
+      if (!parsed.success) {
+        headerFailed = true
+        return false
+      }
+      header = parsed.data
+      startSeq = header.seed === 'ref' ? header.inheritedEventCount : 0
+      lastEnd = start + Buffer.byteLength(text) + 1
+      return undefined
+    }
+    const seq = startSeq + count
+    count++
+    lastText = text
+    beforeLastEnd = lastEnd
+    lastEnd = start + Buffer.byteLength(text) + 1
+    let type = quickType(text)
+    let value: Record<string, unknown> | null = null
+    if (type === null) {
+      value = parseOrNull(text)
+      type = typeof value?.type === 'string' ? value.type : null
+    }
+    if (type === 'session/title' || type === 'model/selection') {
+      const data = (value ?? parseOrNull(text))?.data as Record<string, unknown> | undefined
+      if (type === 'session/title' && typeof data?.title === 'string') titles.push({ seq, title: data.title })
+      if (type === 'model/selection' && typeof data?.provider === 'string' && typeof data.model === 'string')
+        models.push({ seq, model: data as unknown as ModelRef })
+    }
+    return undefined
+  })
+  if (headerFailed || header === null) return null
+  let lastTime: number | null = null
+  if (lastText !== null) {
+    const last = parseOrNull(lastText)
+    if (last && typeof last.time === 'number') lastTime = last.time
+    else {
+      // An unparsable final line is a torn tail: not an event.
+      count--
+      lastEnd = beforeLastEnd
+    }
+  }
+  return { header, eventCount: count, startSeq, titles, models, lastTime, goodBytes: lastEnd }
+}

@@ -1,0 +1,87 @@
+// Parses one session log file: the header, its events (checked and in seq order),
+// and what follows the last good line (a torn tail). Never repairs: callers decide.
+import { type SessionEvent, TangentError } from '@tangent/core'
+import { z } from 'zod'
+import { readLines } from './line-reader.js'
+import { eventLineProblem, isEventLineShape, SessionHeaderLine } from './log-format.js'
+
+export interface ParsedLog {
+  /** Null when not even the header line is complete: the whole file is a torn tail. */
+  readonly header: SessionHeaderLine | null
+  /** The events written in this file (seq from `startSeq`), in order. */
+  readonly events: SessionEvent[]
+  /** Seq of the file's first event: inheritedEventCount for "ref" logs, else 0. */
+  readonly startSeq: number
+  /** Bytes of the good lines (the log's length after repair). */
+  readonly goodBytes: number
+  /** True when bytes follow the good lines: an incomplete or unparsable final line. */
+  readonly torn: boolean
+}
+
+export function corruptLog(file: string, line: number, why: string): TangentError {
+  return new TangentError(
+    'corrupt-log',
+    `Session log ${file} is damaged at line ${line}: ${why}. Fix or remove that line (the lines after it are intact), then load again.`,
+    { file, line },
+  )
+}
+
+/** A line that failed to parse; it is a torn tail if nothing but a partial line follows it. */
+interface BadLine {
+  line: number
+  why: string
+  start: number
+}
+
+/**
+ * Reads `file`. A bad line followed by more lines is corruption (`corrupt-log`); a bad
+ * final line, or bytes after the last newline, are reported as `torn`.
+ * `maxEvents` stops after that many events (reading a parent's prefix).
+ */
+export async function readSessionLog(file: string, maxEvents = Number.POSITIVE_INFINITY): Promise<ParsedLog> {
+  let header: SessionHeaderLine | null = null
+  let startSeq = 0
+  const events: SessionEvent[] = []
+  let bad: BadLine | null = null
+  const result = await readLines(file, (text, line, start) => {
+    if (bad) throw corruptLog(file, bad.line, bad.why)
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      bad = { line, start, why: `not JSON (${(error as Error).message})` }
+      return undefined
+    }
+    if (line === 1) {
+      const parsed = SessionHeaderLine.safeParse(value)
+      if (!parsed.success) {
+        bad = { line, start, why: `not a session header (${z.prettifyError(parsed.error)})` }
+        return undefined
+      }
+      header = parsed.data
+      startSeq = header.seed === 'ref' ? header.inheritedEventCount : 0
+      return maxEvents > 0
+    }
+    if (!isEventLineShape(value)) {
+      bad = { line, start, why: `not an event line (${eventLineProblem(value)})` }
+      return undefined
+    }
+    const expected = startSeq + events.length
+    if (value.seq !== expected) {
+      bad = { line, start, why: `seq ${value.seq} where ${expected} was expected` }
+      return undefined
+    }
+    events.push(value as SessionEvent)
+    return events.length < maxEvents
+  })
+  const badLine = bad as BadLine | null
+  if (badLine && result.tail.length > 0) throw corruptLog(file, badLine.line, badLine.why)
+  if (result.stopped) return { header, events, startSeq, goodBytes: result.consumedBytes, torn: false }
+  return {
+    header: badLine?.line === 1 ? null : header,
+    events,
+    startSeq,
+    goodBytes: badLine ? badLine.start : result.consumedBytes,
+    torn: badLine !== null || result.tail.length > 0,
+  }
+}

@@ -1,0 +1,34 @@
+// Where a data directory keeps what: one log per session, its side files, the catalog and the lock.
+import path from 'node:path'
+
+export interface StorePaths {
+  readonly dir: string
+  readonly sessionsDir: string
+  readonly catalogFile: string
+  readonly lockFile: string
+}
+
+export function storePaths(dir: string): StorePaths {
+  const root = path.resolve(dir)
+  return {
+    dir: root,
+    sessionsDir: path.join(root, 'sessions'),
+    catalogFile: path.join(root, 'catalog.json'),
+    lockFile: path.join(root, 'lock'),
+  }
+}
+
+/** `sessions/<id>.jsonl`; ids are validated by core before they reach here. */
+export function sessionLogFile(paths: StorePaths, id: string): string {
+  return path.join(paths.sessionsDir, `${id}.jsonl`)
+}
+
+/** Where torn tails cut off a log are kept (appended, never dropped). */
+export function tornFile(paths: StorePaths, id: string): string {
+  return path.join(paths.sessionsDir, `${id}.jsonl.torn`)
+}
+
+/** Marker of an archived session: survives a catalog rebuild without touching the log. */
+export function archivedMarkerFile(paths: StorePaths, id: string): string {
+  return path.join(paths.sessionsDir, `${id}.archived`)
+}
