@@ -169,14 +169,17 @@ export class Agent {
     }
   }
 
-  /** Runs the step's calls in order; stops at an abort. Returns how many ran. */
+  /** Runs the step's calls in order; after an abort the rest get error results. Returns how many ran. */
   async #runTools(outcome: ModelStepOutcome, cwd: string, signal: AbortSignal): Promise<number> {
     let ran = 0
     for (const call of outcome.toolCalls) {
-      if (signal.aborted) break
-      await this.#options.flush()
-      const result = await this.#runTool(call, cwd, signal)
-      ran++
+      // After an abort the rest are answered at once, so the snapshot follows every result.
+      let result = { output: `${abortedMessage} The tool did not run.`, isError: true }
+      if (!signal.aborted) {
+        await this.#options.flush()
+        result = await this.#runTool(call, cwd, signal)
+        ran++
+      }
       this.session.append('tool/result', {
         callId: call.toolCallId,
         toolName: call.toolName,

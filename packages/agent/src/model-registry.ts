@@ -15,6 +15,8 @@ export interface ModelRegistryOptions {
   openaiCompatibleBaseUrl?: string
   /** Delay between demo deltas (else TANGENT_DEMO_DELAY_MS, else 0). */
   demoDelayMs?: number
+  /** Extra models by `provider:model` id (embedders, tests); they win over the built-in providers. */
+  models?: Record<string, LanguageModelV3>
 }
 
 export interface ModelListing {
@@ -38,20 +40,22 @@ export class ModelRegistry {
   readonly #env: Record<string, string | undefined>
   readonly #openaiCompatibleBaseUrl: string | undefined
   readonly #demoDelayMs: number
+  readonly #custom: ReadonlyMap<string, LanguageModelV3>
 
   constructor(options: ModelRegistryOptions = {}) {
     this.#env = { ...(options.env ?? process.env) }
     this.#openaiCompatibleBaseUrl =
       options.openaiCompatibleBaseUrl ?? this.#env.TANGENT_OPENAI_COMPATIBLE_BASE_URL
     this.#demoDelayMs = options.demoDelayMs ?? (Number(this.#env.TANGENT_DEMO_DELAY_MS) || 0)
+    this.#custom = new Map(Object.entries(options.models ?? {}))
   }
 
-  /** Splits `provider:model`; throws `invalid-model` for anything else. */
+  /** Splits `provider:model`; throws `invalid-model` when it is not of that form. */
   static parse(id: string): { provider: string; model: string } {
     const at = id.indexOf(':')
     const provider = at < 0 ? '' : id.slice(0, at)
     const model = at < 0 ? '' : id.slice(at + 1)
-    if (!provider || !model || !(providerNames as readonly string[]).includes(provider)) {
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(provider) || model.trim() === '') {
       throw new TangentError(
         'invalid-model',
         `Invalid model "${id}": use provider:model with provider one of ${providerNames.join(', ')} (e.g. demo:scripted, openai:gpt-4.1).`,
@@ -72,14 +76,20 @@ export class ModelRegistry {
       'deepseek:deepseek-chat',
       `openai-compatible:${compatibleModel}`,
     ]
-    return ids.map((id) => {
-      const missing = this.#missingConfiguration(id)
-      return missing === null ? { id, available: true } : { id, available: false, reason: missing }
-    })
+    const builtIn = ids.filter((id) => !this.#custom.has(id))
+    const custom = [...this.#custom.keys()].map((id) => ({ id, available: true }))
+    return builtIn
+      .map((id): ModelListing => {
+        const missing = this.#missingConfiguration(id)
+        return missing === null ? { id, available: true } : { id, available: false, reason: missing }
+      })
+      .concat(custom)
   }
 
   /** The AI SDK model for `id`; throws `invalid-model` or `model-unavailable` (saying what to set). */
   resolve(id: string): LanguageModelV3 {
+    const custom = this.#custom.get(id)
+    if (custom) return custom
     const { provider, model } = ModelRegistry.parse(id)
     const missing = this.#missingConfiguration(id)
     if (missing !== null)
@@ -137,6 +147,13 @@ export class ModelRegistry {
   #missingConfiguration(id: string): string | null {
     const { provider, model } = ModelRegistry.parse(id)
     const env = this.#env
+    if (!(providerNames as readonly string[]).includes(provider)) {
+      throw new TangentError(
+        'invalid-model',
+        `Unknown provider "${provider}" in model "${id}": use one of ${providerNames.join(', ')}.`,
+        { model: id },
+      )
+    }
     switch (provider) {
       case 'demo':
         return model === 'scripted' ? null : 'the demo provider has one model: use demo:scripted.'

@@ -1,0 +1,380 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { LanguageModelV3StreamPart, LanguageModelV3StreamResult } from '@ai-sdk/provider'
+import { grammarStateOf, type SessionEvent, SessionStore, TangentError } from '@tangent/core'
+import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Agent, type AgentOptions } from './agent.js'
+import { ModelRegistry } from './model-registry.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+}
+
+function stream(parts: LanguageModelV3StreamPart[]): LanguageModelV3StreamResult {
+  return { stream: convertArrayToReadableStream(parts) }
+}
+
+function textStep(text: string): LanguageModelV3StreamResult {
+  return stream([
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't' },
+    ...[...text].map((ch): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't', delta: ch })),
+    { type: 'text-end', id: 't' },
+    { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
+  ])
+}
+
+function toolStep(calls: { id: string; name: string; input: unknown }[]): LanguageModelV3StreamResult {
+  return stream([
+    { type: 'stream-start', warnings: [] },
+    ...calls.map(
+      (call): LanguageModelV3StreamPart => ({
+        type: 'tool-call',
+        toolCallId: call.id,
+        toolName: call.name,
+        input: JSON.stringify(call.input),
+      }),
+    ),
+    { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: 'tool_use' } },
+  ])
+}
+
+/** A stream that sends `text` then hangs until the call is aborted. */
+function hangingTextStep(text: string, signal: AbortSignal | undefined): LanguageModelV3StreamResult {
+  let sent = false
+  return {
+    stream: new ReadableStream<LanguageModelV3StreamPart>({
+      pull(controller) {
+        if (!sent) {
+          sent = true
+          controller.enqueue({ type: 'stream-start', warnings: [] })
+          controller.enqueue({ type: 'text-start', id: 't' })
+          controller.enqueue({ type: 'text-delta', id: 't', delta: text })
+          return
+        }
+        return new Promise<void>((_, reject) => {
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+        })
+      },
+    }),
+  }
+}
+
+function setup(model: MockLanguageModelV3, options: Partial<AgentOptions> = {}) {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
+  dirs.push(cwd)
+  const store = new SessionStore()
+  const session = store.create(undefined, { meta: { cwd } })
+  const models = new ModelRegistry({ env: {}, models: { 'mock:model': model } })
+  const counts = { flushes: 0 }
+  const agent = new Agent({
+    session,
+    models,
+    defaultModel: 'mock:model',
+    maxRetries: 0,
+    flush: async () => {
+      counts.flushes++
+    },
+    ...options,
+  })
+  return { cwd, store, session, agent, models, counts }
+}
+
+function types(events: readonly SessionEvent[]): string[] {
+  return events.map((event) => event.type)
+}
+
+function dataOf<T>(events: readonly SessionEvent[], type: string): T[] {
+  return events.filter((event) => event.type === type).map((event) => event.data as T)
+}
+
+/** Polls until `pid` is gone or a zombie (an unreaped orphan in a container); false after 5 s. */
+async function waitForExit(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    const stat = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8') : ''
+    if (stat === '' || /^\d+ \(.*\) Z/.test(stat)) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return false
+}
+
+function expectValidIdleLog(events: readonly SessionEvent[]): void {
+  expect(grammarStateOf(events).phase).toBe('idle')
+}
+
+describe('Agent loop against MockLanguageModelV3', () => {
+  it('runs a multi-step tool loop, one model call per step, replaying the log each time', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [
+        toolStep([{ id: 'c1', name: 'write', input: { path: 'a.txt', content: 'alpha' } }]),
+        toolStep([
+          { id: 'c2', name: 'read', input: { path: 'a.txt' } },
+          { id: 'c3', name: 'nope', input: {} },
+        ]),
+        textStep('Done.'),
+      ],
+    })
+    const { agent, session, cwd, counts } = setup(model)
+    const result = await agent.prompt('make a file')
+    expect(result.reason).toBe('completed')
+    expect(fs.readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('alpha')
+    expect(types(session.events)).toEqual([
+      'turn/start',
+      'user/message',
+      'step/start',
+      'assistant/message',
+      'tool/result',
+      'step/end',
+      'step/start',
+      'assistant/message',
+      'tool/result',
+      'tool/result',
+      'step/end',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
+    expect(dataOf(session.events, 'tool/result')).toMatchObject([
+      { callId: 'c1', toolName: 'write', isError: false, output: 'Wrote a.txt (5 bytes).' },
+      { callId: 'c2', toolName: 'read', isError: false, output: 'alpha' },
+      { callId: 'c3', toolName: 'nope', isError: true },
+    ])
+    expect(dataOf<{ output: string }>(session.events, 'tool/result')[2]!.output).toContain(
+      'Unknown tool "nope"',
+    )
+    expect(dataOf(session.events, 'step/end')[0]).toEqual({
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+    })
+    expect(model.doStreamCalls).toHaveLength(3)
+    // The tools are offered with schemas; the SDK executes none of them.
+    expect(model.doStreamCalls[0]!.tools?.map((t) => t.name).sort()).toEqual([
+      'bash',
+      'edit',
+      'grep',
+      'list',
+      'read',
+      'write',
+    ])
+    const third = model.doStreamCalls[2]!.prompt
+    expect(third.filter((message) => message.role === 'tool')).toHaveLength(2)
+    // Flushes: 3 model calls + 3 tools + turn/end.
+    expect(counts.flushes).toBe(7)
+    expectValidIdleLog(session.events)
+  })
+
+  it('stops at maxSteps with reason max-steps', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: async () => toolStep([{ id: `c${Math.random()}`, name: 'list', input: {} }]),
+    })
+    const { agent, session } = setup(model, { maxSteps: 3 })
+    const result = await agent.prompt('loop forever')
+    expect(result.reason).toBe('max-steps')
+    expect(model.doStreamCalls).toHaveLength(3)
+    expect(types(session.events).filter((type) => type === 'step/start')).toHaveLength(3)
+    expect(session.events.at(-1)!.data).toMatchObject({ reason: 'max-steps' })
+    expectValidIdleLog(session.events)
+  })
+
+  it('keeps the partial text when aborted during streaming', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => hangingTextStep('Hello, wor', options.abortSignal),
+    })
+    const { agent, session } = setup(model)
+    agent.onDelta(() => agent.abort())
+    const result = await agent.prompt('hi')
+    expect(result.reason).toBe('aborted')
+    expect(dataOf(session.events, 'assistant/message')).toEqual([
+      { content: [{ type: 'text', text: 'Hello, wor' }] },
+    ])
+    expect(types(session.events).slice(-2)).toEqual(['step/end', 'turn/end'])
+    expect(session.events.at(-1)!.data).toMatchObject({ reason: 'aborted' })
+    expect(agent.running).toBe(false)
+    expect(agent.abort()).toBe(false)
+    expectValidIdleLog(session.events)
+  })
+
+  it('kills a long bash on abort and answers the remaining calls with errors', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [
+        toolStep([
+          { id: 'b1', name: 'bash', input: { command: 'sleep 30 & echo $! > sleeper.pid; wait' } },
+          { id: 'w1', name: 'write', input: { path: 'never.txt', content: 'x' } },
+        ]),
+      ],
+    })
+    let snapshots = 0
+    const { agent, session, cwd } = setup(model, {
+      snapshot: async () => {
+        snapshots++
+        return { tree: 'abc123', changed: ['sleeper.pid'] }
+      },
+    })
+    const pending = agent.prompt('sleep')
+    const pidFile = path.join(cwd, 'sleeper.pid')
+    while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === '') {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    const sleeper = Number(fs.readFileSync(pidFile, 'utf8'))
+    expect(agent.abort()).toBe(true)
+    const result = await pending
+    expect(result.reason).toBe('aborted')
+    const results = dataOf<{ callId: string; isError: boolean; output: string }>(
+      session.events,
+      'tool/result',
+    )
+    expect(results.map((r) => [r.callId, r.isError])).toEqual([
+      ['b1', true],
+      ['w1', true],
+    ])
+    expect(results[0]!.output).toContain('killed: the turn was aborted')
+    expect(fs.existsSync(path.join(cwd, 'never.txt'))).toBe(false)
+    expect(snapshots).toBe(1)
+    expect(types(session.events).slice(-5)).toEqual([
+      'tool/result',
+      'tool/result',
+      'snapshot/taken',
+      'step/end',
+      'turn/end',
+    ])
+    expect(dataOf(session.events, 'step/end')).toEqual([{ finishReason: 'abort' }])
+    // The background sleep belonged to the command's process group: it is gone.
+    expect(await waitForExit(sleeper)).toBe(true)
+    expectValidIdleLog(session.events)
+  })
+
+  it('ends with reason error and keeps the provider message when the stream fails mid-way', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [
+        stream([
+          { type: 'stream-start', warnings: [] },
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'Partial' },
+          { type: 'error', error: new Error('upstream exploded') },
+        ]),
+      ],
+    })
+    const { agent, session } = setup(model)
+    const result = await agent.prompt('hi')
+    expect(result.reason).toBe('error')
+    expect(session.events.at(-1)!.data).toEqual({ reason: 'error', error: 'upstream exploded' })
+    expect(dataOf(session.events, 'assistant/message')).toEqual([
+      { content: [{ type: 'text', text: 'Partial' }] },
+    ])
+    expect(dataOf(session.events, 'step/end')).toEqual([{ finishReason: 'error' }])
+    expectValidIdleLog(session.events)
+  })
+
+  it('ends with reason error when the model call itself throws', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: async () => {
+        throw new Error('connection refused')
+      },
+    })
+    const { agent, session } = setup(model)
+    const result = await agent.prompt('hi')
+    expect(result.reason).toBe('error')
+    expect((session.events.at(-1)!.data as { error: string }).error).toContain('connection refused')
+    expectValidIdleLog(session.events)
+  })
+
+  it('refuses a second prompt or a model switch while a turn runs (session-busy)', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => hangingTextStep('…', options.abortSignal),
+    })
+    const { agent, session } = setup(model)
+    const first = agent.prompt('one')
+    expect(agent.running).toBe(true)
+    await expect(agent.prompt('two')).rejects.toSatisfy((error) =>
+      TangentError.hasCode(error, 'session-busy'),
+    )
+    expect(() => agent.setModel('demo:scripted')).toThrow(expect.objectContaining({ code: 'session-busy' }))
+    agent.abort()
+    expect((await first).reason).toBe('aborted')
+    expect(dataOf(session.events, 'user/message')).toHaveLength(1)
+    expectValidIdleLog(session.events)
+  })
+
+  it('throws model-unavailable before appending anything', async () => {
+    const { agent, session } = setup(new MockLanguageModelV3(), { defaultModel: 'openai:gpt-4.1' })
+    const error = await agent.prompt('hi').catch((caught: unknown) => caught)
+    expect(TangentError.hasCode(error, 'model-unavailable')).toBe(true)
+    expect((error as TangentError).data).toEqual({ model: 'openai:gpt-4.1' })
+    expect((error as TangentError).message).toContain('OPENAI_API_KEY')
+    expect(() => agent.setModel('anthropic:claude-sonnet-4-5')).toThrow(/ANTHROPIC_API_KEY/)
+    expect(() => agent.setModel('nonsense')).toThrow(expect.objectContaining({ code: 'invalid-model' }))
+    expect(session.events).toHaveLength(0)
+    expect(agent.running).toBe(false)
+  })
+
+  it('appends model/selection and a forked child runs with the latest one in its log', async () => {
+    const first = new MockLanguageModelV3({ doStream: async () => textStep('from A') })
+    const second = new MockLanguageModelV3({ doStream: async () => textStep('from B') })
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
+    dirs.push(cwd)
+    const store = new SessionStore()
+    const session = store.create(undefined, { meta: { cwd } })
+    const models = new ModelRegistry({ env: {}, models: { 'mock:a': first, 'mock:b': second } })
+    const agent = new Agent({ session, models, flush: async () => {} })
+    agent.setModel('mock:a', 'high')
+    await agent.prompt('one')
+    agent.setModel('mock:b')
+    expect(dataOf(session.events, 'model/selection')).toEqual([
+      { provider: 'mock', model: 'a', reasoningEffort: 'high' },
+      { provider: 'mock', model: 'b' },
+    ])
+    const child = store.fork(session)
+    const childAgent = new Agent({ session: child, models, flush: async () => {} })
+    await childAgent.prompt('two')
+    expect(first.doStreamCalls).toHaveLength(1)
+    expect(second.doStreamCalls).toHaveLength(1)
+    expect(dataOf(child.events, 'assistant/message').at(-1)).toEqual({
+      content: [{ type: 'text', text: 'from B' }],
+    })
+  })
+
+  it('records snapshot/taken after tool steps, and a failing snapshot as snapshot/failed without ending the turn', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [
+        toolStep([{ id: 'c1', name: 'write', input: { path: 'x.txt', content: '1' } }]),
+        toolStep([{ id: 'c2', name: 'write', input: { path: 'y.txt', content: '2' } }]),
+        textStep('ok'),
+      ],
+    })
+    let calls = 0
+    const { agent, session } = setup(model, {
+      snapshot: async () => {
+        calls++
+        if (calls === 2) throw new Error('disk full')
+        return { tree: 'tree1', changed: ['x.txt'] }
+      },
+    })
+    const result = await agent.prompt('go')
+    expect(result.reason).toBe('completed')
+    expect(dataOf(session.events, 'snapshot/taken')).toEqual([{ tree: 'tree1', changed: ['x.txt'] }])
+    expect(dataOf(session.events, 'snapshot/failed')).toEqual([{ message: 'disk full' }])
+    expect(calls).toBe(2)
+    expectValidIdleLog(session.events)
+  })
+
+  it('answers a call whose input does not match the schema with an error result the model can act on', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [toolStep([{ id: 'c1', name: 'write', input: { path: 'x.txt' } }]), textStep('sorry')],
+    })
+    const { agent, session } = setup(model)
+    expect((await agent.prompt('go')).reason).toBe('completed')
+    const [result] = dataOf<{ isError: boolean; output: string }>(session.events, 'tool/result')
+    expect(result!.isError).toBe(true)
+    expect(result!.output).toMatch(/^Invalid input for write/)
+    expectValidIdleLog(session.events)
+  })
+})
