@@ -177,6 +177,18 @@ describe('SessionStore.create', () => {
     expect(vias).toEqual(['load'])
   })
 
+  it('a loaded log of an unseeded session is not seeded: lineage says nothing was inherited', () => {
+    const store = new SessionStore()
+    const s = store.create('plain', {
+      seed: [ev(0, 'plugin/x'), ev(1, 'plugin/y')],
+      lineage: { inheritedEventCount: 0 },
+      loaded: true,
+    })
+    expect(s.header).toMatchObject({ isSeeded: false, origin: 'user', inheritedEventCount: 0 })
+    expect(s.ownEvents()).toHaveLength(2)
+    expect(s.isOwnSeq(0)).toBe(true)
+  })
+
   it.each([
     [[ev(1, 'plugin/x')]],
     [[ev(0, 'plugin/x'), ev(2, 'plugin/y')]],
