@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import { ancestorsOf, buildLineage, flattenWorkspace } from './lineage.js'
+import type { SessionSummary } from './wire.js'
+
+function session(id: string, overrides: Partial<SessionSummary> = {}): SessionSummary {
+  return {
+    id,
+    title: id,
+    cwd: '/w',
+    workspaceId: 'w1',
+    parentSession: null,
+    forkedAt: null,
+    origin: overrides.parentSession ? 'fork' : 'user',
+    createdAt: 0,
+    updatedAt: 0,
+    eventCount: 0,
+    inheritedEventCount: 0,
+    status: 'idle',
+    archived: false,
+    model: null,
+    files: { mode: 'shared', path: '/w', baseTree: null },
+    ...overrides,
+  }
+}
+
+describe('lineage tree', () => {
+  const sessions = [
+    session('a', { createdAt: 1 }),
+    session('b', { createdAt: 2 }),
+    session('a1', { parentSession: 'a', forkedAt: 3, createdAt: 3 }),
+    session('a2', { parentSession: 'a', forkedAt: 7, createdAt: 4 }),
+    session('a1x', { parentSession: 'a1', forkedAt: 9, createdAt: 5 }),
+    session('old', { createdAt: 6, archived: true }),
+    session('oldkid', { parentSession: 'old', forkedAt: 3, createdAt: 7 }),
+  ]
+
+  it('nests forks under their parent and shows only expanded children', () => {
+    const index = buildLineage(sessions, false)
+    const collapsed = flattenWorkspace(index, 'w1', new Set())
+    expect(collapsed.map((row) => row.session.id)).toEqual(['oldkid', 'b', 'a'])
+    expect(collapsed.find((row) => row.session.id === 'a')?.childCount).toBe(2)
+
+    const open = flattenWorkspace(index, 'w1', new Set(['a', 'a1']))
+    expect(open.map((row) => [row.session.id, row.depth])).toEqual([
+      ['oldkid', 0],
+      ['b', 0],
+      ['a', 0],
+      ['a1', 1],
+      ['a1x', 2],
+      ['a2', 1],
+    ])
+  })
+
+  it('hides archived sessions unless asked, keeping their forks visible as roots', () => {
+    const hidden = flattenWorkspace(buildLineage(sessions, false), 'w1', new Set(['old']))
+    expect(hidden.some((row) => row.session.id === 'old')).toBe(false)
+    expect(hidden.find((row) => row.session.id === 'oldkid')?.detachedFrom).toBe('old')
+
+    const shown = flattenWorkspace(buildLineage(sessions, true), 'w1', new Set(['old']))
+    expect(shown.map((row) => row.session.id).slice(0, 2)).toEqual(['old', 'oldkid'])
+    expect(shown[1]?.depth).toBe(1)
+  })
+
+  it('lists ancestors nearest first and stops on cycles', () => {
+    const map = new Map(sessions.map((s) => [s.id, s]))
+    expect(ancestorsOf(map, 'a1x')).toEqual(['a1', 'a'])
+    const loop = new Map([
+      ['x', session('x', { parentSession: 'y' })],
+      ['y', session('y', { parentSession: 'x' })],
+    ])
+    expect(ancestorsOf(loop, 'x')).toEqual(['y'])
+  })
+
+  it('flattens 5,000 sessions with only the expanded rows', () => {
+    const many: SessionSummary[] = []
+    for (let i = 0; i < 1000; i++) {
+      many.push(session(`r${i}`, { createdAt: i }))
+      for (let j = 0; j < 4; j++)
+        many.push(session(`r${i}c${j}`, { parentSession: `r${i}`, createdAt: i + j }))
+    }
+    const rows = flattenWorkspace(buildLineage(many, false), 'w1', new Set(['r5']))
+    expect(rows).toHaveLength(1004)
+  })
+})

@@ -1,0 +1,123 @@
+// The web UI in real Chromium against a real Host: chat, branch from a turn, edit a message
+// in a new branch.
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  chat,
+  chromiumPath,
+  launchBrowser,
+  mustRunBrowser,
+  newSession,
+  openApp,
+  openSessionId,
+  openWorkspace,
+  row,
+  screenshot,
+  startTestHost,
+  type TestHost,
+} from './web-harness.js'
+
+if (!chromiumPath && mustRunBrowser) {
+  it('needs chromium (CI=true)', () => {
+    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
+  })
+}
+
+describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
+  let host: TestHost
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+
+  beforeAll(async () => {
+    host = await startTestHost()
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await host?.close()
+  })
+  beforeEach(async () => {
+    await context?.close()
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    page = await context.newPage()
+    await openApp(page, host.url)
+  })
+
+  it('chats two turns with Enter and shows both answers', async () => {
+    await openWorkspace(page, host.workspace)
+    const id = await newSession(page)
+    await chat(page, 'hello there')
+    await chat(page, 'and a second thing')
+
+    const users = page.getByTestId('user-message')
+    await expect
+      .poll(() => users.allTextContents())
+      .toEqual([expect.stringContaining('hello there'), expect.stringContaining('and a second thing')])
+    const answers = await page.getByTestId('assistant-message').allTextContents()
+    expect(answers).toEqual([expect.stringContaining('Turn 1'), expect.stringContaining('Turn 2')])
+    expect(await row(page, id).getAttribute('data-status')).toBe('idle')
+    // Shift+Enter adds a line instead of sending.
+    const input = page.getByTestId('composer-input')
+    await input.fill('line one')
+    await input.press('Shift+Enter')
+    await input.type('line two')
+    expect(await input.inputValue()).toBe('line one\nline two')
+    expect(await page.getByTestId('turn').count()).toBe(2)
+  })
+
+  it('branches from the first turn: the child holds that turn only and sits under its parent', async () => {
+    await openWorkspace(page, host.workspace)
+    const parent = await newSession(page)
+    await chat(page, 'first question')
+    await chat(page, 'second question')
+
+    await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
+    await expect.poll(() => openSessionId(page)).not.toBe(parent)
+    const child = (await openSessionId(page))!
+
+    await expect
+      .poll(() => page.getByTestId('user-message').allTextContents())
+      .toEqual([expect.stringContaining('first question')])
+    await page.getByTestId('fork-divider').waitFor()
+    const childRow = row(page, child)
+    await childRow.waitFor()
+    expect(await childRow.getAttribute('data-parent-id')).toBe(parent)
+    expect(await childRow.getAttribute('data-depth')).toBe('1')
+    expect(await childRow.getByTestId('fork-point').textContent()).toMatch(/^from #\d+$/)
+    expect(await row(page, parent).getByTestId('child-count').textContent()).toBe('1')
+    expect(await row(page, parent).getByTestId('row-toggle').getAttribute('aria-expanded')).toBe('true')
+
+    // The child continues on its own; the parent keeps both turns.
+    await chat(page, 'child only')
+    await row(page, parent).getByTestId('row-title').click()
+    await expect.poll(() => openSessionId(page)).toBe(parent)
+    await expect
+      .poll(() => page.getByTestId('user-message').allTextContents())
+      .toEqual([expect.stringContaining('first question'), expect.stringContaining('second question')])
+    await row(page, child).getByTestId('row-title').click()
+    await expect.poll(() => page.getByTestId('user-message').count()).toBe(2)
+    await screenshot(page, 'main-view')
+  })
+
+  it('edits a message in a new branch: the child stops before it and the composer holds its text', async () => {
+    await openWorkspace(page, host.workspace)
+    const parent = await newSession(page)
+    await chat(page, 'keep this one')
+    await chat(page, 'rewrite me please')
+
+    await page.getByTestId('user-message').nth(1).getByTestId('edit-in-branch').click()
+    await expect.poll(() => openSessionId(page)).not.toBe(parent)
+    const child = (await openSessionId(page))!
+    await expect.poll(() => page.getByTestId('composer-input').inputValue()).toBe('rewrite me please')
+    await expect
+      .poll(() => page.getByTestId('user-message').allTextContents())
+      .toEqual([expect.stringContaining('keep this one')])
+    expect(await row(page, child).getAttribute('data-parent-id')).toBe(parent)
+
+    // Sending the edited text continues the branch.
+    await page.getByTestId('composer-input').fill('rewritten')
+    await page.getByTestId('send').click()
+    await expect.poll(() => page.getByTestId('assistant-message').last().textContent()).toContain('rewritten')
+  })
+})

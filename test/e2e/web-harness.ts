@@ -1,0 +1,153 @@
+// Shared setup of the web UI's Chromium tests: a real Host (in-process, 127.0.0.1, port 0,
+// temp home, demo model) serving packages/web/dist, and Debian's chromium driven by
+// playwright-core. Never downloads a browser: no chromium means a loud skip, or a failure
+// when CI=true.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startHost } from '@tangent/host'
+import { type Browser, chromium, type Page } from 'playwright-core'
+import { expect } from 'vitest'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+export const webRoot = path.join(root, 'packages/web/dist')
+export const screenshotDir = path.join(root, 'docs/screenshots')
+
+/** The chromium binary, or null when it is not installed. */
+export function findChromium(): string | null {
+  for (const candidate of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
+    if (candidate && fs.existsSync(candidate)) return candidate
+  }
+  try {
+    const found = execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim()
+    return found === '' ? null : found
+  } catch {
+    // `which` exits 1 when there is no such command: that is the answer, not an error.
+    return null
+  }
+}
+
+export const chromiumPath = findChromium()
+export const mustRunBrowser = process.env.CI === 'true'
+
+if (!chromiumPath) {
+  const line = '!'.repeat(78)
+  console.warn(
+    `\n${line}\n!! Chromium not found (/usr/bin/chromium): the web UI's browser tests are SKIPPED.\n` +
+      `!! Install it with: sudo apt-get install chromium   (with CI=true this is a failure)\n${line}\n`,
+  )
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!chromiumPath)
+    throw new Error('Chromium is not installed: apt-get install chromium (CI=true needs it).')
+  if (!fs.existsSync(path.join(webRoot, 'index.html'))) {
+    throw new Error(`The web UI is not built (${webRoot}): run "npm run build -w @tangent/web".`)
+  }
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+}
+
+export interface TestHost {
+  readonly url: string
+  readonly home: string
+  readonly workspace: string
+  close(): Promise<void>
+}
+
+/** A Host on a fresh temp home, with a workspace folder ready to open. */
+export async function startTestHost(env: Record<string, string | undefined> = {}): Promise<TestHost> {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-web-'))
+  const home = path.join(base, 'home')
+  const workspace = path.join(base, 'project')
+  fs.mkdirSync(home)
+  fs.mkdirSync(workspace)
+  fs.writeFileSync(path.join(workspace, 'README.md'), '# demo project\n')
+  const host = await startHost({
+    home,
+    port: 0,
+    host: '127.0.0.1',
+    webRoot,
+    defaultModel: 'demo:scripted',
+    env: { ...process.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, ...env },
+  })
+  return {
+    url: host.url,
+    home,
+    workspace,
+    async close() {
+      await host.close()
+      fs.rmSync(base, { recursive: true, force: true })
+    },
+  }
+}
+
+// ---- page helpers (all waits are on the DOM, never on time) ----
+
+export async function openApp(page: Page, url: string): Promise<void> {
+  await page.goto(url)
+  await expect.poll(() => page.getByTestId('connection').textContent()).toBe('connected')
+}
+
+export async function openWorkspace(page: Page, folder: string): Promise<void> {
+  await page.getByTestId('workspace-path').fill(folder)
+  await page.getByTestId('workspace-open').click()
+  await page
+    .locator(`[data-testid="workspace-row"]`)
+    .filter({ hasText: path.basename(folder) })
+    .waitFor()
+}
+
+export async function newSession(page: Page): Promise<string> {
+  const before = await page
+    .getByTestId('transcript')
+    .getAttribute('data-session-id')
+    .catch(() => null)
+  await page.getByTestId('new-session').first().click()
+  await expect.poll(() => page.getByTestId('transcript').getAttribute('data-session-id')).not.toBe(before)
+  return (await page.getByTestId('transcript').getAttribute('data-session-id'))!
+}
+
+/** Sends a message with Enter and waits for its turn to end. */
+export async function chat(page: Page, text: string): Promise<void> {
+  const turns = await page.getByTestId('turn').count()
+  const input = page.getByTestId('composer-input')
+  await input.fill(text)
+  await input.press('Enter')
+  await expect.poll(() => endedTurns(page)).toBe(turns + 1)
+}
+
+export async function endedTurns(page: Page): Promise<number> {
+  return page.locator('[data-testid="turn"][data-running="false"]').count()
+}
+
+export function row(page: Page, sessionId: string) {
+  return page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`)
+}
+
+export async function openSessionId(page: Page): Promise<string | null> {
+  return page.getByTestId('transcript').getAttribute('data-session-id')
+}
+
+export async function rowMenu(page: Page, sessionId: string, item: string): Promise<void> {
+  await row(page, sessionId).getByTestId('row-menu-button').click()
+  await page.getByTestId(item).click()
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(screenshotDir, { recursive: true })
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`) })
+}

@@ -1,0 +1,72 @@
+// A running turn in real Chromium (the demo model slowed by TANGENT_DEMO_DELAY_MS): actions
+// inside it are disabled and say why, Esc stops it, and the aborted end is shown.
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  chat,
+  chromiumPath,
+  launchBrowser,
+  mustRunBrowser,
+  newSession,
+  openApp,
+  openWorkspace,
+  row,
+  startTestHost,
+  type TestHost,
+} from './web-harness.js'
+
+if (!chromiumPath && mustRunBrowser) {
+  it('needs chromium (CI=true)', () => {
+    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
+  })
+}
+
+describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
+  let host: TestHost
+  let browser: Browser
+  let page: Page
+
+  beforeAll(async () => {
+    host = await startTestHost({ TANGENT_DEMO_DELAY_MS: '150' })
+    browser = await launchBrowser()
+    page = await (await browser.newContext({ viewport: { width: 1100, height: 760 } })).newPage()
+    await openApp(page, host.url)
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await host?.close()
+  })
+
+  it('disables actions inside the running turn with the reason, and Esc stops it', async () => {
+    await openWorkspace(page, host.workspace)
+    const id = await newSession(page)
+    await chat(page, 'one')
+
+    const input = page.getByTestId('composer-input')
+    await input.fill('a slow answer with quite a few words in it so it streams for a while')
+    await input.press('Enter')
+    const running = page.locator('[data-testid="turn"][data-running="true"]')
+    await running.waitFor()
+    await expect.poll(() => row(page, id).getAttribute('data-status')).toBe('running')
+    await page.getByTestId('stop').waitFor()
+
+    const branch = running.getByTestId('branch-from-here')
+    expect(await branch.isDisabled()).toBe(true)
+    expect(await branch.getAttribute('title')).toMatch(/still running/)
+    const edit = running.getByTestId('edit-in-branch')
+    expect(await edit.isDisabled()).toBe(true)
+    expect(await edit.getAttribute('title')).toMatch(/still running/)
+    // The finished turn before it stays available.
+    expect(await page.getByTestId('turn').first().getByTestId('branch-from-here').isEnabled()).toBe(true)
+
+    // Streaming text shows up before the turn ends.
+    await page.getByTestId('streaming').waitFor()
+
+    await input.press('Escape')
+    const end = page.getByTestId('turn-end-reason')
+    await end.waitFor()
+    expect(await end.getAttribute('data-reason')).toBe('aborted')
+    await expect.poll(() => row(page, id).getAttribute('data-status')).toBe('idle')
+    expect(await page.getByTestId('turn').last().getByTestId('branch-from-here').isEnabled()).toBe(true)
+  })
+})

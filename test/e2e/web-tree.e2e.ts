@@ -1,0 +1,165 @@
+// The lineage tree in real Chromium: archive/unarchive, delete a parent with forks, two tabs
+// seeing each other's forks live, the fork dialog and a narrow window.
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  chat,
+  chromiumPath,
+  launchBrowser,
+  mustRunBrowser,
+  newSession,
+  openApp,
+  openSessionId,
+  openWorkspace,
+  row,
+  rowMenu,
+  screenshot,
+  startTestHost,
+  type TestHost,
+} from './web-harness.js'
+
+if (!chromiumPath && mustRunBrowser) {
+  it('needs chromium (CI=true)', () => {
+    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
+  })
+}
+
+describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
+  let host: TestHost
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+
+  beforeAll(async () => {
+    host = await startTestHost()
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await host?.close()
+  })
+  beforeEach(async () => {
+    await context?.close()
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    page = await context.newPage()
+    await openApp(page, host.url)
+    await openWorkspace(page, host.workspace)
+  })
+
+  async function branchFromLastTurn(): Promise<string> {
+    const before = await openSessionId(page)
+    await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await expect.poll(() => openSessionId(page)).not.toBe(before)
+    return (await openSessionId(page))!
+  }
+
+  it('archives a session out of sight and brings it back', async () => {
+    const id = await newSession(page)
+    await chat(page, 'to be archived')
+    await rowMenu(page, id, 'menu-archive')
+    await expect.poll(() => row(page, id).count()).toBe(0)
+
+    await page.getByTestId('show-archived').check()
+    await row(page, id).waitFor()
+    expect(await row(page, id).getAttribute('data-archived')).toBe('true')
+
+    await rowMenu(page, id, 'menu-archive') // now labelled Unarchive
+    await expect.poll(() => row(page, id).getAttribute('data-archived')).toBe('false')
+    await page.getByTestId('show-archived').uncheck()
+    expect(await row(page, id).count()).toBe(1)
+  })
+
+  it('deletes a parent with forks: the forks stay, with their history, and the dialog names them', async () => {
+    const parent = await newSession(page)
+    await chat(page, 'shared history')
+    const childA = await branchFromLastTurn()
+    await chat(page, 'only in A')
+    await row(page, parent).getByTestId('row-title').click()
+    await expect.poll(() => openSessionId(page)).toBe(parent)
+    const childB = await branchFromLastTurn()
+
+    await rowMenu(page, parent, 'menu-delete')
+    const keeps = page.getByTestId('delete-keeps')
+    await keeps.waitFor()
+    expect(await keeps.locator('li').count()).toBe(2)
+    await screenshot(page, 'delete-dialog')
+    await page.getByTestId('confirm-delete').click()
+
+    await expect.poll(() => row(page, parent).count()).toBe(0)
+    for (const child of [childA, childB]) {
+      await row(page, child).waitFor()
+      expect(await row(page, child).getAttribute('data-depth')).toBe('0')
+    }
+    await row(page, childA).getByTestId('row-title').click()
+    await expect.poll(() => openSessionId(page)).toBe(childA)
+    await expect
+      .poll(() => page.getByTestId('user-message').allTextContents())
+      .toEqual([expect.stringContaining('shared history'), expect.stringContaining('only in A')])
+  })
+
+  it('shows forks made in one tab live in another', async () => {
+    const parent = await newSession(page)
+    await chat(page, 'seen by both tabs')
+
+    const other = await context.newPage()
+    await openApp(other, host.url)
+    await row(other, parent).waitFor()
+
+    const child = await branchFromLastTurn()
+    await expect.poll(() => row(other, parent).getByTestId('child-count').textContent()).toBe('1')
+    await row(other, parent).getByTestId('row-toggle').click()
+    await row(other, child).waitFor()
+    expect(await row(other, child).getAttribute('data-parent-id')).toBe(parent)
+
+    // And the other way round: a fork from the second tab reaches the first.
+    await row(other, child).getByTestId('row-title').click()
+    await expect.poll(() => openSessionId(other)).toBe(child)
+    await other.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await expect.poll(() => openSessionId(other)).not.toBe(child)
+    const grandchild = (await openSessionId(other))!
+    await expect.poll(() => row(page, child).getByTestId('child-count').textContent()).toBe('1')
+    await row(page, child).getByTestId('row-toggle').click()
+    expect(await row(page, grandchild).getAttribute('data-depth')).toBe('2')
+    await other.close()
+  })
+
+  it('renames from the row menu and forks through the dialog', async () => {
+    const id = await newSession(page)
+    await chat(page, 'a session to name')
+    await rowMenu(page, id, 'menu-rename')
+    await page.getByTestId('rename-input').fill('Refactor plan')
+    await page.getByTestId('rename-input').press('Enter')
+    await expect.poll(() => row(page, id).getByTestId('row-title').textContent()).toContain('Refactor plan')
+
+    await rowMenu(page, id, 'menu-fork')
+    await page.getByTestId('fork-dialog').waitFor()
+    await page.getByTestId('fork-title').fill('Approach B')
+    await screenshot(page, 'fork-dialog')
+    await page.getByTestId('fork-confirm').click()
+    await expect.poll(() => openSessionId(page)).not.toBe(id)
+    const child = (await openSessionId(page))!
+    await expect.poll(() => row(page, child).getByTestId('row-title').textContent()).toContain('Approach B')
+    expect(await row(page, child).getAttribute('data-parent-id')).toBe(id)
+  })
+
+  it('stays usable in a narrow window: the sidebar folds away behind a button', async () => {
+    const id = await newSession(page)
+    await chat(page, 'narrow window check')
+    await page.setViewportSize({ width: 420, height: 760 })
+    await expect
+      .poll(() => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right))
+      .toBeLessThanOrEqual(0)
+    await screenshot(page, 'narrow')
+    await page.getByTestId('sidebar-toggle').click()
+    await expect
+      .poll(() => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().left))
+      .toBe(0)
+    await screenshot(page, 'narrow-sidebar')
+    await row(page, id).getByTestId('row-title').click()
+    await expect
+      .poll(() => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right))
+      .toBeLessThanOrEqual(0)
+    const composer = await page.getByTestId('composer').boundingBox()
+    expect(composer!.width).toBeLessThanOrEqual(420)
+  })
+})
