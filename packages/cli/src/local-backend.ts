@@ -1,6 +1,7 @@
 // The Backend when no Host runs: this process opens the JSONL store (taking the
 // writer lock unless read-only) and runs the agent in-process with file snapshots.
-import { Agent, ModelRegistry } from '@tangent/agent'
+import fs from 'node:fs'
+import { Agent, defaultModelId, ModelRegistry } from '@tangent/agent'
 import { currentModel, resolveForkAnchor, type Session, TangentError } from '@tangent/core'
 import { FileState } from '@tangent/files'
 import { JsonlStore } from '@tangent/store-jsonl'
@@ -68,6 +69,7 @@ export class LocalBackend implements Backend {
     const entries = await this.#jsonl.list()
     return entries
       .filter((entry) => options.includeArchived || !entry.archived)
+      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
       .map((entry) => summaryFromCatalog(entry, this.#isRunning(entry.id)))
   }
 
@@ -77,17 +79,12 @@ export class LocalBackend implements Backend {
   }
 
   async createSession(options: { cwd: string; title?: string | undefined; model?: string | undefined }) {
-    // Validate the model before anything is written.
-    const selection = options.model === undefined ? null : this.#checkModel(options.model)
-    const session = this.#jsonl.store.create(undefined, {
-      meta: {
-        cwd: options.cwd,
-        ...(options.title ? { title: options.title } : {}),
-        files: { mode: 'shared', path: options.cwd },
-      },
-    })
+    // Like the Host: a real path, the model recorded from the start, validated before anything is written.
+    const selection = this.#checkModel(options.model ?? this.#defaultModel ?? defaultModelId)
+    const cwd = fs.realpathSync(options.cwd)
+    const session = this.#jsonl.store.create(undefined, { meta: { cwd } })
+    session.append('model/selection', selection)
     if (options.title) session.append('session/title', { title: options.title })
-    if (selection !== null) session.append('model/selection', selection)
     await this.#jsonl.flush(session.id)
     return this.#summary(session)
   }
@@ -115,7 +112,10 @@ export class LocalBackend implements Backend {
     const source = await this.#load(request.sessionId)
     const boundary = resolveForkAnchor(source.events, { atSeq: request.atSeq, before: request.before })
     const childId = this.#jsonl.store.newId()
-    const baseTree = this.#files.treeAt(source.events, boundary)
+    // The source's own base tree holds only when the cut keeps all it inherited.
+    const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
+    const baseTree =
+      this.#files.treeAt(source.events, boundary) ?? (inheritsWholePrefix ? baseTreeOf(source) : null)
     let files = { mode: 'shared', path: source.header.cwd }
     if (request.files === 'worktree') {
       const worktree = await this.#files.createWorktree({
@@ -125,22 +125,29 @@ export class LocalBackend implements Backend {
       })
       files = { mode: 'worktree', path: worktree.path }
     }
-    const child = this.#jsonl.store.fork(source, boundary, childId, {
-      meta: {
-        cwd: files.path,
-        files,
-        baseTree,
-        ...(request.title ? { title: request.title } : {}),
-        ...(typeof source.header.workspaceId === 'string' ? { workspaceId: source.header.workspaceId } : {}),
-      },
-    })
-    if (request.title) child.append('session/title', { title: request.title })
+    let child: Session
+    try {
+      child = this.#jsonl.store.fork(source, boundary, childId, {
+        meta: {
+          cwd: files.path,
+          files,
+          baseTree,
+          ...(typeof source.header.workspaceId === 'string'
+            ? { workspaceId: source.header.workspaceId }
+            : {}),
+        },
+      })
+    } catch (error) {
+      if (files.mode === 'worktree') await this.#files.removeWorktree(files.path, { force: true })
+      throw error
+    }
     // The child runs with the source's latest model, even one chosen after the fork point.
     const latest = currentModel(source.events)
     const inherited = currentModel(child.events)
     if (latest !== null && JSON.stringify(latest) !== JSON.stringify(inherited)) {
       child.append('model/selection', latest)
     }
+    if (request.title) child.append('session/title', { title: request.title })
     await this.#jsonl.flush(child.id)
     return { session: await this.#summary(child), boundary }
   }
@@ -206,7 +213,7 @@ export class LocalBackend implements Backend {
       cwd: session.header.cwd,
       events: session.events,
       inheritedEventCount: session.inheritedEventCount,
-      baseTree: typeof session.header.baseTree === 'string' ? session.header.baseTree : null,
+      baseTree: baseTreeOf(session),
       toSeq: seq,
       force,
     })
@@ -218,9 +225,7 @@ export class LocalBackend implements Backend {
   }
 
   #latestTree(session: Session): string | null {
-    const tree = this.#files.treeAt(session.events, session.events.length - 1)
-    if (tree !== null) return tree
-    return typeof session.header.baseTree === 'string' ? session.header.baseTree : null
+    return this.#files.treeAt(session.events, session.events.length - 1, baseTreeOf(session))
   }
 
   #checkModel(id: string): { provider: string; model: string } {
@@ -266,4 +271,9 @@ export class LocalBackend implements Backend {
   async #summary(session: Session): Promise<SessionSummary> {
     return summaryFromSession(session, await this.#jsonl.get(session.id), this.#isRunning(session.id))
   }
+}
+
+/** The file tree a session started from (its fork point's), recorded in its header. */
+function baseTreeOf(session: Session): string | null {
+  return typeof session.header.baseTree === 'string' ? session.header.baseTree : null
 }

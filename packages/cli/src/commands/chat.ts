@@ -10,7 +10,7 @@ import { withBackend } from '../open-backend.js'
 import { renderSessionTree } from '../render/session-tree.js'
 import { type Style, styleFor, titleOf } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
-import { existingDirectory } from './run.js'
+import { existingDirectory, titleFrom } from './run.js'
 
 interface ChatFlags {
   cwd?: string
@@ -120,7 +120,11 @@ class ChatLoop {
 
   async #turn(text: string): Promise<void> {
     if (this.#current === null) {
-      const created = await this.#backend.createSession({ cwd: this.#cwd, model: this.#model })
+      const created = await this.#backend.createSession({
+        cwd: this.#cwd,
+        model: this.#model,
+        title: titleFrom(text),
+      })
       this.#current = created.id
       this.#print(this.#style.dim(`(session ${created.id})`))
     }

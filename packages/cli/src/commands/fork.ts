@@ -45,7 +45,7 @@ export function registerForkCommand(program: Command, context: CliContext): void
       const style = styleFor(context.stderr, context.env)
       const files =
         result.session.files.mode === 'worktree'
-          ? `its own worktree at ${result.session.files.path}`
+          ? `has its own worktree at ${result.session.files.path}`
           : `shares files with ${id} in ${result.session.cwd}`
       printNote(context, style.dim(`forked ${id} through seq ${result.boundary}; the child ${files}`))
     })

@@ -7,7 +7,7 @@ import type { Backend } from '../backend.js'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printNote } from '../output.js'
-import { styleFor } from '../render/style.js'
+import { clip, styleFor } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
 
 interface RunFlags {
@@ -32,7 +32,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
 async function runCommand(context: CliContext, text: string, flags: RunFlags): Promise<void> {
   const cwd = flags.session === undefined ? existingDirectory(context, flags.cwd) : undefined
   await withBackend(context, {}, async (backend) => {
-    const sessionId = await targetSession(backend, flags, cwd)
+    const sessionId = await targetSession(backend, flags, cwd, text)
     const style = styleFor(context.stdout, context.env)
     const printer = new TurnPrinter(
       flags.json ? silent : context.stdout,
@@ -71,13 +71,18 @@ async function runCommand(context: CliContext, text: string, flags: RunFlags): P
   })
 }
 
-async function targetSession(backend: Backend, flags: RunFlags, cwd: string | undefined): Promise<string> {
+async function targetSession(
+  backend: Backend,
+  flags: RunFlags,
+  cwd: string | undefined,
+  text: string,
+): Promise<string> {
   if (flags.session !== undefined) {
     await backend.getSession(flags.session)
     if (flags.model !== undefined) await backend.setModel(flags.session, flags.model)
     return flags.session
   }
-  const created = await backend.createSession({ cwd: cwd!, model: flags.model })
+  const created = await backend.createSession({ cwd: cwd!, model: flags.model, title: titleFrom(text) })
   return created.id
 }
 
@@ -97,3 +102,8 @@ export function existingDirectory(context: CliContext, dir: string | undefined):
 }
 
 const silent = { write: () => true }
+
+/** A new session's title: its first message, cut to fit a tree row. */
+export function titleFrom(text: string): string {
+  return clip(text, 48)
+}
