@@ -1,0 +1,313 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { TangentError } from '@tangent/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { JsonlStore } from './jsonl-store.js'
+import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
+
+const open: JsonlStore[] = []
+async function openStore(dir: string, readOnly = false): Promise<JsonlStore> {
+  const db = await JsonlStore.open({ dir, readOnly })
+  open.push(db)
+  return db
+}
+afterEach(async () => {
+  for (const db of open.splice(0)) await db.close()
+})
+
+function eventsOf(session: { events: readonly unknown[] }): unknown {
+  return JSON.parse(JSON.stringify(session.events))
+}
+
+describe('JsonlStore: logs and reload', () => {
+  it('writes a header line then one event per line, and loads it back after a restart', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const session = db.store.create('s1', { meta: { cwd: '/work', workspaceId: 'w1' } })
+    session.append('model/selection', { provider: 'openai', model: 'gpt-4.1' })
+    appendTurn(session, 'hello')
+    await db.flush('s1')
+    const lines = logLines(dir, 's1')
+    expect(lines).toHaveLength(1 + session.events.length)
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      type: 'session',
+      version: 1,
+      id: 's1',
+      cwd: '/work',
+      inheritedEventCount: 0,
+      seed: 'inline',
+      origin: 'user',
+      workspaceId: 'w1',
+    })
+    expect(JSON.parse(lines[1]!)).toEqual({ ...session.events[0] })
+    const before = eventsOf(session)
+    await db.close()
+
+    const again = await openStore(dir)
+    const loaded = await again.load('s1')
+    expect(eventsOf(loaded)).toEqual(before)
+    expect(loaded.header).toMatchObject({ id: 's1', cwd: '/work', workspaceId: 'w1', isSeeded: false })
+    expect(await again.load('s1')).toBe(loaded)
+  })
+
+  it('rejects unknown and invalid ids with typed errors', async () => {
+    const db = await openStore(tempDataDir())
+    await expect(db.load('nope')).rejects.toMatchObject({ code: 'session-not-found' })
+    await expect(db.load('../etc/passwd')).rejects.toMatchObject({ code: 'invalid-session-id' })
+    await expect(db.delete('nope')).rejects.toMatchObject({ code: 'session-not-found' })
+    await expect(db.setArchived('nope', true)).rejects.toMatchObject({ code: 'session-not-found' })
+  })
+
+  it('refuses to create a session whose log already exists on disk', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    db.store.create('dup', { meta: { cwd: '/' } })
+    await db.flush()
+    await db.close()
+    const again = await openStore(dir)
+    expect(() => again.store.create('dup', { meta: { cwd: '/' } })).toThrow(
+      expect.objectContaining({ code: 'session-exists' }),
+    )
+    expect(again.store.has('dup')).toBe(false)
+  })
+
+  it('surfaces a write failure through flush instead of swallowing it', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    appendTurn(db.store.create('s', { meta: { cwd: '/' } }), 'a')
+    await db.flush()
+    await db.close()
+    const again = await openStore(dir)
+    const session = await again.load('s')
+    // The log's directory turns into a file: the next commit cannot open the log.
+    fs.renameSync(path.join(dir, 'sessions'), path.join(dir, 'moved'))
+    fs.writeFileSync(path.join(dir, 'sessions'), '')
+    appendTurn(session, 'b')
+    await expect(again.flush('s')).rejects.toMatchObject({ code: 'store-write-failed' })
+    await expect(again.flush()).rejects.toMatchObject({ code: 'store-write-failed' })
+    fs.rmSync(path.join(dir, 'sessions'))
+    fs.renameSync(path.join(dir, 'moved'), path.join(dir, 'sessions'))
+    open.splice(open.indexOf(again), 1)
+    await expect(again.close()).rejects.toMatchObject({ code: 'store-write-failed' })
+  })
+
+  it('group commit: many appends, one flush, everything durable and in order', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const session = db.store.create('g', { meta: { cwd: '/' } })
+    for (let i = 0; i < 200; i++) appendTurn(session, `turn ${i}`, { tool: i % 3 === 0 })
+    await db.flush()
+    const lines = logLines(dir, 'g')
+    expect(lines).toHaveLength(1 + session.events.length)
+    lines.slice(1).forEach((line, i) => expect(JSON.parse(line).seq).toBe(i))
+  })
+})
+
+describe('JsonlStore: forks by reference', () => {
+  it('a fork writes only its header, whatever the length of the history', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const parent = db.store.create('p', { meta: { cwd: '/' } })
+    for (let i = 0; i < 300; i++) appendTurn(parent, `turn ${i} ${'x'.repeat(200)}`)
+    const parentSize = () => fs.statSync(logFile(dir, 'p')).size
+    const child = db.store.fork(parent, undefined, 'c', { meta: { title: 'child' } })
+    await db.flush('c')
+    // The parent was flushed through the boundary before the child header was written.
+    expect(logLines(dir, 'p')).toHaveLength(1 + parent.events.length)
+    const childBytes = fs.statSync(logFile(dir, 'c')).size
+    expect(childBytes).toBe(fs.readFileSync(logFile(dir, 'c'), 'utf8').indexOf('\n') + 1)
+    expect(childBytes).toBeLessThan(400)
+    expect(parentSize()).toBeGreaterThan(100 * childBytes)
+    expect(JSON.parse(logLines(dir, 'c')[0]!)).toMatchObject({
+      seed: 'ref',
+      parentSession: 'p',
+      forkedAt: parent.lastSeq,
+      inheritedEventCount: parent.events.length,
+      title: 'child',
+    })
+    expect(child.events[5]).toBe(parent.events[5])
+  })
+
+  it('a chain of forks loads after a restart, each with its own turns', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const a = db.store.create('a', { meta: { cwd: '/' } })
+    appendTurn(a, 'a1')
+    appendTurn(a, 'a2')
+    const b = db.store.fork(a, 9, 'b') // after the first turn
+    appendTurn(b, 'b1')
+    const c = db.store.fork(b, undefined, 'c')
+    appendTurn(c, 'c1')
+    appendTurn(a, 'a3')
+    const expected = { a: eventsOf(a), b: eventsOf(b), c: eventsOf(c) }
+    await db.close()
+    const again = await openStore(dir)
+    // Load the deepest first: its prefix comes from b's log and a's log.
+    expect(eventsOf(await again.load('c'))).toEqual(expected.c)
+    expect(eventsOf(await again.load('b'))).toEqual(expected.b)
+    expect(eventsOf(await again.load('a'))).toEqual(expected.a)
+    const loadedC = again.store.get('c')!
+    expect(loadedC.header).toMatchObject({ parentSession: 'b', inheritedEventCount: b.events.length })
+  })
+
+  it('deleting a parent materialises its direct children inline, and they still load', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const a = db.store.create('a', { meta: { cwd: '/' } })
+    appendTurn(a, 'a1')
+    const b = db.store.fork(a, undefined, 'b')
+    appendTurn(b, 'b1')
+    const c = db.store.fork(a, undefined, 'c')
+    const d = db.store.fork(b, undefined, 'd')
+    appendTurn(d, 'd1')
+    const expected = { b: eventsOf(b), c: eventsOf(c), d: eventsOf(d) }
+    const result = await db.delete('a')
+    expect(result.materialized.sort()).toEqual(['b', 'c'])
+    expect(fs.existsSync(logFile(dir, 'a'))).toBe(false)
+    expect(db.store.has('a')).toBe(false)
+    expect(JSON.parse(logLines(dir, 'b')[0]!)).toMatchObject({ seed: 'inline', parentSession: 'a' })
+    expect(logLines(dir, 'b')).toHaveLength(1 + b.events.length)
+    expect(JSON.parse(logLines(dir, 'd')[0]!)).toMatchObject({ seed: 'ref', parentSession: 'b' })
+    // Live children keep appending to their new log.
+    appendTurn(b, 'b2')
+    expected.b = eventsOf(b)
+    await db.close()
+    const again = await openStore(dir)
+    expect(eventsOf(await again.load('b'))).toEqual(expected.b)
+    expect(eventsOf(await again.load('c'))).toEqual(expected.c)
+    expect(eventsOf(await again.load('d'))).toEqual(expected.d)
+    expect((await again.list()).map((entry) => entry.id).sort()).toEqual(['b', 'c', 'd'])
+  })
+
+  it('a chain loads correctly after any one of its members is deleted', async () => {
+    for (const victim of ['a', 'b', 'c']) {
+      const dir = tempDataDir()
+      const db = await openStore(dir)
+      const a = db.store.create('a', { meta: { cwd: '/' } })
+      appendTurn(a, 'a1')
+      const b = db.store.fork(a, undefined, 'b')
+      appendTurn(b, 'b1')
+      const c = db.store.fork(b, undefined, 'c')
+      appendTurn(c, 'c1')
+      const d = db.store.fork(c, undefined, 'd')
+      appendTurn(d, 'd1')
+      const expected = new Map([a, b, c, d].map((s) => [s.id, eventsOf(s)]))
+      await db.close()
+      open.splice(open.indexOf(db), 1)
+      const second = await openStore(dir)
+      await second.delete(victim)
+      await second.close()
+      open.splice(open.indexOf(second), 1)
+      const third = await openStore(dir)
+      for (const [id, events] of expected) {
+        if (id === victim) await expect(third.load(id)).rejects.toMatchObject({ code: 'session-not-found' })
+        else expect(eventsOf(await third.load(id))).toEqual(events)
+      }
+      await third.close()
+      open.splice(open.indexOf(third), 1)
+    }
+  })
+})
+
+describe('JsonlStore: catalog', () => {
+  it('keeps titles, models, counts and lineage without parsing logs', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const a = db.store.create('a', { meta: { cwd: '/w' } })
+    a.append('model/selection', { provider: 'anthropic', model: 'claude' })
+    a.append('session/title', { title: 'first' })
+    appendTurn(a, 'one')
+    const b = db.store.fork(a, undefined, 'b')
+    a.append('session/title', { title: 'renamed' })
+    appendTurn(b, 'two')
+    expect(await db.get('a')).toMatchObject({ title: 'renamed', eventCount: a.events.length })
+    expect(await db.get('b')).toMatchObject({
+      title: 'first',
+      parentSession: 'a',
+      forkedAt: 11,
+      eventCount: b.events.length,
+      inheritedEventCount: 12,
+      model: { provider: 'anthropic', model: 'claude' },
+      archived: false,
+    })
+    await db.close()
+    // A clean close leaves a catalog that the next open uses as is.
+    const catalog = JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8'))
+    expect(catalog.sessions).toHaveLength(2)
+    const again = await openStore(dir)
+    expect((await again.list()).map((e) => [e.id, e.title, e.eventCount])).toEqual([
+      ['a', 'renamed', a.events.length],
+      ['b', 'first', b.events.length],
+    ])
+  })
+
+  it('rebuilds a deleted, damaged or stale catalog from the logs, archived flags included', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const a = db.store.create('a', { meta: { cwd: '/w' } })
+    a.append('session/title', { title: 'A' })
+    appendTurn(a, 'one')
+    const b = db.store.fork(a, undefined, 'b')
+    appendTurn(b, 'two')
+    await db.setArchived('b', true)
+    await db.close()
+    open.splice(0)
+    const expected = [
+      { id: 'a', title: 'A', archived: false, eventCount: a.events.length, parentSession: null },
+      { id: 'b', title: 'A', archived: true, eventCount: b.events.length, parentSession: 'a' },
+    ]
+    const catalogFile = path.join(dir, 'catalog.json')
+    const damage = [
+      () => fs.rmSync(catalogFile),
+      () => fs.writeFileSync(catalogFile, '{"version":1,"sessions":[{"id":'),
+      () => fs.writeFileSync(catalogFile, '{"version":1,"sessions":[]}'),
+      () => fs.writeFileSync(catalogFile, '{"version":1,"sessions":"nope"}'),
+    ]
+    for (const harm of damage) {
+      harm()
+      const again = await openStore(dir)
+      expect(await again.list()).toEqual(expected.map((entry) => expect.objectContaining(entry)))
+      await again.close()
+      open.splice(0)
+      expect(JSON.parse(fs.readFileSync(catalogFile, 'utf8')).sessions).toHaveLength(2)
+    }
+  })
+
+  it('setArchived persists in the catalog and survives a rebuild', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    db.store.create('a', { meta: { cwd: '/' } })
+    expect(await db.setArchived('a', true)).toMatchObject({ id: 'a', archived: true })
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8')).sessions[0].archived).toBe(
+      true,
+    )
+    await db.close()
+    open.splice(0)
+    fs.rmSync(path.join(dir, 'catalog.json'))
+    const again = await openStore(dir)
+    expect(await again.get('a')).toMatchObject({ archived: true })
+    expect(await again.setArchived('a', false)).toMatchObject({ archived: false })
+    await again.close()
+    open.splice(0)
+    fs.rmSync(path.join(dir, 'catalog.json'))
+    const third = await openStore(dir)
+    expect(await third.get('a')).toMatchObject({ archived: false })
+  })
+})
+
+describe('JsonlStore: read-only', () => {
+  it('takes no lock, refuses writes, and never repairs', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const s = db.store.create('s', { meta: { cwd: '/' } })
+    appendTurn(s, 'one')
+    s.append('turn/start', {})
+    await db.flush()
+    const reader = await openStore(dir, true)
+    const loaded = await reader.load('s')
+    expect(loaded.isTurnOpen).toBe(true)
+    expect(() => reader.store.create('x', { meta: { cwd: '/' } })).toThrow(TangentError)
+    await expect(reader.delete('s')).rejects.toMatchObject({ code: 'store-read-only' })
+    expect(logLines(dir, 's')).toHaveLength(1 + s.events.length)
+  })
+})
