@@ -3,7 +3,7 @@
 // diffed directly. Each directory has its own index file and ref; the user's .git is never used.
 
 import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { type GitResult, runGit } from './git.js'
 
@@ -42,6 +42,18 @@ const shadowConfig: readonly (readonly [string, string])[] = [
 // bytes on disk and write them back unchanged (no EOL normalisation, no LFS or other filters).
 const snapshotAttributes = '* -text -filter -ident !eol !working-tree-encoding\n'
 
+/** Git config file syntax for `key = value` pairs (`section.name` keys only). */
+function configText(settings: readonly (readonly [string, string])[]): string {
+  const sections = new Map<string, string[]>()
+  for (const [key, value] of settings) {
+    const dot = key.indexOf('.')
+    const lines = sections.get(key.slice(0, dot)) ?? []
+    lines.push(`\t${key.slice(dot + 1)} = ${value}\n`)
+    sections.set(key.slice(0, dot), lines)
+  }
+  return [...sections].map(([section, lines]) => `[${section}]\n${lines.join('')}`).join('')
+}
+
 export class ShadowRepository {
   readonly home: string
   readonly gitDir: string
@@ -68,7 +80,8 @@ export class ShadowRepository {
     if (existsSync(marker)) return
     await mkdir(path.dirname(this.gitDir), { recursive: true })
     await runGit(['init', '--bare', '--quiet', this.gitDir], { cwd: this.home })
-    for (const [key, value] of shadowConfig) await this.git(['config', key, value])
+    // One write instead of a `git config` process per setting (init is on the first snapshot's path).
+    await appendFile(path.join(this.gitDir, 'config'), configText(shadowConfig))
     await mkdir(this.indexDirectory, { recursive: true })
     await mkdir(path.join(this.gitDir, 'info'), { recursive: true })
     await writeFile(path.join(this.gitDir, 'info', 'attributes'), snapshotAttributes)

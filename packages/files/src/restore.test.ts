@@ -1,0 +1,196 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import { type Session, SessionStore, TangentError } from '@tangent/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { FileState } from './file-state.js'
+import { makeRepository, read, TempDirectories, write } from './fixture.test-helper.js'
+
+const temps = new TempDirectories()
+afterEach(() => temps.removeAll())
+
+interface World {
+  cwd: string
+  files: FileState
+  store: SessionStore
+  session: Session
+  baseTree: string
+}
+
+/** A directory with a.txt, b.txt, c.txt and a session whose header records the base tree. */
+async function world(): Promise<World> {
+  const root = temps.make()
+  const cwd = path.join(root, 'project')
+  write(cwd, 'a.txt', 'a1\n')
+  write(cwd, 'b.txt', 'b1\n')
+  write(cwd, 'c.txt', 'c1\n')
+  const files = new FileState({ home: path.join(root, 'home') })
+  const baseTree = (await files.snapshot(cwd)).tree
+  const store = new SessionStore()
+  const session = store.create(undefined, { meta: { cwd, baseTree } })
+  return { cwd, files, store, session, baseTree }
+}
+
+/** A turn in which `edit` changes files, followed by the snapshot the agent would record. */
+async function turn(w: World, edit: () => void): Promise<{ start: number; end: number }> {
+  const start = w.session.append('turn/start', {}).seq
+  w.session.append('user/message', { content: [{ type: 'text', text: 'edit' }] })
+  edit()
+  w.session.append('snapshot/taken', await w.files.snapshot(w.cwd))
+  const end = w.session.append('turn/end', { reason: 'completed' }).seq
+  return { start, end }
+}
+
+function restore(w: World, toSeq: number, force = false) {
+  return w.files.restore({
+    cwd: w.cwd,
+    events: w.session.events,
+    inheritedEventCount: w.session.inheritedEventCount,
+    baseTree: w.baseTree,
+    toSeq,
+    force,
+  })
+}
+
+describe('FileState.restore', () => {
+  it('rewinds the paths changed after toSeq: edits undone, added files removed, removed files back', async () => {
+    const w = await world()
+    const first = await turn(w, () => {
+      write(w.cwd, 'a.txt', 'a2\n')
+      write(w.cwd, 'added/new.txt', 'new\n')
+      rmSync(path.join(w.cwd, 'c.txt'))
+    })
+    await turn(w, () => write(w.cwd, 'b.txt', 'b2\n'))
+
+    const partial = await restore(w, first.end)
+    expect(partial.restored).toEqual(['b.txt'])
+    expect(read(w.cwd, 'b.txt')).toBe('b1\n')
+    expect(read(w.cwd, 'a.txt')).toBe('a2\n')
+    w.session.append('snapshot/taken', partial.snapshot)
+
+    const full = await restore(w, first.start)
+    expect(full.restored).toEqual(['a.txt', 'added/new.txt', 'b.txt', 'c.txt'])
+    expect(read(w.cwd, 'a.txt')).toBe('a1\n')
+    expect(read(w.cwd, 'c.txt')).toBe('c1\n')
+    expect(existsSync(path.join(w.cwd, 'added'))).toBe(false)
+    expect(full.snapshot.tree).toBe(w.baseTree)
+  })
+
+  it('never touches paths the session did not change', async () => {
+    const w = await world()
+    const first = await turn(w, () => write(w.cwd, 'a.txt', 'a2\n'))
+    // Another writer, after the session's latest snapshot.
+    write(w.cwd, 'b.txt', 'someone else\n')
+    write(w.cwd, 'theirs.txt', 'theirs\n')
+    const result = await restore(w, first.start)
+    expect(result.restored).toEqual(['a.txt'])
+    expect(read(w.cwd, 'a.txt')).toBe('a1\n')
+    expect(read(w.cwd, 'b.txt')).toBe('someone else\n')
+    expect(read(w.cwd, 'theirs.txt')).toBe('theirs\n')
+  })
+
+  it('refuses with files-conflict when another writer changed a path since, and writes with force', async () => {
+    const w = await world()
+    const first = await turn(w, () => {
+      write(w.cwd, 'a.txt', 'a2\n')
+      write(w.cwd, 'b.txt', 'b2\n')
+    })
+    write(w.cwd, 'a.txt', 'another session wrote this\n')
+    const refused = await restore(w, first.start).catch((error: unknown) => error)
+    expect(TangentError.hasCode(refused, 'files-conflict')).toBe(true)
+    expect((refused as TangentError).data.paths).toEqual(['a.txt'])
+    // Nothing was written.
+    expect(read(w.cwd, 'a.txt')).toBe('another session wrote this\n')
+    expect(read(w.cwd, 'b.txt')).toBe('b2\n')
+
+    const forced = await restore(w, first.start, true)
+    expect(forced.restored).toEqual(['a.txt', 'b.txt'])
+    expect(read(w.cwd, 'a.txt')).toBe('a1\n')
+    expect(read(w.cwd, 'b.txt')).toBe('b1\n')
+  })
+
+  it('can be undone by restoring the undo tree', async () => {
+    const w = await world()
+    const first = await turn(w, () => {
+      write(w.cwd, 'a.txt', 'a2\n')
+      write(w.cwd, 'new.txt', 'new\n')
+      rmSync(path.join(w.cwd, 'c.txt'))
+    })
+    const result = await restore(w, first.start)
+    expect(existsSync(path.join(w.cwd, 'new.txt'))).toBe(false)
+    const undone = await w.files.restoreTree({
+      cwd: w.cwd,
+      tree: result.undoTree,
+      paths: result.restored,
+      expectTree: result.snapshot.tree,
+    })
+    expect(undone.restored).toEqual(['a.txt', 'c.txt', 'new.txt'])
+    expect(read(w.cwd, 'a.txt')).toBe('a2\n')
+    expect(read(w.cwd, 'new.txt')).toBe('new\n')
+    expect(existsSync(path.join(w.cwd, 'c.txt'))).toBe(false)
+    expect(undone.snapshot.tree).toBe(result.undoTree)
+  })
+
+  it('refuses an undo that would overwrite a later change, unless forced', async () => {
+    const w = await world()
+    const first = await turn(w, () => write(w.cwd, 'a.txt', 'a2\n'))
+    const result = await restore(w, first.start)
+    write(w.cwd, 'a.txt', 'later\n')
+    const undo = {
+      cwd: w.cwd,
+      tree: result.undoTree,
+      paths: result.restored,
+      expectTree: result.snapshot.tree,
+    }
+    await expect(w.files.restoreTree(undo)).rejects.toSatisfy((error) =>
+      TangentError.hasCode(error, 'files-conflict'),
+    )
+    expect(read(w.cwd, 'a.txt')).toBe('later\n')
+    await w.files.restoreTree({ ...undo, force: true })
+    expect(read(w.cwd, 'a.txt')).toBe('a2\n')
+  })
+
+  it('rewinds only the child own changes after a fork', async () => {
+    const w = await world()
+    await turn(w, () => write(w.cwd, 'a.txt', 'parent\n'))
+    const forkSeq = w.session.events.length - 1
+    const childBase = w.files.treeAt(w.session.events, forkSeq, w.baseTree)
+    const child = w.store.fork(w.session, forkSeq, undefined, { meta: { baseTree: childBase } })
+    const childWorld: World = { ...w, session: child, baseTree: childBase ?? w.baseTree }
+    const childTurn = await turn(childWorld, () => write(w.cwd, 'b.txt', 'child\n'))
+    expect(w.files.timeline(child).map((entry) => entry.seq)).toEqual([childTurn.start + 2])
+    const result = await restore(childWorld, forkSeq)
+    expect(result.restored).toEqual(['b.txt'])
+    expect(read(w.cwd, 'b.txt')).toBe('b1\n')
+    expect(read(w.cwd, 'a.txt')).toBe('parent\n')
+  })
+
+  it('throws snapshot-unavailable when no tree is known at toSeq', async () => {
+    const w = await world()
+    const first = await turn(w, () => write(w.cwd, 'a.txt', 'a2\n'))
+    const error = await w.files
+      .restore({ cwd: w.cwd, events: w.session.events, inheritedEventCount: 0, toSeq: first.start })
+      .catch((caught: unknown) => caught)
+    expect(TangentError.hasCode(error, 'snapshot-unavailable')).toBe(true)
+    expect(read(w.cwd, 'a.txt')).toBe('a2\n')
+  })
+
+  it('writes back the exact bytes, whatever the .gitattributes say', async () => {
+    const root = temps.make()
+    const crlf = 'line one\r\nline two\r\n'
+    const cwd = makeRepository(path.join(root, 'repo'), { '.gitattributes': '* text=auto eol=lf\n' })
+    write(cwd, 'windows.txt', crlf)
+    const files = new FileState({ home: path.join(root, 'home') })
+    const base = await files.snapshot(cwd)
+    write(cwd, 'windows.txt', 'rewritten\n')
+    const after = await files.snapshot(cwd)
+    await files.restoreTree({ cwd, tree: base.tree, paths: after.changed })
+    expect(readFileSync(path.join(cwd, 'windows.txt'), 'utf8')).toBe(crlf)
+  })
+
+  it('refuses paths that leave the directory', async () => {
+    const w = await world()
+    await expect(
+      w.files.restoreTree({ cwd: w.cwd, tree: w.baseTree, paths: ['../outside.txt'] }),
+    ).rejects.toSatisfy((error) => TangentError.hasCode(error, 'invalid-path'))
+  })
+})

@@ -1,0 +1,195 @@
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import { TangentError } from '@tangent/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { FileState } from './file-state.js'
+import { git, makeRepository, TempDirectories, write } from './fixture.test-helper.js'
+
+const temps = new TempDirectories()
+afterEach(() => temps.removeAll())
+
+function setup(options: { maxFileBytes?: number } = {}) {
+  const root = temps.make()
+  const home = path.join(root, 'home')
+  const files = new FileState({ home, ...options })
+  return { root, home, files }
+}
+
+async function treeFiles(files: FileState, tree: string): Promise<string[]> {
+  const listing = await files.repository.git(['ls-tree', '-r', '--name-only', '-z', tree])
+  return listing.stdout.toString('utf8').split('\0').filter(Boolean)
+}
+
+describe('FileState.snapshot', () => {
+  it('snapshots a directory that is not a git project', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'a.txt', 'a\n')
+    write(cwd, 'dir/b.txt', 'b\n')
+    const first = await files.snapshot(cwd)
+    expect(first.changed).toEqual(['a.txt', 'dir/b.txt'])
+    expect(await treeFiles(files, first.tree)).toEqual(['a.txt', 'dir/b.txt'])
+    const again = await files.snapshot(cwd)
+    expect(again).toEqual({ tree: first.tree, changed: [], skipped: [] })
+  })
+
+  it('lists exactly the added, modified and deleted paths in changed', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'keep.txt', 'keep\n')
+    write(cwd, 'edit.txt', 'v1\n')
+    write(cwd, 'gone/old.txt', 'old\n')
+    await files.snapshot(cwd)
+    write(cwd, 'edit.txt', 'v2\n')
+    write(cwd, 'new/added.txt', 'new\n')
+    rmSync(path.join(cwd, 'gone'), { recursive: true })
+    const next = await files.snapshot(cwd)
+    expect(next.changed.sort()).toEqual(['edit.txt', 'gone/old.txt', 'new/added.txt'])
+  })
+
+  it('leaves the user repository untouched: status, HEAD, refs and index bytes', async () => {
+    const { root, files } = setup()
+    const cwd = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n', 'b.txt': 'b\n' })
+    write(cwd, 'a.txt', 'changed\n')
+    write(cwd, 'untracked.txt', 'u\n')
+    git(cwd, 'add', 'a.txt')
+    write(cwd, 'b.txt', 'unstaged\n')
+    const before = {
+      status: git(cwd, 'status', '--porcelain'),
+      head: git(cwd, 'rev-parse', 'HEAD'),
+      refs: git(cwd, 'for-each-ref'),
+      index: readFileSync(path.join(cwd, '.git', 'index')),
+    }
+    const snapshot = await files.snapshot(cwd)
+    write(cwd, 'b.txt', 'unstaged\n')
+    await files.snapshot(cwd)
+    expect(git(cwd, 'status', '--porcelain')).toBe(before.status)
+    expect(git(cwd, 'rev-parse', 'HEAD')).toBe(before.head)
+    expect(git(cwd, 'for-each-ref')).toBe(before.refs)
+    expect(readFileSync(path.join(cwd, '.git', 'index')).equals(before.index)).toBe(true)
+    // The working files are what was snapshotted, and nothing of .git is.
+    expect(await treeFiles(files, snapshot.tree)).toEqual(['a.txt', 'b.txt', 'untracked.txt'])
+  })
+
+  it('honours .gitignore files: nested ones, and those above cwd in the repository', async () => {
+    const { root, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { '.gitignore': 'node_modules/\n*.log\n' })
+    write(repo, 'pkg/src/index.ts', 'export {}\n')
+    write(repo, 'pkg/node_modules/dep/index.js', 'dep\n')
+    write(repo, 'pkg/debug.log', 'log\n')
+    write(repo, 'pkg/.gitignore', 'secret.txt\n')
+    write(repo, 'pkg/secret.txt', 'secret\n')
+    write(repo, 'pkg/deep/.gitignore', '*.tmp\n')
+    write(repo, 'pkg/deep/x.tmp', 'tmp\n')
+    write(repo, 'pkg/deep/kept.txt', 'kept\n')
+    const fromRoot = await files.snapshot(repo)
+    expect(await treeFiles(files, fromRoot.tree)).toEqual([
+      '.gitignore',
+      'pkg/.gitignore',
+      'pkg/deep/.gitignore',
+      'pkg/deep/kept.txt',
+      'pkg/src/index.ts',
+    ])
+    // Snapshotting the subdirectory alone still applies the repository root's .gitignore.
+    const fromSub = await files.snapshot(path.join(repo, 'pkg'))
+    expect(await treeFiles(files, fromSub.tree)).toEqual([
+      '.gitignore',
+      'deep/.gitignore',
+      'deep/kept.txt',
+      'src/index.ts',
+    ])
+  })
+
+  it('skips files over the limit, names them, and picks them up again when they shrink', async () => {
+    const { root, files } = setup({ maxFileBytes: 1000 })
+    const cwd = makeRepository(path.join(root, 'repo'), { 'small.txt': 'small\n', 'grows.txt': 'tiny\n' })
+    write(cwd, 'big.bin', Buffer.alloc(5000, 7))
+    const first = await files.snapshot(cwd)
+    expect(first.skipped).toEqual(['big.bin'])
+    expect(await treeFiles(files, first.tree)).toEqual(['grows.txt', 'small.txt'])
+    // A file already in the snapshots that grows past the limit leaves them.
+    write(cwd, 'grows.txt', 'x'.repeat(2000))
+    const grown = await files.snapshot(cwd)
+    expect(grown.skipped).toEqual(['big.bin', 'grows.txt'])
+    expect(grown.changed).toEqual(['grows.txt'])
+    expect(await treeFiles(files, grown.tree)).toEqual(['small.txt'])
+    write(cwd, 'grows.txt', 'small again\n')
+    const shrunk = await files.snapshot(cwd)
+    expect(shrunk.skipped).toEqual(['big.bin'])
+    expect(await treeFiles(files, shrunk.tree)).toEqual(['grows.txt', 'small.txt'])
+  })
+
+  it('never snapshots TANGENT_HOME into itself when it lies inside cwd', async () => {
+    const root = temps.make()
+    const cwd = path.join(root, 'project')
+    write(cwd, 'a.txt', 'a\n')
+    const files = new FileState({ home: path.join(cwd, '.tangent') })
+    const first = await files.snapshot(cwd)
+    write(cwd, 'b.txt', 'b\n')
+    const second = await files.snapshot(cwd)
+    expect(second.changed).toEqual(['b.txt'])
+    expect(await treeFiles(files, first.tree)).toEqual(['a.txt'])
+    expect(await treeFiles(files, second.tree)).toEqual(['a.txt', 'b.txt'])
+  })
+
+  it('reports a nested repository as skipped instead of recording a foreign commit', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(root, 'outer')
+    write(cwd, 'a.txt', 'a\n')
+    makeRepository(path.join(cwd, 'vendor', 'lib'), { 'lib.txt': 'lib\n' })
+    const snapshot = await files.snapshot(cwd)
+    expect(snapshot.skipped).toEqual(['vendor/lib/'])
+    expect(await treeFiles(files, snapshot.tree)).toEqual(['a.txt'])
+  })
+
+  it('snapshots an empty directory as the empty tree', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' }), 'empty')
+    mkdirSync(cwd)
+    const snapshot = await files.snapshot(cwd)
+    expect(snapshot).toEqual({ tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', changed: [], skipped: [] })
+  })
+
+  it('serialises concurrent snapshots of one directory', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'a.txt', 'a\n')
+    const results = await Promise.all([files.snapshot(cwd), files.snapshot(cwd), files.snapshot(cwd)])
+    expect(new Set(results.map((r) => r.tree)).size).toBe(1)
+    expect(results.map((r) => r.changed)).toEqual([['a.txt'], [], []])
+  })
+
+  it('throws not-a-directory for a missing path or a file', async () => {
+    const { root, files } = setup()
+    write(root, 'file.txt', 'x')
+    await expect(files.snapshot(path.join(root, 'missing'))).rejects.toSatisfy((error) =>
+      TangentError.hasCode(error, 'not-a-directory'),
+    )
+    await expect(files.snapshot(path.join(root, 'file.txt'))).rejects.toSatisfy((error) =>
+      TangentError.hasCode(error, 'not-a-directory'),
+    )
+  })
+})
+
+describe('FileState.gc', () => {
+  it('keeps every snapshot tree and prunes unreferenced objects', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(root, 'plain')
+    const trees: string[] = []
+    for (let i = 0; i < 3; i++) {
+      write(cwd, 'a.txt', `version ${i}\n`)
+      trees.push((await files.snapshot(cwd)).tree)
+    }
+    const junk = (
+      await files.repository.git(['hash-object', '-w', '--stdin'], { input: 'unreferenced junk\n' })
+    ).stdout
+      .toString('utf8')
+      .trim()
+    const result = await files.gc()
+    expect(result.bytesAfter).toBeLessThanOrEqual(result.bytesBefore)
+    for (const tree of trees) expect(await files.repository.hasTree(tree)).toBe(true)
+    expect((await files.diffTrees(trees[0] ?? null, trees[2] ?? null))[0]?.patch).toContain('+version 2')
+    const probe = await files.repository.git(['cat-file', '-e', junk], { allowedExitCodes: [1, 128] })
+    expect(probe.exitCode).not.toBe(0)
+  })
+})

@@ -1,0 +1,152 @@
+import { existsSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import { TangentError } from '@tangent/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { FileState } from './file-state.js'
+import { git, makeRepository, read, TempDirectories, write } from './fixture.test-helper.js'
+
+const temps = new TempDirectories()
+afterEach(() => temps.removeAll())
+
+function setup() {
+  const root = temps.make()
+  const home = path.join(root, 'home')
+  return { root, home, files: new FileState({ home }) }
+}
+
+describe('FileState.createWorktree', () => {
+  it('forks a git project into a worktree on tangent/<id> holding the fork point, not HEAD', async () => {
+    const { root, home, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), {
+      'tracked.txt': 'committed\n',
+      'deleted.txt': 'committed\n',
+      '.gitignore': '*.log\n',
+    })
+    write(repo, 'tracked.txt', 'uncommitted edit\n')
+    write(repo, 'untracked.txt', 'new file\n')
+    rmSync(path.join(repo, 'deleted.txt'))
+    const forkPoint = await files.snapshot(repo)
+
+    const child = await files.createWorktree({ cwd: repo, tree: forkPoint.tree, sessionId: 'child1' })
+    expect(child).toMatchObject({ kind: 'git-worktree', branch: 'tangent/child1' })
+    expect(child.path).toBe(path.join(home, 'worktrees', 'child1'))
+    expect(read(child.path, 'tracked.txt')).toBe('uncommitted edit\n')
+    expect(read(child.path, 'untracked.txt')).toBe('new file\n')
+    expect(existsSync(path.join(child.path, 'deleted.txt'))).toBe(false)
+    expect(git(repo, 'branch', '--list', 'tangent/child1')).toContain('tangent/child1')
+    expect(git(repo, 'worktree', 'list')).toContain(child.path)
+
+    // The parent goes on changing its files; the child keeps the fork point's content.
+    write(repo, 'tracked.txt', 'parent moved on\n')
+    write(repo, 'untracked.txt', 'parent again\n')
+    expect(read(child.path, 'tracked.txt')).toBe('uncommitted edit\n')
+    expect(read(child.path, 'untracked.txt')).toBe('new file\n')
+    // The user can commit the child's work on its branch.
+    git(child.path, 'add', '-A')
+    git(child.path, 'commit', '--quiet', '-m', 'child work')
+    expect(git(repo, 'show', 'tangent/child1:tracked.txt')).toBe('uncommitted edit\n')
+  })
+
+  it('gives a child of a subdirectory the same subdirectory inside the worktree', async () => {
+    const { root, home, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'pkg/a.txt': 'a\n', 'top.txt': 'top\n' })
+    write(repo, 'pkg/a.txt', 'edited\n')
+    const child = await files.createWorktree({ cwd: path.join(repo, 'pkg'), tree: null, sessionId: 'sub' })
+    expect(child.root).toBe(path.join(home, 'worktrees', 'sub'))
+    expect(child.path).toBe(path.join(child.root, 'pkg'))
+    expect(read(child.path, 'a.txt')).toBe('edited\n')
+    expect(read(child.root, 'top.txt')).toBe('top\n')
+  })
+
+  it('copies a directory that is not in a git repository', async () => {
+    const { root, home, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'a.txt', 'a\n')
+    write(cwd, 'dir/b.txt', 'b\n')
+    const forkPoint = await files.snapshot(cwd)
+    write(cwd, 'a.txt', 'after the fork\n')
+    const child = await files.createWorktree({ cwd, tree: forkPoint.tree, sessionId: 'copy1' })
+    expect(child).toEqual({
+      kind: 'copy',
+      path: path.join(home, 'worktrees', 'copy1'),
+      root: path.join(home, 'worktrees', 'copy1'),
+      tree: forkPoint.tree,
+    })
+    expect(read(child.path, 'a.txt')).toBe('a\n')
+    expect(read(child.path, 'dir/b.txt')).toBe('b\n')
+    expect(await files.diffDirectories(cwd, child.path)).toMatchObject([
+      { path: 'a.txt', status: 'modified' },
+    ])
+  })
+
+  it('refuses an existing session id', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'a.txt', 'a\n')
+    await files.createWorktree({ cwd, tree: null, sessionId: 'twice' })
+    await expect(files.createWorktree({ cwd, tree: null, sessionId: 'twice' })).rejects.toSatisfy((error) =>
+      TangentError.hasCode(error, 'worktree-exists'),
+    )
+  })
+})
+
+describe('FileState.removeWorktree', () => {
+  it('refuses to remove a git worktree with uncommitted changes unless forced', async () => {
+    const { root, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    write(repo, 'a.txt', 'fork point content\n')
+    const child = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'dirty' })
+    write(child.path, 'work.txt', 'the child session wrote this\n')
+    const refused = await files.removeWorktree(child.path)
+    expect(refused.removed).toBe(false)
+    expect(refused.dirty).toEqual(['work.txt'])
+    expect(refused.reason).toContain('work.txt')
+    expect(existsSync(path.join(child.path, 'work.txt'))).toBe(true)
+
+    const forced = await files.removeWorktree(child.path, { force: true })
+    expect(forced).toEqual({ removed: true })
+    expect(existsSync(child.path)).toBe(false)
+    expect(git(repo, 'worktree', 'list')).not.toContain(child.path)
+    // The branch had no commit of its own: it goes too.
+    expect(git(repo, 'branch', '--list', 'tangent/dirty')).toBe('')
+  })
+
+  it('removes an untouched worktree (the materialised fork point is not a change) and keeps a branch with commits', async () => {
+    const { root, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    write(repo, 'a.txt', 'uncommitted in the parent\n')
+    const untouched = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'clean' })
+    expect(await files.removeWorktree(untouched.path)).toEqual({ removed: true })
+
+    const committed = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'committed' })
+    write(committed.path, 'b.txt', 'b\n')
+    git(committed.path, 'add', '-A')
+    git(committed.path, 'commit', '--quiet', '-m', 'work')
+    expect(await files.removeWorktree(committed.path)).toEqual({
+      removed: true,
+      keptBranch: 'tangent/committed',
+    })
+    expect(git(repo, 'show', 'tangent/committed:b.txt')).toBe('b\n')
+  })
+
+  it('refuses to remove a copy changed since the fork unless forced', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'a.txt', 'a\n')
+    const child = await files.createWorktree({ cwd, tree: null, sessionId: 'copy2' })
+    write(child.path, 'a.txt', 'changed in the copy\n')
+    expect(await files.removeWorktree(child.path)).toMatchObject({ removed: false, dirty: ['a.txt'] })
+    expect(await files.removeWorktree(child.path, { force: true })).toEqual({ removed: true })
+    expect(existsSync(child.path)).toBe(false)
+  })
+
+  it('refuses a directory Tangent did not create', async () => {
+    const { root, files } = setup()
+    const elsewhere = path.join(root, 'elsewhere')
+    write(elsewhere, 'a.txt', 'a\n')
+    await expect(files.removeWorktree(elsewhere, { force: true })).rejects.toSatisfy((error) =>
+      TangentError.hasCode(error, 'not-a-worktree'),
+    )
+    expect(existsSync(path.join(elsewhere, 'a.txt'))).toBe(true)
+  })
+})
