@@ -1,2 +1,4 @@
-// @tangent/host: The Host: live agents, workspaces, JSON-RPC over WebSocket/HTTP, serves the web UI.
-export {}
+// @tangent/host: the Host — live agents, workspaces, JSON-RPC over WebSocket/HTTP, the web UI.
+export { connectHost, rpcSocketUrl } from './connect-host.js'
+export { discoveryFile, HostDiscovery, readHostDiscovery } from './discovery.js'
+export { type HostOptions, type RunningHost, startHost } from './start-host.js'

@@ -168,7 +168,13 @@ export const SnapshotRestoreParams = z.object({
   force: z.boolean().optional(),
 })
 export type SnapshotRestoreParams = z.infer<typeof SnapshotRestoreParams>
-export const SnapshotRestoreResult = z.object({ restored: z.array(z.string()), undoTree: z.string() })
+export const SnapshotRestoreResult = z.object({
+  restored: z.array(z.string()),
+  /** Extension: paths to rewind that were left alone (a directory or a symlinked parent stands there now). */
+  kept: z.array(z.string()).optional(),
+  /** The tree taken before writing: the restore's undo. */
+  undoTree: z.string(),
+})
 export type SnapshotRestoreResult = z.infer<typeof SnapshotRestoreResult>
 
 /** Method name → its params and result schemas. */

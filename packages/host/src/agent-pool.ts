@@ -1,0 +1,83 @@
+// The live agents of a Host, one per session, created lazily (on the first prompt or
+// model change) so sessions that are only read or forked never start one.
+import type { Session } from '@tangent/core'
+import type { AgentFactory, AgentPort, DeltaKind, TurnEndReason } from './ports.js'
+
+interface LiveAgent {
+  session: Session
+  agent: AgentPort
+  stopDeltas: () => void
+}
+
+export class AgentPool {
+  readonly #agents = new Map<string, LiveAgent>()
+  readonly #turns = new Set<Promise<unknown>>()
+  readonly #createAgent: AgentFactory
+  readonly #onDelta: (sessionId: string, delta: { kind: DeltaKind; text: string }) => void
+
+  constructor(
+    createAgent: AgentFactory,
+    onDelta: (sessionId: string, delta: { kind: DeltaKind; text: string }) => void,
+  ) {
+    this.#createAgent = createAgent
+    this.#onDelta = onDelta
+  }
+
+  get(sessionId: string): AgentPort | undefined {
+    return this.#agents.get(sessionId)?.agent
+  }
+
+  isRunning(sessionId: string): boolean {
+    return this.#agents.get(sessionId)?.agent.running ?? false
+  }
+
+  /** The session's agent, made on first use (again if the store now holds a newer Session object). */
+  obtain(session: Session): AgentPort {
+    const existing = this.#agents.get(session.id)
+    if (existing && (existing.session === session || existing.agent.running)) return existing.agent
+    existing?.stopDeltas()
+    const agent = this.#createAgent(session)
+    const stopDeltas = agent.onDelta((delta) => this.#onDelta(session.id, delta))
+    this.#agents.set(session.id, { session, agent, stopDeltas })
+    return agent
+  }
+
+  /** Runs one turn through the session's agent; `settled()` waits for it. */
+  prompt(
+    session: Session,
+    text: string,
+  ): Promise<{ turnStartSeq: number; turnEndSeq: number; reason: TurnEndReason }> {
+    const turn = this.obtain(session).prompt(text)
+    const tracked = turn.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.#turns.add(tracked)
+    void tracked.then(() => this.#turns.delete(tracked))
+    return turn
+  }
+
+  /** Resolves when every turn started through `prompt` has ended. */
+  async settled(): Promise<void> {
+    while (this.#turns.size > 0) await Promise.all([...this.#turns])
+  }
+
+  /** Aborts a running turn and forgets the agent (session deleted, Host closing). */
+  remove(sessionId: string): void {
+    const live = this.#agents.get(sessionId)
+    if (!live) return
+    live.agent.abort()
+    live.stopDeltas()
+    this.#agents.delete(sessionId)
+  }
+
+  /** Aborts every running turn; the promises of their prompts settle with reason `aborted`. */
+  abortAll(): void {
+    for (const live of this.#agents.values()) live.agent.abort()
+  }
+
+  /** Agents with a running turn. */
+  running(): string[] {
+    return [...this.#agents.entries()].filter(([, live]) => live.agent.running).map(([id]) => id)
+  }
+}

@@ -1,0 +1,78 @@
+// The Host's HTTP surface as a Hono app: `GET /healthz`, `POST /rpc` (bearer token,
+// one request or a batch, size-limited), and the web UI for every other GET.
+import { maxMessageBytes } from '@tangent/protocol'
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { bearerToken, tokensEqual } from './auth.js'
+import { rpcError } from './rpc-errors.js'
+import type { RpcRouter } from './rpc-router.js'
+import { serveWebUi } from './web-ui.js'
+
+export interface HttpAppOptions {
+  token: string
+  router: RpcRouter
+  webRoot: string
+  report: (error: unknown) => void
+}
+
+export function createHttpApp(options: HttpAppOptions): Hono {
+  const app = new Hono()
+
+  app.get('/healthz', (c) => c.text('ok'))
+
+  app.post(
+    '/rpc',
+    async (c, next) => {
+      if (!tokensEqual(options.token, bearerToken(c.req.header('authorization')))) {
+        return c.json(
+          {
+            jsonrpc: '2.0',
+            id: null,
+            error: rpcError(
+              'unauthorized',
+              'Unauthorized: send Authorization: Bearer TOKEN (the token `tangent serve` printed).',
+            ),
+          },
+          401,
+        )
+      }
+      await next()
+    },
+    bodyLimit({
+      maxSize: maxMessageBytes,
+      onError: (c) =>
+        c.json(
+          {
+            jsonrpc: '2.0',
+            id: null,
+            error: rpcError(
+              'payload-too-large',
+              `Request too large: the limit is ${maxMessageBytes} bytes.`,
+              {
+                limit: maxMessageBytes,
+              },
+            ),
+          },
+          413,
+        ),
+    }),
+    async (c) => {
+      const text = await c.req.text()
+      const answer = await options.router.handleText(text, { connection: null })
+      if (answer === null) return c.body(null, 204)
+      return c.json(answer)
+    },
+  )
+
+  app.get('*', (c) => serveWebUi(options.webRoot, new URL(c.req.url).pathname))
+
+  app.onError((error, c) => {
+    options.report(error)
+    return c.json(
+      { jsonrpc: '2.0', id: null, error: rpcError('internal', 'Internal error; the Host keeps running.') },
+      500,
+    )
+  })
+
+  return app
+}

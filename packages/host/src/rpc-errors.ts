@@ -1,0 +1,55 @@
+// The one place where errors become JSON-RPC error objects: a TangentError's `code`
+// becomes `error.data.code`, zod issues become `invalid-params`, anything else `internal`.
+import { TangentError } from '@tangent/core'
+import { type RpcErrorObject, rpcErrorCodes } from '@tangent/protocol'
+import type { z } from 'zod'
+
+/** Data codes that have their own standard JSON-RPC code. */
+const standardCodes: Record<string, number> = {
+  'parse-error': rpcErrorCodes.parseError,
+  'invalid-request': rpcErrorCodes.invalidRequest,
+  'payload-too-large': rpcErrorCodes.invalidRequest,
+  'method-not-found': rpcErrorCodes.methodNotFound,
+  'invalid-params': rpcErrorCodes.invalidParams,
+  // A malformed id is a params problem, whoever noticed it.
+  'invalid-session-id': rpcErrorCodes.invalidParams,
+}
+
+export function rpcError(
+  dataCode: string,
+  message: string,
+  data: Record<string, unknown> = {},
+): RpcErrorObject {
+  return {
+    code: standardCodes[dataCode] ?? rpcErrorCodes.application,
+    message,
+    data: { ...data, code: dataCode },
+  }
+}
+
+export function invalidParamsError(method: string, issues: readonly z.core.$ZodIssue[]): RpcErrorObject {
+  const summary = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'params'}: ${issue.message}`)
+    .join('; ')
+  return rpcError('invalid-params', `Invalid params for ${method}: ${summary}.`, {
+    issues: issues.map((issue) => ({
+      path: issue.path.map(String),
+      message: issue.message,
+      code: issue.code,
+    })),
+  })
+}
+
+/**
+ * Maps anything thrown by a method to an error object. TangentErrors keep their code,
+ * message and data; other errors are `internal` and reported through `report`.
+ */
+export function toRpcError(error: unknown, report: (error: unknown) => void): RpcErrorObject {
+  if (TangentError.isInstance(error)) {
+    return rpcError(error.code, error.message, error.data)
+  }
+  report(error)
+  const message = error instanceof Error ? error.message : String(error)
+  return rpcError('internal', `Internal error: ${message}. The Host keeps running; see its log.`)
+}

@@ -1,0 +1,193 @@
+// The composition root of a Host: opens the store (taking the writer lock), files,
+// models and workspaces, serves HTTP + WebSocket on loopback, writes the discovery file.
+import fs from 'node:fs/promises'
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { serve } from '@hono/node-server'
+import { Agent, defaultModelId, ModelRegistry } from '@tangent/agent'
+import { FileState } from '@tangent/files'
+import { JsonlStore } from '@tangent/store-jsonl'
+import { AgentPool } from './agent-pool.js'
+import { generateToken, ownOrigins } from './auth.js'
+import { ConnectionHub } from './connections.js'
+import { removeHostDiscovery, writeHostDiscovery } from './discovery.js'
+import { ForkRequests } from './fork-requests.js'
+import type { HostContext } from './host-context.js'
+import { createHttpApp } from './http-app.js'
+import { createMethodHandlers } from './methods/index.js'
+import { createRpcRouter } from './rpc-router.js'
+import { wireSessionNotifications } from './session-notifications.js'
+import { attachWebSocketRpc } from './websocket-rpc.js'
+import { WorkspaceRegistry } from './workspaces.js'
+
+export interface HostOptions {
+  /** TANGENT_HOME: sessions, catalog, snapshots, workspaces.json, host.json. */
+  home: string
+  /** Default 4317; 0 picks a free port. */
+  port?: number
+  /** Default 127.0.0.1. */
+  host?: string
+  /** Default: random per start. */
+  token?: string
+  /** The built web UI (default: `packages/web/dist` next to this package). */
+  webRoot?: string
+  /** Model of new sessions and of logs without a selection (default `demo:scripted`). */
+  defaultModel?: string
+  /** Environment for provider keys and TANGENT_DEMO_DELAY_MS (default process.env). */
+  env?: Record<string, string | undefined>
+  /** Delay between demo model deltas (default: TANGENT_DEMO_DELAY_MS of `env`). */
+  demoDelayMs?: number
+  /** Working directory of sessions created without a workspace or cwd (default process.cwd()). */
+  defaultCwd?: string
+  /** Close (and remove host.json) on SIGINT/SIGTERM, then exit. Default true. */
+  handleSignals?: boolean
+  /** Where unexpected errors are logged (default console.error). */
+  log?: (message: string) => void
+}
+
+export interface RunningHost {
+  /** The Host's origin, e.g. `http://127.0.0.1:4317`. */
+  readonly url: string
+  readonly port: number
+  readonly token: string
+  readonly home: string
+  /** An HTTP request answered in-process by the Host's app (no socket), e.g. `request('/healthz')`. */
+  request(input: string, init?: RequestInit): Promise<Response>
+  /** Aborts running turns, closes sockets and the store, removes host.json. Idempotent. */
+  close(): Promise<void>
+}
+
+export async function startHost(options: HostOptions): Promise<RunningHost> {
+  const home = path.resolve(options.home)
+  await fs.mkdir(home, { recursive: true, mode: 0o700 })
+  const log = options.log ?? ((message: string) => console.error(message))
+  const report = (error: unknown) =>
+    log(`tangent host: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  const token = options.token ?? generateToken()
+  const bindHost = options.host ?? '127.0.0.1'
+  const defaultModel = options.defaultModel ?? defaultModelId
+
+  const persistence = await JsonlStore.open({ dir: home })
+  try {
+    const files = new FileState({ home })
+    const env = options.env ?? process.env
+    const models = new ModelRegistry({
+      env,
+      ...(options.demoDelayMs !== undefined ? { demoDelayMs: options.demoDelayMs } : {}),
+    })
+    const workspaces = await WorkspaceRegistry.open(home)
+    const forkRequests = ForkRequests.fromHeaders(await persistence.list())
+    const hub = new ConnectionHub()
+    const agents = new AgentPool(
+      (session) =>
+        new Agent({
+          session,
+          flush: () => persistence.flush(session.id),
+          models,
+          defaultModel,
+          snapshot: (live) => files.snapshot(live.header.cwd),
+        }),
+      (sessionId, delta) =>
+        hub.notifySubscribers(sessionId, 'session.delta', { sessionId, kind: delta.kind, text: delta.text }),
+    )
+    const context: HostContext = {
+      home,
+      version: await readVersion(),
+      defaultModel,
+      defaultCwd: options.defaultCwd ?? process.cwd(),
+      persistence,
+      files,
+      models,
+      workspaces,
+      hub,
+      agents,
+      forkRequests,
+      report,
+    }
+    const unwire = wireSessionNotifications(context)
+    const router = createRpcRouter(createMethodHandlers(context), report)
+    const app = createHttpApp({ token, router, webRoot: options.webRoot ?? defaultWebRoot(), report })
+    const server = await listen(app.fetch, options.port ?? 4317, bindHost)
+    const port = (server.address() as AddressInfo).port
+    const url = `http://${urlHostOf(bindHost)}:${port}`
+    const sockets = attachWebSocketRpc(server, {
+      token,
+      allowedOrigins: ownOrigins(bindHost, port),
+      router,
+      hub,
+      report,
+    })
+    await writeHostDiscovery(home, { pid: process.pid, port, token, url })
+
+    let closing: Promise<void> | null = null
+    const close = () => {
+      closing ??= (async () => {
+        removeSignalHandlers()
+        removeHostDiscovery(home, token)
+        agents.abortAll()
+        await sockets.close()
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        })
+        await agents.settled()
+        unwire()
+        await persistence.close()
+      })()
+      return closing
+    }
+    const onSignal = (signal: NodeJS.Signals) => {
+      void close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143))
+    }
+    // If the process exits some other way, at least the discovery file goes.
+    const onExit = () => removeHostDiscovery(home, token)
+    const removeSignalHandlers = () => {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      process.off('exit', onExit)
+    }
+    if (options.handleSignals !== false) {
+      process.once('SIGINT', onSignal)
+      process.once('SIGTERM', onSignal)
+    }
+    process.once('exit', onExit)
+    const request = async (input: string, init?: RequestInit) => app.request(input, init)
+    return { url, port, token, home, request, close }
+  } catch (error) {
+    await persistence.close()
+    throw error
+  }
+}
+
+function listen(
+  fetch: Parameters<typeof serve>[0]['fetch'],
+  port: number,
+  hostname: string,
+): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, port, hostname }) as Server
+    server.once('error', reject)
+    server.once('listening', () => {
+      server.off('error', reject)
+      resolve(server)
+    })
+  })
+}
+
+/** How the bound address appears in a URL (wildcards are reached through loopback). */
+function urlHostOf(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1'
+  return host.includes(':') ? `[${host}]` : host
+}
+
+function defaultWebRoot(): string {
+  return fileURLToPath(new URL('../../web/dist', import.meta.url))
+}
+
+async function readVersion(): Promise<string> {
+  const text = await fs.readFile(new URL('../package.json', import.meta.url), 'utf8')
+  const version = (JSON.parse(text) as { version?: unknown }).version
+  return typeof version === 'string' ? version : '0.0.0'
+}

@@ -1,0 +1,107 @@
+// JSON-RPC over WebSocket at `/rpc?token=TOKEN`: the upgrade is refused without the token
+// (401) or from a foreign Origin (403); each socket is a Connection of the hub.
+import type { IncomingMessage, Server } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { maxMessageBytes, type RpcResponse } from '@tangent/protocol'
+import { type RawData, WebSocket, WebSocketServer } from 'ws'
+import { isAllowedOrigin, tokensEqual } from './auth.js'
+import type { Connection, ConnectionHub } from './connections.js'
+import { rpcError } from './rpc-errors.js'
+import type { RpcRouter } from './rpc-router.js'
+
+export interface WebSocketRpcOptions {
+  token: string
+  allowedOrigins: ReadonlySet<string>
+  router: RpcRouter
+  hub: ConnectionHub
+  report: (error: unknown) => void
+}
+
+/** A client that lets this much output pile up is too slow to follow; it is disconnected. */
+const maxBufferedBytes = 32 * 1024 * 1024
+
+export interface WebSocketRpc {
+  /** Closes every socket (1001, going away) and stops accepting new ones. */
+  close(): Promise<void>
+}
+
+export function attachWebSocketRpc(server: Server, options: WebSocketRpcOptions): WebSocketRpc {
+  // Messages up to 4x the limit get a JSON-RPC error; beyond that ws closes with 1009.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * maxMessageBytes })
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(request.url ?? '/', 'http://host.invalid')
+    if (url.pathname !== '/rpc')
+      return refuse(socket, 404, 'Not Found', 'WebSocket endpoint is /rpc?token=TOKEN')
+    if (!tokensEqual(options.token, url.searchParams.get('token'))) {
+      return refuse(socket, 401, 'Unauthorized', 'Missing or wrong token: connect to /rpc?token=TOKEN')
+    }
+    if (!isAllowedOrigin(request.headers.origin, options.allowedOrigins)) {
+      return refuse(socket, 403, 'Forbidden', 'WebSocket from a foreign origin refused')
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => serveSocket(ws, options))
+  }
+  server.on('upgrade', onUpgrade)
+
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.off('upgrade', onUpgrade)
+        for (const client of wss.clients) client.close(1001, 'Tangent Host is shutting down')
+        wss.close(() => resolve())
+        // Sockets that do not answer the close handshake are cut.
+        setTimeout(() => {
+          for (const client of wss.clients) client.terminate()
+        }, 1000).unref()
+      }),
+  }
+}
+
+function serveSocket(ws: WebSocket, options: WebSocketRpcOptions): void {
+  const send = (message: unknown) => {
+    if (ws.readyState !== WebSocket.OPEN) return
+    if (ws.bufferedAmount > maxBufferedBytes) {
+      ws.close(1013, 'Client too slow: notifications piled up')
+      return
+    }
+    ws.send(JSON.stringify(message))
+  }
+  const connection: Connection = {
+    notify: (method, params) => send({ jsonrpc: '2.0', method, params }),
+  }
+  options.hub.add(connection)
+  ws.on('close', () => options.hub.remove(connection))
+  ws.on('error', (error) => options.report(error))
+  ws.on('message', (data: RawData) => {
+    const bytes = toBuffer(data)
+    if (bytes.byteLength > maxMessageBytes) {
+      const error = rpcError(
+        'payload-too-large',
+        `Message too large: the limit is ${maxMessageBytes} bytes.`,
+        {
+          limit: maxMessageBytes,
+        },
+      )
+      send({ jsonrpc: '2.0', id: null, error } satisfies RpcResponse)
+      return
+    }
+    options.router
+      .handleText(bytes.toString('utf8'), { connection })
+      .then((answer) => {
+        if (answer !== null) send(answer)
+      })
+      .catch(options.report)
+  })
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data
+  if (Array.isArray(data)) return Buffer.concat(data)
+  return Buffer.from(data)
+}
+
+function refuse(socket: Duplex, status: number, statusText: string, body: string): void {
+  socket.end(
+    `HTTP/1.1 ${status} ${statusText}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
+}
