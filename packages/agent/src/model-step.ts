@@ -145,11 +145,24 @@ function usageOf(usage: {
   return out
 }
 
-/** The provider's own message, with the HTTP status when there is one. */
+/**
+ * The provider's own message, with the HTTP status of a failed request and the causes
+ * behind it (a stream cut shows as "… : terminated: other side closed").
+ */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) {
-    const status = (error as { statusCode?: unknown }).statusCode
-    return typeof status === 'number' ? `${error.message} (HTTP ${status})` : error.message
+  if (!(error instanceof Error)) return typeof error === 'string' ? error : JSON.stringify(error)
+  const status = (error as { statusCode?: unknown }).statusCode
+  const messages = [
+    typeof status === 'number' && status >= 400 ? `${error.message} (HTTP ${status})` : error.message,
+  ]
+  let cause: unknown = error.cause
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
+    if (
+      cause.message &&
+      !messages.some((message) => message.includes(cause instanceof Error ? cause.message : ''))
+    )
+      messages.push(cause.message)
+    cause = cause.cause
   }
-  return typeof error === 'string' ? error : JSON.stringify(error)
+  return messages.join(': ')
 }

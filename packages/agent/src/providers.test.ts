@@ -1,0 +1,201 @@
+// The real AI SDK provider clients, driven by the Agent against a local fake server that
+// speaks each wire format. Never the internet.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { grammarStateOf, type SessionEvent, SessionStore } from '@tangent/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Agent } from './agent.js'
+import { ModelRegistry } from './model-registry.js'
+import type { AgentDelta } from './model-step.js'
+import {
+  type FakeProviderServer,
+  type FakeReply,
+  startFakeProviderServer,
+} from './testing/fake-provider-server.js'
+import {
+  anthropicWire,
+  chatCompletionsWire,
+  openaiResponsesWire,
+  type WireFormat,
+} from './testing/wire-formats.js'
+
+interface ProviderCase {
+  name: string
+  model: string
+  wire: WireFormat
+  path: string
+  env: (baseUrl: string) => Record<string, string>
+  /** The header that must carry the key, and its value; null when the provider needs none. */
+  auth: [string, string] | null
+}
+
+const cases: ProviderCase[] = [
+  {
+    name: 'openai (Responses API)',
+    model: 'openai:gpt-4.1',
+    wire: openaiResponsesWire,
+    path: '/v1/responses',
+    env: (url) => ({ OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: url }),
+    auth: ['authorization', 'Bearer sk-test-openai'],
+  },
+  {
+    name: 'anthropic (Messages API)',
+    model: 'anthropic:claude-sonnet-4-5',
+    wire: anthropicWire,
+    path: '/v1/messages',
+    env: (url) => ({ ANTHROPIC_API_KEY: 'sk-test-anthropic', ANTHROPIC_BASE_URL: url }),
+    auth: ['x-api-key', 'sk-test-anthropic'],
+  },
+  {
+    name: 'deepseek (Chat Completions)',
+    model: 'deepseek:deepseek-chat',
+    wire: chatCompletionsWire,
+    path: '/v1/chat/completions',
+    env: (url) => ({ DEEPSEEK_API_KEY: 'sk-test-deepseek', DEEPSEEK_BASE_URL: url }),
+    auth: ['authorization', 'Bearer sk-test-deepseek'],
+  },
+  {
+    name: 'openai-compatible (Chat Completions, no key)',
+    model: 'openai-compatible:llama3',
+    wire: chatCompletionsWire,
+    path: '/v1/chat/completions',
+    env: (url) => ({ TANGENT_OPENAI_COMPATIBLE_BASE_URL: url }),
+    auth: null,
+  },
+]
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+async function setup(providerCase: ProviderCase, replies: FakeReply[]) {
+  const server: FakeProviderServer = await startFakeProviderServer(replies)
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
+  cleanups.push(
+    () => server.close(),
+    () => fs.rmSync(cwd, { recursive: true, force: true }),
+  )
+  const session = new SessionStore().create(undefined, { meta: { cwd } })
+  const models = new ModelRegistry({ env: providerCase.env(server.baseUrl) })
+  const agent = new Agent({
+    session,
+    models,
+    defaultModel: providerCase.model,
+    maxRetries: 0,
+    flush: async () => {},
+  })
+  const deltas: AgentDelta[] = []
+  agent.onDelta((delta) => deltas.push(delta))
+  return { server, cwd, session, agent, deltas }
+}
+
+function assistantText(events: readonly SessionEvent[]): string {
+  const last = events.findLast((event) => event.type === 'assistant/message')!
+  return (last.data as { content: { type: string; text?: string }[] }).content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('')
+}
+
+function turnEnd(events: readonly SessionEvent[]): { reason: string; error?: string } {
+  return events.at(-1)!.data as { reason: string; error?: string }
+}
+
+describe.each(cases)('$name', (providerCase) => {
+  const { wire } = providerCase
+
+  it('streams a tool call, runs it, then streams the answer over a second request', async () => {
+    const { server, cwd, session, agent, deltas } = await setup(providerCase, [
+      { frames: wire.toolCall('call_1', 'write', { path: 'hello.txt', content: 'hi' }) },
+      { frames: wire.text('All done.') },
+    ])
+    const result = await agent.prompt('make hello.txt')
+    expect(turnEnd(session.events)).toEqual({ reason: 'completed' })
+    expect(result.reason).toBe('completed')
+    expect(fs.readFileSync(path.join(cwd, 'hello.txt'), 'utf8')).toBe('hi')
+    expect(assistantText(session.events)).toBe('All done.')
+    expect(session.events.find((event) => event.type === 'assistant/message')!.data).toEqual({
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: 'call_1',
+          toolName: 'write',
+          input: { path: 'hello.txt', content: 'hi' },
+        },
+      ],
+    })
+    expect(
+      deltas
+        .filter((d) => d.kind === 'tool-input')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe(JSON.stringify({ path: 'hello.txt', content: 'hi' }))
+    expect(
+      deltas
+        .filter((d) => d.kind === 'text')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('All done.')
+    expect(server.requests.map((request) => request.path)).toEqual([providerCase.path, providerCase.path])
+    for (const request of server.requests) {
+      if (providerCase.auth) expect(request.headers[providerCase.auth[0]]).toBe(providerCase.auth[1])
+      else expect(request.headers.authorization).toBeUndefined()
+    }
+    // The second request replays the call and its result from the log.
+    const second = JSON.stringify(server.requests[1]!.body)
+    expect(second).toContain('call_1')
+    expect(second).toContain('Wrote hello.txt (2 bytes).')
+    expect(second).toContain('make hello.txt')
+    expect(grammarStateOf(session.events).phase).toBe('idle')
+  })
+
+  it('ends with reason error on HTTP 429, keeping the provider message', async () => {
+    const { session, agent } = await setup(providerCase, [
+      { status: 429, json: wire.error('Rate limit reached for tests') },
+    ])
+    expect((await agent.prompt('hi')).reason).toBe('error')
+    const end = turnEnd(session.events)
+    expect(end.reason).toBe('error')
+    expect(end.error).toContain('Rate limit reached for tests')
+    expect(end.error).toContain('HTTP 429')
+    expect(grammarStateOf(session.events).phase).toBe('idle')
+  })
+
+  it('ends with reason error on HTTP 500', async () => {
+    const { session, agent } = await setup(providerCase, [
+      { status: 500, json: wire.error('The server had an error') },
+    ])
+    expect((await agent.prompt('hi')).reason).toBe('error')
+    expect(turnEnd(session.events).error).toContain('The server had an error')
+    expect(session.events.map((event) => event.type)).toEqual([
+      'turn/start',
+      'user/message',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
+  })
+
+  it('ends with reason error when the stream is cut mid-way, keeping the partial text', async () => {
+    const { session, agent } = await setup(providerCase, [
+      { frames: wire.text('Partial answer', false), after: 'cut' },
+    ])
+    expect((await agent.prompt('hi')).reason).toBe('error')
+    expect(turnEnd(session.events).error).toMatch(/terminated|closed/)
+    expect(assistantText(session.events)).toBe('Par')
+    expect(grammarStateOf(session.events).phase).toBe('idle')
+  })
+
+  it('aborts a hanging stream, keeping the partial text', async () => {
+    const { session, agent } = await setup(providerCase, [
+      { frames: wire.text('Partial answer', false), after: 'hang' },
+    ])
+    agent.onDelta(() => agent.abort())
+    expect((await agent.prompt('hi')).reason).toBe('aborted')
+    expect(assistantText(session.events)).toBe('Par')
+    expect(turnEnd(session.events).reason).toBe('aborted')
+    expect(grammarStateOf(session.events).phase).toBe('idle')
+  })
+})
