@@ -5,8 +5,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   chat,
   chromiumPath,
+  eventually,
   launchBrowser,
   mustRunBrowser,
+  newPage,
   newSession,
   openApp,
   openSessionId,
@@ -39,8 +41,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
   })
   beforeEach(async () => {
     await context?.close()
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-    page = await context.newPage()
+    ;({ context, page } = await newPage(browser))
     await openApp(page, host.url)
   })
 
@@ -73,7 +74,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'second question')
 
     await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
-    await expect.poll(() => openSessionId(page)).not.toBe(parent)
+    await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
 
     await expect
@@ -91,12 +92,12 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     // The child continues on its own; the parent keeps both turns.
     await chat(page, 'child only')
     await row(page, parent).getByTestId('row-title').click()
-    await expect.poll(() => openSessionId(page)).toBe(parent)
+    await eventually(() => openSessionId(page)).toBe(parent)
     await expect
       .poll(() => page.getByTestId('user-message').allTextContents())
       .toEqual([expect.stringContaining('first question'), expect.stringContaining('second question')])
     await row(page, child).getByTestId('row-title').click()
-    await expect.poll(() => page.getByTestId('user-message').count()).toBe(2)
+    await eventually(() => page.getByTestId('user-message').count()).toBe(2)
     await screenshot(page, 'main-view')
   })
 
@@ -107,9 +108,9 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'rewrite me please')
 
     await page.getByTestId('user-message').nth(1).getByTestId('edit-in-branch').click()
-    await expect.poll(() => openSessionId(page)).not.toBe(parent)
+    await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
-    await expect.poll(() => page.getByTestId('composer-input').inputValue()).toBe('rewrite me please')
+    await eventually(() => page.getByTestId('composer-input').inputValue()).toBe('rewrite me please')
     await expect
       .poll(() => page.getByTestId('user-message').allTextContents())
       .toEqual([expect.stringContaining('keep this one')])
@@ -118,6 +119,6 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     // Sending the edited text continues the branch.
     await page.getByTestId('composer-input').fill('rewritten')
     await page.getByTestId('send').click()
-    await expect.poll(() => page.getByTestId('assistant-message').last().textContent()).toContain('rewritten')
+    await eventually(() => page.getByTestId('assistant-message').last().textContent()).toContain('rewritten')
   })
 })

@@ -62,6 +62,7 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 export interface TestHost {
+  /** The page URL with its token, as `tangent serve` prints it. */
   readonly url: string
   readonly home: string
   readonly workspace: string
@@ -83,9 +84,11 @@ export async function startTestHost(env: Record<string, string | undefined> = {}
     webRoot,
     defaultModel: 'demo:scripted',
     env: { ...process.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, ...env },
+    defaultCwd: workspace,
+    handleSignals: false,
   })
   return {
-    url: host.url,
+    url: `${host.url}/?token=${host.token}`,
     home,
     workspace,
     async close() {
@@ -97,9 +100,22 @@ export async function startTestHost(env: Record<string, string | undefined> = {}
 
 // ---- page helpers (all waits are on the DOM, never on time) ----
 
+/** `expect.poll` with a patience that suits a browser on a busy 2-core machine. */
+export function eventually<T>(read: () => T | Promise<T>) {
+  return expect.poll(read, { timeout: 15_000, interval: 50 })
+}
+
+/** A page whose actions fail after 15 s with Playwright's own message, before the test times out. */
+export async function newPage(browser: Browser, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.newContext({ viewport })
+  const page = await context.newPage()
+  page.setDefaultTimeout(15_000)
+  return { context, page }
+}
+
 export async function openApp(page: Page, url: string): Promise<void> {
   await page.goto(url)
-  await expect.poll(() => page.getByTestId('connection').textContent()).toBe('connected')
+  await eventually(() => page.getByTestId('connection').textContent()).toBe('connected')
 }
 
 export async function openWorkspace(page: Page, folder: string): Promise<void> {
@@ -112,13 +128,11 @@ export async function openWorkspace(page: Page, folder: string): Promise<void> {
 }
 
 export async function newSession(page: Page): Promise<string> {
-  const before = await page
-    .getByTestId('transcript')
-    .getAttribute('data-session-id')
-    .catch(() => null)
+  const before = await openSessionId(page)
   await page.getByTestId('new-session').first().click()
-  await expect.poll(() => page.getByTestId('transcript').getAttribute('data-session-id')).not.toBe(before)
-  return (await page.getByTestId('transcript').getAttribute('data-session-id'))!
+  await eventually(() => openSessionId(page)).not.toBe(before)
+  await page.locator('[data-testid="transcript"][data-loading="false"]').waitFor()
+  return (await openSessionId(page))!
 }
 
 /** Sends a message with Enter and waits for its turn to end. */
@@ -127,7 +141,7 @@ export async function chat(page: Page, text: string): Promise<void> {
   const input = page.getByTestId('composer-input')
   await input.fill(text)
   await input.press('Enter')
-  await expect.poll(() => endedTurns(page)).toBe(turns + 1)
+  await eventually(() => endedTurns(page)).toBe(turns + 1)
 }
 
 export async function endedTurns(page: Page): Promise<number> {
@@ -138,8 +152,11 @@ export function row(page: Page, sessionId: string) {
   return page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`)
 }
 
+/** The id of the session the transcript shows, or null when none is open (never waits). */
 export async function openSessionId(page: Page): Promise<string | null> {
-  return page.getByTestId('transcript').getAttribute('data-session-id')
+  const transcript = page.getByTestId('transcript')
+  if ((await transcript.count()) === 0) return null
+  return transcript.getAttribute('data-session-id')
 }
 
 export async function rowMenu(page: Page, sessionId: string, item: string): Promise<void> {

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   chat,
   chromiumPath,
+  eventually,
   launchBrowser,
   mustRunBrowser,
+  newPage,
   newSession,
   openApp,
   openWorkspace,
@@ -29,8 +31,7 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
   beforeAll(async () => {
     host = await startTestHost({ TANGENT_DEMO_DELAY_MS: '150' })
     browser = await launchBrowser()
-    page = await (await browser.newContext({ viewport: { width: 1100, height: 760 } })).newPage()
-    await openApp(page, host.url)
+    ;({ page } = await newPage(browser, { width: 1100, height: 760 }))
   })
   afterAll(async () => {
     await browser?.close()
@@ -38,6 +39,7 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
   })
 
   it('disables actions inside the running turn with the reason, and Esc stops it', async () => {
+    await openApp(page, host.url)
     await openWorkspace(page, host.workspace)
     const id = await newSession(page)
     await chat(page, 'one')
@@ -47,7 +49,7 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
     await input.press('Enter')
     const running = page.locator('[data-testid="turn"][data-running="true"]')
     await running.waitFor()
-    await expect.poll(() => row(page, id).getAttribute('data-status')).toBe('running')
+    await eventually(() => row(page, id).getAttribute('data-status')).toBe('running')
     await page.getByTestId('stop').waitFor()
 
     const branch = running.getByTestId('branch-from-here')
@@ -66,7 +68,7 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
     const end = page.getByTestId('turn-end-reason')
     await end.waitFor()
     expect(await end.getAttribute('data-reason')).toBe('aborted')
-    await expect.poll(() => row(page, id).getAttribute('data-status')).toBe('idle')
+    await eventually(() => row(page, id).getAttribute('data-status')).toBe('idle')
     expect(await page.getByTestId('turn').last().getByTestId('branch-from-here').isEnabled()).toBe(true)
   })
 })

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   chat,
   chromiumPath,
+  eventually,
   launchBrowser,
   mustRunBrowser,
+  newPage,
   newSession,
   openApp,
   openSessionId,
@@ -40,8 +42,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
   })
   beforeEach(async () => {
     await context?.close()
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-    page = await context.newPage()
+    ;({ context, page } = await newPage(browser))
     await openApp(page, host.url)
     await openWorkspace(page, host.workspace)
   })
@@ -49,7 +50,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
   async function branchFromLastTurn(): Promise<string> {
     const before = await openSessionId(page)
     await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
-    await expect.poll(() => openSessionId(page)).not.toBe(before)
+    await eventually(() => openSessionId(page)).not.toBe(before)
     return (await openSessionId(page))!
   }
 
@@ -57,14 +58,14 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     const id = await newSession(page)
     await chat(page, 'to be archived')
     await rowMenu(page, id, 'menu-archive')
-    await expect.poll(() => row(page, id).count()).toBe(0)
+    await eventually(() => row(page, id).count()).toBe(0)
 
     await page.getByTestId('show-archived').check()
     await row(page, id).waitFor()
     expect(await row(page, id).getAttribute('data-archived')).toBe('true')
 
     await rowMenu(page, id, 'menu-archive') // now labelled Unarchive
-    await expect.poll(() => row(page, id).getAttribute('data-archived')).toBe('false')
+    await eventually(() => row(page, id).getAttribute('data-archived')).toBe('false')
     await page.getByTestId('show-archived').uncheck()
     expect(await row(page, id).count()).toBe(1)
   })
@@ -75,7 +76,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     const childA = await branchFromLastTurn()
     await chat(page, 'only in A')
     await row(page, parent).getByTestId('row-title').click()
-    await expect.poll(() => openSessionId(page)).toBe(parent)
+    await eventually(() => openSessionId(page)).toBe(parent)
     const childB = await branchFromLastTurn()
 
     await rowMenu(page, parent, 'menu-delete')
@@ -85,13 +86,13 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await screenshot(page, 'delete-dialog')
     await page.getByTestId('confirm-delete').click()
 
-    await expect.poll(() => row(page, parent).count()).toBe(0)
+    await eventually(() => row(page, parent).count()).toBe(0)
     for (const child of [childA, childB]) {
       await row(page, child).waitFor()
       expect(await row(page, child).getAttribute('data-depth')).toBe('0')
     }
     await row(page, childA).getByTestId('row-title').click()
-    await expect.poll(() => openSessionId(page)).toBe(childA)
+    await eventually(() => openSessionId(page)).toBe(childA)
     await expect
       .poll(() => page.getByTestId('user-message').allTextContents())
       .toEqual([expect.stringContaining('shared history'), expect.stringContaining('only in A')])
@@ -102,22 +103,23 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await chat(page, 'seen by both tabs')
 
     const other = await context.newPage()
+    other.setDefaultTimeout(15_000)
     await openApp(other, host.url)
     await row(other, parent).waitFor()
 
     const child = await branchFromLastTurn()
-    await expect.poll(() => row(other, parent).getByTestId('child-count').textContent()).toBe('1')
+    await eventually(() => row(other, parent).getByTestId('child-count').textContent()).toBe('1')
     await row(other, parent).getByTestId('row-toggle').click()
     await row(other, child).waitFor()
     expect(await row(other, child).getAttribute('data-parent-id')).toBe(parent)
 
     // And the other way round: a fork from the second tab reaches the first.
     await row(other, child).getByTestId('row-title').click()
-    await expect.poll(() => openSessionId(other)).toBe(child)
+    await eventually(() => openSessionId(other)).toBe(child)
     await other.getByTestId('turn').last().getByTestId('branch-from-here').click()
-    await expect.poll(() => openSessionId(other)).not.toBe(child)
+    await eventually(() => openSessionId(other)).not.toBe(child)
     const grandchild = (await openSessionId(other))!
-    await expect.poll(() => row(page, child).getByTestId('child-count').textContent()).toBe('1')
+    await eventually(() => row(page, child).getByTestId('child-count').textContent()).toBe('1')
     await row(page, child).getByTestId('row-toggle').click()
     expect(await row(page, grandchild).getAttribute('data-depth')).toBe('2')
     await other.close()
@@ -129,16 +131,16 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await rowMenu(page, id, 'menu-rename')
     await page.getByTestId('rename-input').fill('Refactor plan')
     await page.getByTestId('rename-input').press('Enter')
-    await expect.poll(() => row(page, id).getByTestId('row-title').textContent()).toContain('Refactor plan')
+    await eventually(() => row(page, id).getByTestId('row-title').textContent()).toContain('Refactor plan')
 
     await rowMenu(page, id, 'menu-fork')
     await page.getByTestId('fork-dialog').waitFor()
     await page.getByTestId('fork-title').fill('Approach B')
     await screenshot(page, 'fork-dialog')
     await page.getByTestId('fork-confirm').click()
-    await expect.poll(() => openSessionId(page)).not.toBe(id)
+    await eventually(() => openSessionId(page)).not.toBe(id)
     const child = (await openSessionId(page))!
-    await expect.poll(() => row(page, child).getByTestId('row-title').textContent()).toContain('Approach B')
+    await eventually(() => row(page, child).getByTestId('row-title').textContent()).toContain('Approach B')
     expect(await row(page, child).getAttribute('data-parent-id')).toBe(id)
   })
 
