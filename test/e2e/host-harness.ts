@@ -116,7 +116,7 @@ export async function waitFor<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
   what = 'condition',
 ): Promise<T> {
-  for (let attempt = 0; attempt < 2000; attempt++) {
+  for (let attempt = 0; attempt < 1000; attempt++) {
     const value = await check()
     if (value !== undefined && value !== false) return value
     await new Promise((resolve) => setTimeout(resolve, 10))
