@@ -137,7 +137,7 @@ export class ModelRegistry {
         return budgetTokens ? { anthropic: { thinking: { type: 'enabled', budgetTokens } } } : undefined
       }
       case 'openai-compatible':
-        return { 'openai-compatible': { reasoningEffort } }
+        return { openaiCompatible: { reasoningEffort } }
       default:
         return undefined
     }

@@ -199,3 +199,43 @@ describe.each(cases)('$name', (providerCase) => {
     expect(grammarStateOf(session.events).phase).toBe('idle')
   })
 })
+
+describe('reasoningEffort on the wire', () => {
+  const effortCases = [
+    {
+      label: 'openai',
+      providerCase: cases[0]!,
+      model: 'openai:o4-mini',
+      effort: 'high',
+      expected: { reasoning: { effort: 'high' } },
+    },
+    {
+      label: 'anthropic',
+      providerCase: cases[1]!,
+      model: 'anthropic:claude-sonnet-4-5',
+      effort: 'high',
+      expected: { thinking: { type: 'enabled', budget_tokens: 16384 } },
+    },
+    {
+      label: 'openai-compatible',
+      providerCase: cases[3]!,
+      model: 'openai-compatible:qwen3',
+      effort: 'low',
+      expected: { reasoning_effort: 'low' },
+    },
+  ]
+  it.each(effortCases)(
+    '$label sends it from the model/selection',
+    async ({ providerCase, model, effort, expected }) => {
+      const { server, session, agent } = await setup(providerCase, [{ frames: providerCase.wire.text('ok') }])
+      agent.setModel(model, effort)
+      expect((await agent.prompt('think')).reason).toBe('completed')
+      expect(server.requests[0]!.body).toMatchObject(expected)
+      expect(session.events[0]!.data).toEqual({
+        provider: model.split(':')[0],
+        model: model.slice(model.indexOf(':') + 1),
+        reasoningEffort: effort,
+      })
+    },
+  )
+})
