@@ -10,7 +10,7 @@ const socket = `tangent-cli-test-${process.pid}`
 const name = 'chat'
 
 function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' })
+  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
 function screen(): string {
@@ -29,6 +29,19 @@ async function waitForScreen(pattern: RegExp, limitMs = 20_000): Promise<string>
   throw new Error(`screen never showed ${pattern}:\n${last}`)
 }
 
+/** Waits until `count` turns have ended (each prints its seq range) and the prompt is back. */
+async function waitForTurns(count: number): Promise<string> {
+  const deadline = Date.now() + 20_000
+  let last = ''
+  while (Date.now() < deadline) {
+    last = screen()
+    const ended = last.match(/^\s+seq \d+–\d+$/gm)?.length ?? 0
+    if (ended >= count && /you › $/m.test(last)) return last
+    await new Promise((resolve) => setTimeout(resolve, 150))
+  }
+  throw new Error(`screen never showed ${count} finished turns:\n${last}`)
+}
+
 function sessionAlive(): boolean {
   try {
     tmux('has-session', '-t', name)
@@ -41,7 +54,7 @@ function sessionAlive(): boolean {
 let sandbox: Sandbox
 beforeAll(() => {
   sandbox = createSandbox()
-  const env = Object.entries({ TANGENT_HOME: sandbox.home, NO_COLOR: '1', TANGENT_DEMO_DELAY_MS: '15' })
+  const env = Object.entries({ TANGENT_HOME: sandbox.home, NO_COLOR: '1', TANGENT_DEMO_DELAY_MS: '60' })
     .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
     .join(' ')
   const command = `cd ${JSON.stringify(sandbox.cwd)} && env ${env} ${JSON.stringify(process.execPath)} ${JSON.stringify(cliMain)} chat`
@@ -57,18 +70,20 @@ describe('tangent chat in a terminal', () => {
   it('streams answers, aborts with Ctrl-C, forks and shows the tree', async () => {
     await waitForScreen(/you › $/m)
     tmux('send-keys', '-t', name, 'write chat.txt: from the chat', 'Enter')
-    await waitForScreen(/Wrote chat\.txt/)
+    await waitForTurns(1)
+    expect(screen()).toMatch(/▸ write chat\.txt\n\s+✓ Wrote chat\.txt/)
     expect(fs.readFileSync(path.join(sandbox.cwd, 'chat.txt'), 'utf8')).toContain('from the chat')
 
     tmux('send-keys', '-t', name, 'hello chat', 'Enter')
-    await waitForScreen(/Turn 2: you said "hello chat"\.\n\s+seq \d+–\d+\nyou › $/m)
+    await waitForTurns(2)
+    expect(screen()).toContain('Turn 2: you said "hello chat".')
 
     // A long answer streams slowly: Ctrl-C while it streams aborts the turn, not the chat.
     tmux('send-keys', '-t', name, `please ${'stream this slowly '.repeat(12)}`, 'Enter')
     await waitForScreen(/Turn 3: you said/)
     tmux('send-keys', '-t', name, 'C-c')
     await waitForScreen(/turn ended: aborted/)
-    await waitForScreen(/you › $/m)
+    await waitForTurns(3)
     expect(sessionAlive()).toBe(true)
 
     tmux('send-keys', '-t', name, '/fork', 'Enter')
@@ -80,10 +95,10 @@ describe('tangent chat in a terminal', () => {
     expect(tree).toMatch(new RegExp(`^${parentId}  `, 'm'))
 
     tmux('send-keys', '-t', name, 'in the fork', 'Enter')
-    await waitForScreen(/you said "in the fork"/)
+    await waitForTurns(4)
+    expect(screen()).toMatch(/you said "in the fork"/)
 
     // Ctrl-C at an idle prompt leaves.
-    await waitForScreen(/you › $/m)
     tmux('send-keys', '-t', name, 'C-c')
     const deadline = Date.now() + 10_000
     while (sessionAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))

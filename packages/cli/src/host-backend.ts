@@ -1,8 +1,8 @@
 // The Backend while a Host runs on the data dir: every command is a JSON-RPC call over
 // its WebSocket, so a second terminal works beside `tangent serve` instead of hitting the lock.
 import { TangentError } from '@tangent/core'
-import { createRpcClient, type RpcClient, RpcError, type SocketLike } from '@tangent/protocol'
-import WebSocket from 'ws'
+import { connectHost } from '@tangent/host'
+import { type RpcClient, RpcError } from '@tangent/protocol'
 import type {
   Backend,
   CompareResult,
@@ -20,32 +20,11 @@ import type {
 
 export interface HostAddress {
   url: string
-  port: number
   token: string
 }
 
 export async function connectHostBackend(address: HostAddress): Promise<HostBackend> {
-  const url = new URL(address.url)
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
-  url.pathname = '/rpc'
-  url.search = ''
-  url.searchParams.set('token', address.token)
-  const socket = new WebSocket(url)
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve())
-    socket.once('error', (error) =>
-      reject(
-        new TangentError(
-          'host-unreachable',
-          `Cannot reach the Tangent Host at ${address.url}: ${error.message}`,
-          {
-            url: address.url,
-          },
-        ),
-      ),
-    )
-  })
-  return new HostBackend(createRpcClient(socket as unknown as SocketLike))
+  return new HostBackend(await connectHost(address))
 }
 
 export class HostBackend implements Backend {

@@ -88,7 +88,10 @@ class ChatLoop {
         if (this.#current !== null) void this.#backend.abort(this.#current)
       })
       rl.on('line', (line) => {
-        if (this.#busy) return
+        if (this.#busy) {
+          this.#print(this.#style.dim('(still busy: wait for the turn to end, or Ctrl-C to abort it)'))
+          return
+        }
         void this.#handle(line.trim(), rl)
       })
       rl.prompt()

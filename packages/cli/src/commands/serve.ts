@@ -40,6 +40,9 @@ async function serve(context: CliContext, flags: ServeFlags): Promise<void> {
     port: flags.port,
     host: flags.host,
     env: context.env,
+    defaultCwd: context.cwd,
+    // This command owns the process: it closes the Host (removing host.json) on a signal.
+    handleSignals: false,
     ...(context.env.TANGENT_TOKEN ? { token: context.env.TANGENT_TOKEN } : {}),
     ...(context.env.TANGENT_MODEL ? { defaultModel: context.env.TANGENT_MODEL } : {}),
   })
