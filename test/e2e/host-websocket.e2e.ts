@@ -1,6 +1,6 @@
 // The Host over a real WebSocket on 127.0.0.1: upgrade auth and Origin, size limits,
 // every method, notifications, and gap-free event delivery to late subscribers.
-import { maxMessageBytes, type RpcClient, type SessionEvent } from '@tangent/protocol'
+import { maxMessageBytes, type SessionEvent } from '@tangent/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { rpcFailure, startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'

@@ -33,7 +33,7 @@ export function FileBadge({ session }: { session: SessionSummary }) {
   const text =
     sharers.length === 0
       ? `files: ${shortPath(session.files.path)}`
-      : `shares files with ${names.slice(0, 2).join(', ')}${sharers.length > 2 ? ` +${sharers.length - 2}` : ''}`
+      : `shares files with ${names[0]}${sharers.length > 1 ? ` +${sharers.length - 1}` : ''}`
   return (
     <span
       className="tag tag-shared"

@@ -251,6 +251,12 @@ export class HostStore {
       if (!created) return
       sessionId = created.id
     }
+    const summary = this.#state.sessions.get(sessionId)
+    if (summary && summary.title.trim() === '' && summary.status === 'idle') {
+      // An untitled session is named after its first message, so the tree reads like a list
+      // of topics rather than ids. A title is a standalone event: it goes in before the turn.
+      await this.rename(sessionId, titleFromMessage(text))
+    }
     try {
       await this.#need().call('session.prompt', { sessionId, text })
     } catch (error) {
@@ -546,6 +552,15 @@ export class HostStore {
     this.#state = { ...this.#state, ...patch }
     for (const listener of this.#listeners) listener()
   }
+}
+
+/** The first line of a message, cut at a word boundary near 60 characters. */
+export function titleFromMessage(text: string): string {
+  const line = text.trim().split('\n')[0]!.trim()
+  if (line.length <= 60) return line
+  const cut = line.slice(0, 60)
+  const space = cut.lastIndexOf(' ')
+  return `${(space > 30 ? cut.slice(0, space) : cut).trimEnd()}…`
 }
 
 function writeHash(sessionId: string | null): void {

@@ -1,6 +1,8 @@
 // The bar above the transcript: sidebar toggle (narrow windows), the open session's title,
 // lineage, file mode and status.
+
 import { FileBadge } from './file-badge.js'
+import { BranchIcon } from './icon.js'
 import { forkPointLabel } from './session-row.js'
 import { titleOf } from './session-tree.js'
 import { useHost, useStore } from './use-host.js'
@@ -42,7 +44,7 @@ export function SessionHeader({ onToggleSidebar }: { onToggleSidebar: () => void
                 onClick={() => void store.openSession(session.parentSession!)}
                 title={parent ? 'Open the parent session' : 'The parent is not in the list'}
               >
-                ⑂ {parent ? titleOf(parent) : 'parent'} {forkPoint}
+                <BranchIcon size={12} /> {parent ? titleOf(parent) : 'parent'} {forkPoint}
               </button>
             ) : null}
             <FileBadge session={session} />

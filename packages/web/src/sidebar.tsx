@@ -1,5 +1,7 @@
 // The left column: connection state, "open folder", the lineage tree, the archive toggle.
+
 import { type FormEvent, useState } from 'react'
+import { BranchIcon } from './icon.js'
 import { SessionTree } from './session-tree.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -23,8 +25,8 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     <aside className="sidebar" data-testid="sidebar">
       <div className="sidebar-head">
         <span className="brand">
-          <span className="brand-mark" aria-hidden="true">
-            ⑂
+          <span className="brand-mark">
+            <BranchIcon size={14} />
           </span>
           Tangent
         </span>

@@ -1,6 +1,8 @@
 // The open session's conversation. Sticks to the bottom while text streams, unless the
 // reader scrolled up; the streaming block keeps its place so nothing jumps.
+
 import { useLayoutEffect, useMemo, useRef } from 'react'
+import { BranchIcon } from './icon.js'
 import { titleOf } from './session-tree.js'
 import { buildTranscript, openTurn } from './transcript-model.js'
 import { TurnView } from './turn-view.js'
@@ -69,7 +71,7 @@ export function Transcript() {
             return (
               <div className="divider fork-divider" key={`fork:${block.seq}`} data-testid="fork-divider">
                 <span>
-                  ⑂ Forked from {parent ? titleOf(parent) : 'its parent'}
+                  <BranchIcon size={12} /> Forked from {parent ? titleOf(parent) : 'its parent'}
                   {block.seq >= 0 ? ` after #${block.seq}` : ' at the start'} — above is shared history
                 </span>
               </div>

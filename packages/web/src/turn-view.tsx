@@ -2,6 +2,7 @@
 // calls, live streaming text, changed files, a non-`completed` end reason, and the turn's
 // actions ("Branch from here", "Restore files to here"). Inside a running turn the actions
 // are disabled and say why.
+import { BranchIcon } from './icon.js'
 import { ToolCall } from './tool-call.js'
 import type { TurnModel } from './transcript-model.js'
 import { useStore } from './use-host.js'
@@ -119,7 +120,7 @@ export function TurnView(props: {
           title={isRunning ? runningReason : 'Start a new branch that continues after this turn'}
           onClick={() => turn.end && void store.fork({ sessionId, atSeq: turn.end.seq })}
         >
-          ⑂ Branch from here
+          <BranchIcon size={12} /> Branch from here
         </button>
         <button
           type="button"
