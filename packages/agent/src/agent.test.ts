@@ -378,3 +378,28 @@ describe('Agent loop against MockLanguageModelV3', () => {
     expectValidIdleLog(session.events)
   })
 })
+
+describe('Agent failures outside the model call', () => {
+  it('closes the turn with reason error when a flush fails mid-turn', async () => {
+    const model = new MockLanguageModelV3({ doStream: async () => textStep('never') })
+    let calls = 0
+    const { agent, session } = setup(model, {
+      flush: async () => {
+        calls++
+        if (calls === 1) throw new Error('disk gone')
+      },
+    })
+    const result = await agent.prompt('hi')
+    expect(result.reason).toBe('error')
+    expect(session.events.at(-1)!.data).toEqual({ reason: 'error', error: 'disk gone' })
+    expect(model.doStreamCalls).toHaveLength(0)
+    expectValidIdleLog(session.events)
+  })
+
+  it('reports the model it will use next', () => {
+    const { agent, session } = setup(new MockLanguageModelV3())
+    expect(agent.modelId).toBe('mock:model')
+    session.append('model/selection', { provider: 'demo', model: 'scripted' })
+    expect(agent.modelId).toBe('demo:scripted')
+  })
+})

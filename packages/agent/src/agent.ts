@@ -68,7 +68,18 @@ export class Agent {
     return this.#controller !== null
   }
 
-  /** Subscribes to live deltas of the running turn; returns the unsubscribe function. */
+  /** The model the next prompt uses: the log's latest model/selection, else the default. */
+  get modelId(): string {
+    const selection = currentModel(this.session.events)
+    return selection
+      ? `${selection.provider}:${selection.model}`
+      : (this.#options.defaultModel ?? defaultModelId)
+  }
+
+  /**
+   * Subscribes to live deltas of the running turn; returns the unsubscribe function.
+   * A listener that throws ends the turn with reason `error`: guard your own I/O.
+   */
   onDelta(listener: DeltaListener): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
@@ -100,9 +111,7 @@ export class Agent {
   async prompt(text: string): Promise<PromptResult> {
     this.#assertIdle()
     const selection = currentModel(this.session.events)
-    const modelId = selection
-      ? `${selection.provider}:${selection.model}`
-      : (this.#options.defaultModel ?? defaultModelId)
+    const modelId = this.modelId
     const model = this.#options.models.resolve(modelId)
     const providerOptions = this.#options.models.providerOptions(modelId, selection?.reasoningEffort)
     const controller = new AbortController()

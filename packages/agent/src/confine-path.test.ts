@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { confinePath } from './confine-path.js'
+import { confinePath, resolveWorkingDirectory } from './confine-path.js'
 
 let root: string
 let cwd: string
@@ -68,5 +68,15 @@ describe('confinePath', () => {
 
   it('refuses an empty path with a clear message', async () => {
     await expect(confinePath(cwd, '  ')).rejects.toThrow(/empty/)
+  })
+})
+
+describe('resolveWorkingDirectory', () => {
+  it('refuses a missing or empty cwd with cwd-missing instead of falling back to the process cwd', async () => {
+    await expect(confinePath('', 'a.txt')).rejects.toSatisfy((error) =>
+      TangentError.hasCode(error, 'cwd-missing'),
+    )
+    await expect(resolveWorkingDirectory(path.join(root, 'gone'))).rejects.toThrow(/does not exist/)
+    expect(await resolveWorkingDirectory(cwd)).toBe(cwd)
   })
 })

@@ -23,12 +23,34 @@ export async function confinePath(cwd: string, requested: string): Promise<Confi
       'The path is empty: give a path relative to the working directory.',
     )
   }
-  const root = await fs.realpath(cwd)
+  const root = await resolveWorkingDirectory(cwd)
   const lexical = path.resolve(root, requested)
   if (!isInside(root, lexical)) throw outside(requested, root)
   const real = await realpathAllowingMissing(lexical, requested)
   if (!isInside(root, real)) throw outside(requested, root)
   return { absolute: real, relative: path.relative(root, real) || '.' }
+}
+
+/** The real path of a session's cwd; a clear `cwd-missing` error when there is none. */
+export async function resolveWorkingDirectory(cwd: string): Promise<string> {
+  if (!path.isAbsolute(cwd)) {
+    throw new TangentError(
+      'cwd-missing',
+      `This session has no usable working directory (${JSON.stringify(cwd)}).`,
+      { cwd },
+    )
+  }
+  try {
+    const real = await fs.realpath(cwd)
+    if ((await fs.stat(real)).isDirectory()) return real
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  throw new TangentError(
+    'cwd-missing',
+    `The working directory ${cwd} does not exist (any more): recreate it or start a session elsewhere.`,
+    { cwd },
+  )
 }
 
 function isInside(root: string, candidate: string): boolean {

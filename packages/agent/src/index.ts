@@ -6,7 +6,7 @@ export {
   type PromptResult,
   type SnapshotResult,
 } from './agent.js'
-export { type ConfinedPath, confinePath } from './confine-path.js'
+export { type ConfinedPath, confinePath, resolveWorkingDirectory } from './confine-path.js'
 export { DemoLanguageModel, type DemoModelOptions } from './demo-model.js'
 export { type DemoReply, type DemoToolCall, parseDemoCommand, planDemoReply } from './demo-script.js'
 export {

@@ -2,6 +2,7 @@
 // The command gets its own process group so a timeout or an abort kills everything it started.
 import { spawn } from 'node:child_process'
 import { z } from 'zod'
+import { resolveWorkingDirectory } from '../confine-path.js'
 import { type AgentTool, defineTool } from './agent-tool.js'
 import { OutputBuffer } from './output-buffer.js'
 
@@ -27,12 +28,13 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
   return defineTool<BashInput>({
     description: `Run a bash command in the working directory (stdout and stderr combined, timeout ${Math.round(defaultTimeoutMs / 1000)} s, output capped). Non-zero exit codes are reported as errors.`,
     inputSchema: BashInput,
-    run(input, { cwd, signal }) {
+    async run(input, { cwd, signal }) {
       signal.throwIfAborted()
+      const directory = await resolveWorkingDirectory(cwd)
       const timeoutMs = input.timeoutMs ?? defaultTimeoutMs
       return new Promise((resolve, reject) => {
         const child = spawn('bash', ['-c', input.command], {
-          cwd,
+          cwd: directory,
           detached: true,
           stdio: ['ignore', 'pipe', 'pipe'],
         })

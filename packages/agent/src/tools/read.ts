@@ -13,6 +13,7 @@ export const ReadInput = z.object({
 export type ReadInput = z.infer<typeof ReadInput>
 
 const maxChars = 100_000
+const maxFileBytes = 10 * 1024 * 1024
 
 export const readTool = defineTool<ReadInput>({
   description: 'Read a text file in the working directory. Use offset/limit (lines) for large files.',
@@ -22,6 +23,12 @@ export const readTool = defineTool<ReadInput>({
     const stat = await fs.stat(target.absolute)
     if (stat.isDirectory()) {
       throw new TangentError('tool-failed', `${target.relative} is a directory: use the list tool.`)
+    }
+    if (stat.size > maxFileBytes) {
+      throw new TangentError(
+        'tool-failed',
+        `${target.relative} is ${stat.size} bytes, too large to read (limit ${maxFileBytes}): use grep or bash (head, sed -n) to look at parts of it.`,
+      )
     }
     const bytes = await fs.readFile(target.absolute)
     if (bytes.subarray(0, 8192).includes(0)) {
