@@ -40,7 +40,8 @@ export class ForkRequests {
     this.#inFlight.set(requestId, attempt)
     try {
       const outcome = await attempt
-      this.#done.set(requestId, outcome)
+      // Only the child is remembered: a retry returns it as a plain success.
+      this.#done.set(requestId, { childId: outcome.childId, boundary: outcome.boundary })
       return outcome
     } finally {
       this.#inFlight.delete(requestId)

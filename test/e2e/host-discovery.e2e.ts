@@ -1,0 +1,82 @@
+// The discovery file and process-level behaviour of a Host: host.json (0600, removed on
+// close, stale ones ignored), the writer lock, connectHost.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { connectHost, discoveryFile, readHostDiscovery, startHost } from '@tangent/host'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startTestHost, type TestHost, tempDir } from './host-harness.js'
+
+const hosts: TestHost[] = []
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.close()
+})
+
+describe('host discovery', () => {
+  it('writes host.json readable only by the user and removes it on close', async () => {
+    const t = await startTestHost()
+    hosts.push(t)
+    const file = discoveryFile(t.home)
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    const found = await readHostDiscovery(t.home)
+    expect(found).toEqual({ pid: process.pid, port: t.host.port, token: t.host.token, url: t.host.url })
+    await t.stop()
+    expect(fs.existsSync(file)).toBe(false)
+    expect(await readHostDiscovery(t.home)).toBeNull()
+  })
+
+  it('ignores a stale file: dead pid, or a live pid whose port does not answer', async () => {
+    const home = tempDir()
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid ?? 999999
+    const write = (pid: number, port: number) =>
+      fs.writeFileSync(
+        discoveryFile(home),
+        JSON.stringify({ pid, port, token: 'stale', url: `http://127.0.0.1:${port}` }),
+        { mode: 0o600 },
+      )
+    write(dead, 4317)
+    expect(await readHostDiscovery(home)).toBeNull()
+    // A live pid but nothing listening: port of a Host that has gone.
+    const gone = await startTestHost()
+    const port = gone.host.port
+    await gone.close()
+    write(process.pid, port)
+    expect(await readHostDiscovery(home)).toBeNull()
+    fs.writeFileSync(discoveryFile(home), 'not json')
+    expect(await readHostDiscovery(home)).toBeNull()
+    fs.rmSync(home, { recursive: true, force: true })
+  })
+
+  it('holds the writer lock: a second Host on the same home is refused with store-locked', async () => {
+    const t = await startTestHost()
+    hosts.push(t)
+    const second = await startHost({ home: t.home, port: 0, handleSignals: false }).catch(
+      (error: unknown) => error,
+    )
+    expect(second).toMatchObject({ code: 'store-locked' })
+    // The first Host's discovery file is untouched.
+    expect((await readHostDiscovery(t.home))?.token).toBe(t.host.token)
+  })
+
+  it('connectHost talks to a Host and fails clearly with a wrong token', async () => {
+    const t = await startTestHost()
+    hosts.push(t)
+    const client = await connectHost({ url: t.host.url, token: t.host.token })
+    expect((await client.call('host.info')).dataDir).toBe(t.home)
+    client.close()
+    const refused = await connectHost({ url: t.host.url, token: 'wrong' }).catch((error: unknown) => error)
+    expect(refused).toMatchObject({ code: 'host-unreachable' })
+    expect(String((refused as Error).message)).toContain('401')
+  })
+
+  it('keeps workspaces across restarts in workspaces.json', async () => {
+    const t = await startTestHost()
+    hosts.push(t)
+    const workspace = await t.call('workspace.open', { path: t.work })
+    await t.restart()
+    expect(await t.call('workspace.list')).toEqual([workspace])
+    expect(JSON.parse(fs.readFileSync(path.join(t.home, 'workspaces.json'), 'utf8')).workspaces).toEqual([
+      workspace,
+    ])
+  })
+})
