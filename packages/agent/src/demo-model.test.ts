@@ -2,8 +2,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { grammarStateOf, type SessionEvent, SessionStore } from '@tangent/core'
+import { generateText, tool } from 'ai'
 import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { Agent } from './agent.js'
+import { DemoLanguageModel } from './demo-model.js'
 import { ModelRegistry } from './model-registry.js'
 
 const dirs: string[] = []
@@ -145,5 +148,27 @@ describe('Agent with the demo model', () => {
     expect(text.length).toBeLessThan(40)
     expect(session.events.at(-1)!.data).toMatchObject({ reason: 'aborted' })
     expect(grammarStateOf(session.events).phase).toBe('idle')
+  })
+})
+
+describe('DemoLanguageModel through generateText (doGenerate)', () => {
+  it('answers text and plans tool calls without streaming', async () => {
+    const model = new DemoLanguageModel()
+    const text = await generateText({ model, prompt: 'hi' })
+    expect(text.text).toBe('Turn 1: you said "hi".')
+    expect(text.finishReason).toBe('stop')
+    const calls = await generateText({
+      model,
+      prompt: 'note\nrun: echo 1\nread a.txt',
+      tools: {
+        bash: tool({ inputSchema: z.object({ command: z.string() }) }),
+        read: tool({ inputSchema: z.object({ path: z.string() }) }),
+      },
+    })
+    expect(calls.finishReason).toBe('tool-calls')
+    expect(calls.toolCalls.map((call) => [call.toolCallId, call.toolName, call.input])).toEqual([
+      ['demo-1-1', 'bash', { command: 'echo 1' }],
+      ['demo-1-2', 'read', { path: 'a.txt' }],
+    ])
   })
 })
