@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { ForkRequests } from './fork-requests.js'
+
+describe('ForkRequests', () => {
+  it('runs a fork once per requestId, also for concurrent duplicates', async () => {
+    const requests = new ForkRequests()
+    let runs = 0
+    const fork = async () => {
+      runs++
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      return { childId: `child-${runs}`, boundary: 3 }
+    }
+    const [a, b] = await Promise.all([requests.run('r', fork), requests.run('r', fork)])
+    expect(a).toEqual({ childId: 'child-1', boundary: 3 })
+    expect(b).toBe(a)
+    expect(await requests.run('r', fork)).toEqual({ childId: 'child-1', boundary: 3 })
+    expect(runs).toBe(1)
+  })
+
+  it('forgets a failed attempt and a deleted child', async () => {
+    const requests = new ForkRequests()
+    await expect(requests.run('r', async () => Promise.reject(new Error('no')))).rejects.toThrow('no')
+    expect(await requests.run('r', async () => ({ childId: 'c', boundary: 1 }))).toEqual({
+      childId: 'c',
+      boundary: 1,
+    })
+    requests.forget('c')
+    expect(requests.get('r')).toBeUndefined()
+  })
+
+  it('is rebuilt from child headers', () => {
+    const requests = ForkRequests.fromHeaders([
+      { id: 'child', header: { forkRequestId: 'r1', forkedAt: 7 } },
+      { id: 'plain', header: {} },
+    ])
+    expect(requests.get('r1')).toEqual({ childId: 'child', boundary: 7 })
+  })
+})
