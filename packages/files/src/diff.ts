@@ -24,12 +24,17 @@ const statusNames: Record<string, FileDiff['status']> = {
   T: 'modified',
 }
 
-export async function assertTreeAvailable(repository: ShadowRepository, tree: string): Promise<void> {
-  if (!(await repository.hasTree(tree))) {
+/** Throws `snapshot-unavailable` {trees} unless every tree is in the store. */
+export async function assertTreesAvailable(
+  repository: ShadowRepository,
+  trees: readonly string[],
+): Promise<void> {
+  const missing = await repository.missingTrees(trees)
+  if (missing.length > 0) {
     throw new TangentError(
       'snapshot-unavailable',
-      `Snapshot tree ${tree} is not in ${repository.gitDir}: it was taken under another TANGENT_HOME or removed; take a new snapshot.`,
-      { tree },
+      `Snapshot tree ${missing.join(', ')} is not in ${repository.gitDir}: it was taken under another TANGENT_HOME or removed; take a new snapshot.`,
+      { trees: missing },
     )
   }
 }
@@ -57,7 +62,7 @@ export async function diffTrees(
   const from = a ?? emptyTree
   const to = b ?? emptyTree
   if (from === to) return []
-  await Promise.all([assertTreeAvailable(repository, from), assertTreeAvailable(repository, to)])
+  await assertTreesAvailable(repository, [from, to])
   const [names, patches] = await Promise.all([
     repository.git(['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to]),
     repository.git([

@@ -13,7 +13,7 @@ import {
   restoreTree,
 } from './restore.js'
 import { ShadowRepository } from './shadow-repository.js'
-import { type Snapshot, takeSnapshot } from './snapshot.js'
+import { type Snapshot, snapshotPaths, takeSnapshot } from './snapshot.js'
 import { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
 import {
   type CreatedWorktree,
@@ -138,7 +138,12 @@ export class FileState {
   }
 
   #context(): RestoreContext {
-    return { repository: this.repository, snapshot: (cwd) => this.#snapshotUnlocked(cwd) }
+    return {
+      repository: this.repository,
+      snapshot: (cwd) => this.#snapshotUnlocked(cwd),
+      snapshotPaths: async (cwd, paths, skipped) =>
+        snapshotPaths(this.repository, await resolveDirectory(this.repository, cwd), paths, skipped),
+    }
   }
 
   #worktreeContext(): WorktreeContext {

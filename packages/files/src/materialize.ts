@@ -14,10 +14,25 @@ export interface TreeEntry {
   path: string
 }
 
-/** Every file entry of `tree`, recursively, paths relative to the tree's root. */
-export async function listTree(repository: ShadowRepository, tree: string): Promise<TreeEntry[]> {
+// Up to this many paths go to ls-tree as arguments; more, and the whole tree is listed.
+const pathArgumentLimit = 200
+
+/**
+ * The file entries of `tree`, recursively, paths relative to the tree's root: all of them, or
+ * at least those under `paths` (callers filter exactly).
+ */
+export async function listTree(
+  repository: ShadowRepository,
+  tree: string,
+  paths: ReadonlySet<string> | null = null,
+): Promise<TreeEntry[]> {
   if (tree === emptyTree) return []
-  const listing = await repository.git(['ls-tree', '-r', '-z', '--full-tree', tree])
+  const some = paths !== null && paths.size <= pathArgumentLimit
+  if (some && paths.size === 0) return []
+  const args = some
+    ? ['--literal-pathspecs', 'ls-tree', '-r', '-z', '--full-tree', tree, '--', ...paths]
+    : ['ls-tree', '-r', '-z', '--full-tree', tree]
+  const listing = await repository.git(args)
   return splitNul(listing.stdout).map((record) => {
     const tab = record.indexOf('\t')
     const [mode = '', type = '', object = ''] = record.slice(0, tab).split(' ')
@@ -91,7 +106,7 @@ export async function checkoutTree(
 ): Promise<CheckoutResult> {
   const { target, paths } = options
   // Submodule entries (mode 160000) name commits of another repository: nothing to write.
-  const entries = (await listTree(repository, options.tree)).filter(
+  const entries = (await listTree(repository, options.tree, paths)).filter(
     (entry) => entry.type !== 'commit' && (paths === null || paths.has(entry.path)),
   )
   const result: CheckoutResult = { written: entries.map((entry) => entry.path), deleted: [], kept: [] }

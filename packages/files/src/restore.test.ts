@@ -187,6 +187,20 @@ describe('FileState.restore', () => {
     expect(readFileSync(path.join(cwd, 'windows.txt'), 'utf8')).toBe(crlf)
   })
 
+  it('handles file names with spaces, glob characters, a leading colon and non-ASCII letters', async () => {
+    const w = await world()
+    const names = ['sp ace.txt', 'star*[1].txt', ':colon.txt', 'ünïcode/ñ.txt']
+    const first = await turn(w, () => {
+      for (const name of names) write(w.cwd, name, `${name}\n`)
+    })
+    expect([...(w.files.timeline(w.session)[0]?.changed ?? [])].sort()).toEqual([...names].sort())
+    write(w.cwd, 'star1.txt', "not the glob one, and not the session's\n")
+    const result = await restore(w, first.start)
+    expect(result.restored.sort()).toEqual([...names].sort())
+    for (const name of names) expect(existsSync(path.join(w.cwd, name))).toBe(false)
+    expect(read(w.cwd, 'star1.txt')).toBe("not the glob one, and not the session's\n")
+  })
+
   it('refuses paths that leave the directory', async () => {
     const w = await world()
     await expect(

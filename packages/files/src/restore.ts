@@ -3,7 +3,7 @@
 // restore itself can be undone.
 import type { SessionEvent } from '@tangent/core'
 import { TangentError } from '@tangent/core'
-import { assertTreeAvailable, changedPaths } from './diff.js'
+import { assertTreesAvailable, changedPaths } from './diff.js'
 import { assertSafeRelativePath, checkoutTree } from './materialize.js'
 import type { ShadowRepository } from './shadow-repository.js'
 import type { Snapshot } from './snapshot.js'
@@ -44,6 +44,8 @@ export interface RestoreTreeOptions {
 export interface RestoreContext {
   repository: ShadowRepository
   snapshot: (cwd: string) => Promise<Snapshot>
+  /** A snapshot re-reading only `paths` (see snapshotPaths). */
+  snapshotPaths: (cwd: string, paths: readonly string[], skipped: readonly string[]) => Promise<Snapshot>
 }
 
 /** The tree `toSeq` stands for, and the snapshot event it came from (null for baseTree). */
@@ -71,7 +73,10 @@ async function rewind(
 ): Promise<RestoreResult> {
   const paths = [...new Set(options.paths)].sort()
   for (const relative of paths) assertSafeRelativePath(relative)
-  await assertTreeAvailable(context.repository, options.tree)
+  await assertTreesAvailable(
+    context.repository,
+    options.expectTree ? [options.tree, options.expectTree] : [options.tree],
+  )
   const undo = await context.snapshot(options.cwd)
   if (paths.length === 0) return { restored: [], kept: [], undoTree: undo.tree, snapshot: undo }
   if (options.expectTree !== null) {
@@ -92,7 +97,13 @@ async function rewind(
     paths: new Set(paths.filter((relative) => !protect.has(relative))),
     deleteMissing: true,
   })
-  const after = await context.snapshot(options.cwd)
+  // Only the paths just written changed (anything else someone writes meanwhile, the next
+  // regular snapshot sees): no second scan of the whole directory.
+  const after = await context.snapshotPaths(
+    options.cwd,
+    [...written.written, ...written.deleted],
+    undo.skipped,
+  )
   return {
     restored: [...written.written, ...written.deleted].sort(),
     kept: [...written.kept, ...paths.filter((relative) => protect.has(relative))].sort(),

@@ -109,8 +109,23 @@ export class ShadowRepository {
 
   /** Whether `tree` names a tree object in the store. */
   async hasTree(tree: string): Promise<boolean> {
-    if (tree === emptyTree) return true
-    const result = await this.git(['cat-file', '-t', tree], { allowedExitCodes: [128] })
-    return result.exitCode === 0 && result.stdout.toString('utf8').trim() === 'tree'
+    return (await this.missingTrees([tree])).length === 0
+  }
+
+  /** The names among `trees` that are not tree objects in the store (one git process for all). */
+  async missingTrees(trees: readonly string[]): Promise<string[]> {
+    const asked = [...new Set(trees)].filter((tree) => tree !== emptyTree)
+    if (asked.length === 0) return []
+    // Only full hex names: a revision expression here would be evaluated by git.
+    const wellFormed = asked.filter((tree) => /^[0-9a-f]{40}$/.test(tree))
+    const result = await this.git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+      input: wellFormed.map((tree) => `${tree}\n`).join(''),
+    })
+    const found = new Set<string>()
+    for (const line of result.stdout.toString('utf8').split('\n')) {
+      const [name, type] = line.split(' ')
+      if (name && type === 'tree') found.add(name)
+    }
+    return asked.filter((tree) => !found.has(tree))
   }
 }

@@ -4,6 +4,7 @@
 import { lstat } from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
+import { changedPaths } from './diff.js'
 import type { SnapshotDirectory } from './directory.js'
 import { splitNul } from './git.js'
 import { emptyTree, type ShadowRepository } from './shadow-repository.js'
@@ -79,12 +80,48 @@ function unreadablePaths(stderr: string): string[] {
   return paths
 }
 
+function scopeOf(directory: SnapshotDirectory) {
+  return { cwd: directory.path, workTree: directory.top, indexFile: directory.indexFile }
+}
+
+/** Writes the index's tree of cwd (its subtree when cwd is below the work tree's top). */
+async function writeTree(repository: ShadowRepository, directory: SnapshotDirectory): Promise<string> {
+  const args = directory.prefix === '' ? ['write-tree'] : ['write-tree', `--prefix=${directory.prefix}/`]
+  const written = await repository.git(args, { ...scopeOf(directory), allowedExitCodes: [128] })
+  if (written.exitCode === 0) return written.stdout.toString('utf8').trim()
+  // The index has nothing under cwd: an empty directory (or everything ignored).
+  if (written.stderr.includes('not found')) return emptyTree
+  throw new TangentError(
+    'snapshot-failed',
+    `Could not write the tree of ${directory.path}: ${written.stderr.trim()}`,
+    {
+      cwd: directory.path,
+      stderr: written.stderr,
+    },
+  )
+}
+
+/** Chains `tree` onto the directory's ref (keeps it from gc) unless it is already the latest. */
+async function recordTree(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  previous: PreviousSnapshot | null,
+  tree: string,
+): Promise<void> {
+  if (tree === previous?.tree) return
+  const commitArgs = ['commit-tree', tree, '-m', directory.path]
+  if (previous) commitArgs.push('-p', previous.commit)
+  const commit = (await repository.git(commitArgs)).stdout.toString('utf8').trim()
+  // Compare-and-swap against the commit we read, so a concurrent writer is detected, not lost.
+  await repository.git(['update-ref', directory.ref, commit, previous?.commit ?? ''])
+}
+
 export async function takeSnapshot(
   repository: ShadowRepository,
   directory: SnapshotDirectory,
   maxFileBytes: number,
 ): Promise<Snapshot> {
-  const scope = { cwd: directory.path, workTree: directory.top, indexFile: directory.indexFile }
+  const scope = scopeOf(directory)
   const baseExcludes = directory.excludedHome === null ? [] : [excludePathspec(directory.excludedHome)]
   const [previous, listing] = await Promise.all([
     previousSnapshot(repository, directory.ref),
@@ -92,13 +129,16 @@ export async function takeSnapshot(
   ])
   const skipped = await findSkipped(directory, splitNul(listing.stdout), maxFileBytes)
 
-  const stage = async (excluded: readonly string[]) => {
-    const pathspecs = ['.', ...baseExcludes, ...excluded.map((p) => excludePathspec(p.replace(/\/$/, '')))]
-    const added = await repository.git(
-      ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
-      { ...scope, input: `${pathspecs.join('\0')}\0`, allowedExitCodes: [1, 128] },
-    )
-    if (added.exitCode === 0) return
+  const pathspecs = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
+  const added = await repository.git(
+    ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
+    {
+      ...scope,
+      input: `${pathspecs.join('\0')}\0`,
+      allowedExitCodes: [1, 128],
+    },
+  )
+  if (added.exitCode !== 0) {
     const unreadable = unreadablePaths(added.stderr)
     if (unreadable.length === 0) {
       throw new TangentError(
@@ -110,39 +150,8 @@ export async function takeSnapshot(
     skipped.push(...unreadable)
   }
 
-  const writeTree = async () => {
-    const args = directory.prefix === '' ? ['write-tree'] : ['write-tree', `--prefix=${directory.prefix}/`]
-    const written = await repository.git(args, { ...scope, allowedExitCodes: [128] })
-    if (written.exitCode === 0) return written.stdout.toString('utf8').trim()
-    // The index has nothing under cwd: an empty directory (or everything ignored).
-    if (written.stderr.includes('not found')) return emptyTree
-    throw new TangentError(
-      'snapshot-failed',
-      `Could not write the tree of ${directory.path}: ${written.stderr.trim()}`,
-      {
-        cwd: directory.path,
-        stderr: written.stderr,
-      },
-    )
-  }
-
-  const changedSince = async (tree: string) => {
-    if (tree === (previous?.tree ?? emptyTree)) return []
-    const diff = await repository.git([
-      'diff-tree',
-      '-r',
-      '-z',
-      '--name-only',
-      '--no-renames',
-      previous?.tree ?? emptyTree,
-      tree,
-    ])
-    return splitNul(diff.stdout)
-  }
-
-  await stage(skipped)
-  let tree = await writeTree()
-  let changed = await changedSince(tree)
+  let tree = await writeTree(repository, directory)
+  let changed = await changedPaths(repository, previous?.tree ?? null, tree)
   // A tracked file that grew past the limit was just hashed once; drop it from now on.
   const grown = await findGrown(directory, changed, maxFileBytes)
   if (grown.length > 0) {
@@ -154,16 +163,34 @@ export async function takeSnapshot(
       },
     )
     skipped.push(...grown)
-    tree = await writeTree()
-    changed = await changedSince(tree)
+    tree = await writeTree(repository, directory)
+    changed = await changedPaths(repository, previous?.tree ?? null, tree)
   }
-
-  if (tree !== previous?.tree) {
-    const commitArgs = ['commit-tree', tree, '-m', directory.path]
-    if (previous) commitArgs.push('-p', previous.commit)
-    const commit = (await repository.git(commitArgs)).stdout.toString('utf8').trim()
-    // Compare-and-swap against the commit we read, so a concurrent writer is detected, not lost.
-    await repository.git(['update-ref', directory.ref, commit, previous?.commit ?? ''])
-  }
+  await recordTree(repository, directory, previous, tree)
   return { tree, changed, skipped: [...new Set(skipped)].sort() }
+}
+
+/**
+ * A snapshot that re-reads only `paths` (files Tangent itself just wrote or removed) and takes
+ * everything else from the directory's previous snapshot (`skipped` carries its skipped list):
+ * no scan of the whole tree.
+ */
+export async function snapshotPaths(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  paths: readonly string[],
+  skipped: readonly string[],
+): Promise<Snapshot> {
+  const previous = await previousSnapshot(repository, directory.ref)
+  if (paths.length > 0) {
+    // Paths on stdin are relative to cwd (git applies the prefix), with no pathspec magic.
+    await repository.git(['update-index', '--add', '--remove', '-z', '--stdin'], {
+      ...scopeOf(directory),
+      input: `${paths.join('\0')}\0`,
+    })
+  }
+  const tree = await writeTree(repository, directory)
+  const changed = await changedPaths(repository, previous?.tree ?? null, tree)
+  await recordTree(repository, directory, previous, tree)
+  return { tree, changed, skipped: [...skipped] }
 }

@@ -18,7 +18,8 @@ function snapshotData(event: SessionEvent): { tree: string; changed: string[]; s
   if (event.type !== 'snapshot/taken') return null
   // Core validated the data when it was appended (`SnapshotTakenData`).
   const data = event.data as { tree: string; changed: string[]; skipped?: string[] }
-  return { tree: data.tree, changed: data.changed, skipped: data.skipped ?? [] }
+  // Copies: logged data is frozen, and callers may sort what they get.
+  return { tree: data.tree, changed: [...data.changed], skipped: [...(data.skipped ?? [])] }
 }
 
 /** Every `snapshot/taken` event of `events` with seq in [from, to]. */

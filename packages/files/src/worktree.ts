@@ -6,7 +6,7 @@ import { lstat, mkdir, readFile, realpath, rm, unlink, writeFile } from 'node:fs
 import path from 'node:path'
 import { assertValidSessionId, TangentError } from '@tangent/core'
 import { z } from 'zod'
-import { assertTreeAvailable, changedPaths } from './diff.js'
+import { assertTreesAvailable, changedPaths } from './diff.js'
 import { isInside, realDirectory, toPosix } from './directory.js'
 import { runGit, splitNul } from './git.js'
 import { checkoutTree, listTree } from './materialize.js'
@@ -113,7 +113,7 @@ export async function createWorktree(
   const { repository } = context
   const source = await realDirectory(options.cwd)
   const tree = options.tree ?? (await context.snapshot(source)).tree
-  await assertTreeAvailable(repository, tree)
+  await assertTreesAvailable(repository, [tree])
   const root = path.join(worktreesDirectory(repository), options.sessionId)
   if (existsSync(root) || existsSync(recordFile(repository, options.sessionId))) {
     throw new TangentError(

@@ -1,0 +1,159 @@
+// @tangent/files: snapshot, worktree fork and restore on a generated 10,000-file git project,
+// each against a plain git command on the same tree in the same run.
+import { execFile } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { asSeq, type SessionEvent } from '@tangent/core'
+import { FileState } from '@tangent/files'
+import { type BenchRow, type BenchSuite, median, timeIt } from './table.js'
+
+const run = promisify(execFile)
+const fileCount = 10_000
+
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value
+  return {
+    ...env,
+    GIT_AUTHOR_NAME: 'bench',
+    GIT_AUTHOR_EMAIL: 'b@b',
+    GIT_COMMITTER_NAME: 'bench',
+    GIT_COMMITTER_EMAIL: 'b@b',
+  }
+}
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  return (await run('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 })).stdout
+}
+
+/** 10,000 small files, 20 top directories × 10 subdirectories × 50 files, committed. */
+async function generateProject(root: string): Promise<string> {
+  const cwd = path.join(root, 'project')
+  for (let i = 0; i < fileCount; i++) {
+    const dir = path.join(cwd, 'src', `module${i % 20}`, `part${Math.floor(i / 20) % 10}`)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(path.join(dir, `file${i}.ts`), `export const value${i} = ${i}\n// ${'x'.repeat(i % 200)}\n`)
+  }
+  writeFileSync(path.join(cwd, '.gitignore'), 'node_modules/\ndist/\n')
+  await git(cwd, 'init', '--quiet')
+  await git(cwd, 'add', '-A')
+  await git(cwd, 'commit', '--quiet', '-m', 'generated')
+  return cwd
+}
+
+function snapshotEvent(seq: number, data: { tree: string; changed: string[] }): SessionEvent {
+  return { seq: asSeq(seq), time: 0, type: 'snapshot/taken', data }
+}
+
+function storeBytes(files: FileState): Promise<number> {
+  return files.gc().then((result) => result.bytesAfter)
+}
+
+export const suite: BenchSuite = {
+  title: `@tangent/files on a ${fileCount.toLocaleString('en')}-file git project`,
+  async run(): Promise<BenchRow[]> {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'tangent-bench-files-'))
+    try {
+      const cwd = await generateProject(root)
+      const files = new FileState({ home: path.join(root, 'home') })
+      const rows: BenchRow[] = []
+
+      const statusTimes = await timeIt(() => git(cwd, 'status', '--porcelain'), 15, 2)
+      const status = { name: 'git status --porcelain', medianMs: median(statusTimes) }
+
+      const first = await timeIt(() => files.snapshot(cwd), 1, 0)
+      rows.push({ name: 'first snapshot (empty store)', medianMs: median(first), baseline: status })
+
+      const unchanged = await timeIt(() => files.snapshot(cwd), 15, 2)
+      const unchangedMedian = median(unchanged)
+      rows.push({
+        name: 'snapshot, unchanged tree',
+        medianMs: unchangedMedian,
+        baseline: status,
+        target: { text: 'median ≤ 100 ms', met: unchangedMedian <= 100 },
+      })
+
+      const changedTimes: number[] = []
+      const edited = path.join(cwd, 'src', 'module3', 'part4', 'file83.ts')
+      for (let i = 0; i < 15; i++) {
+        writeFileSync(edited, `export const edited = ${i}\n`)
+        const start = process.hrtime.bigint()
+        const snapshot = await files.snapshot(cwd)
+        changedTimes.push(Number(process.hrtime.bigint() - start) / 1e6)
+        if (snapshot.changed.length !== 1)
+          throw new Error(`expected one changed path, got ${snapshot.changed.length}`)
+      }
+      const changedMedian = median(changedTimes)
+      rows.push({
+        name: 'snapshot, one file changed',
+        medianMs: changedMedian,
+        baseline: status,
+        target: { text: 'median ≤ 150 ms', met: changedMedian <= 150 },
+      })
+
+      const bytesAfterSnapshots = await storeBytes(files)
+      rows.push({
+        name: 'gc of the snapshot store (after 17 snapshots)',
+        medianMs: median(await timeIt(() => files.gc(), 3, 0)),
+        extra: { 'store size': `${(bytesAfterSnapshots / 1024 / 1024).toFixed(1)} MiB` },
+      })
+
+      const tree = (await files.snapshot(cwd)).tree
+      let plainIndex = 0
+      const plainTimes = await timeIt(
+        async () => {
+          const target = path.join(root, `plain-${plainIndex++}`)
+          await git(cwd, 'worktree', 'add', '--quiet', '--detach', target, 'HEAD')
+        },
+        3,
+        0,
+      )
+      let forkIndex = 0
+      const forkTimes = await timeIt(
+        async () => {
+          await files.createWorktree({ cwd, tree, sessionId: `fork${forkIndex++}` })
+        },
+        3,
+        0,
+      )
+      rows.push({
+        name: 'worktree fork (git worktree + fork-point content)',
+        medianMs: median(forkTimes),
+        baseline: { name: 'git worktree add', medianMs: median(plainTimes) },
+      })
+      for (let i = 0; i < forkIndex; i++) {
+        await files.removeWorktree(path.join(root, 'home', 'worktrees', `fork${i}`), { force: true })
+      }
+
+      // Restore of one file: the session changed it once after seq 0; rewind to seq 0.
+      const restoreTimes: number[] = []
+      const checkoutTimes: number[] = []
+      const victim = path.join(cwd, 'src', 'module7', 'part2', 'file47.ts')
+      for (let i = 0; i < 10; i++) {
+        const base = await files.snapshot(cwd)
+        writeFileSync(victim, `export const broken = ${i}\n`)
+        const after = await files.snapshot(cwd)
+        const events = [snapshotEvent(0, base), snapshotEvent(1, after)]
+        const start = process.hrtime.bigint()
+        const result = await files.restore({ cwd, events, inheritedEventCount: 0, toSeq: 0 })
+        restoreTimes.push(Number(process.hrtime.bigint() - start) / 1e6)
+        if (result.restored.length !== 1)
+          throw new Error(`expected one restored path, got ${result.restored.length}`)
+        writeFileSync(victim, 'scratch\n')
+        const checkoutStart = process.hrtime.bigint()
+        await git(cwd, 'checkout', '--', path.relative(cwd, victim))
+        checkoutTimes.push(Number(process.hrtime.bigint() - checkoutStart) / 1e6)
+      }
+      rows.push({
+        name: 'restore of one file (undo snapshot + conflict check + write + snapshot)',
+        medianMs: median(restoreTimes),
+        baseline: { name: 'git checkout -- <file>', medianMs: median(checkoutTimes) },
+      })
+      return rows
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  },
+}
