@@ -1,6 +1,7 @@
 // The discovery file and process-level behaviour of a Host: host.json (0600, removed on
 // close, stale ones ignored), the writer lock, connectHost.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
 import fs from 'node:fs'
 import path from 'node:path'
 import { connectHost, discoveryFile, readHostDiscovery, startHost } from '@tangent/host'
@@ -45,6 +46,28 @@ describe('host discovery', () => {
     fs.writeFileSync(discoveryFile(home), 'not json')
     expect(await readHostDiscovery(home)).toBeNull()
     fs.rmSync(home, { recursive: true, force: true })
+  })
+
+  it('removes host.json when the process gets SIGTERM or SIGINT', async () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const home = tempDir()
+      const script = `import('@tangent/host').then(async ({ startHost }) => {
+        const host = await startHost({ home: ${JSON.stringify(home)}, port: 0, env: {} })
+        process.stdout.write(JSON.stringify({ url: host.url }) + '\\n')
+      })`
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+      const [line] = (await once(child.stdout, 'data')) as [Buffer]
+      expect(JSON.parse(String(line)).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect((await readHostDiscovery(home))?.pid).toBe(child.pid)
+      child.kill(signal)
+      const [code] = (await once(child, 'exit')) as [number | null]
+      expect(code).toBe(signal === 'SIGINT' ? 130 : 143)
+      expect(fs.existsSync(discoveryFile(home))).toBe(false)
+      fs.rmSync(home, { recursive: true, force: true })
+    }
   })
 
   it('holds the writer lock: a second Host on the same home is refused with store-locked', async () => {

@@ -114,6 +114,19 @@ describe('WebSocket framing', () => {
     ])
     socket.close()
   })
+
+  it('closes a socket whose frame is far over the limit (1009); other connections keep working', async () => {
+    const bystander = await t.connect()
+    const socket = new WebSocket(socketUrl(t.host.token))
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve)
+      socket.once('error', reject)
+    })
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
+    socket.send('x'.repeat(5 * maxMessageBytes))
+    expect(await closed).toBe(1009)
+    expect((await bystander.call('host.info')).dataDir).toBe(t.home)
+  })
 })
 
 describe('methods over a socket', () => {
