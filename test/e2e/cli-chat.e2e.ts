@@ -10,7 +10,10 @@ const socket = `tangent-cli-test-${process.pid}`
 const name = 'chat'
 
 function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  return execFileSync('tmux', ['-L', socket, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
 }
 
 function screen(): string {

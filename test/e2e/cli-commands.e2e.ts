@@ -145,9 +145,8 @@ describe('tangent (local store)', () => {
     expect((await tangentJson<Summary[]>(sandbox, ['sessions'])).map((s) => s.id)).not.toContain(child)
     const all = await tangent(sandbox, ['sessions', '--all'])
     expect(all.stdout).toMatch(new RegExp(`${child}.*archived`))
-    const back = await tangent(sandbox, ['unarchive', child])
-    expect(back.stdout).toContain(`Unarchived ${child}`)
-    expect((await tangentJson<Summary[]>(sandbox, ['sessions'])).map((s) => s.id)).toContain(child)
+    const back = await tangentJson<Summary>(sandbox, ['unarchive', child])
+    expect(back.archived).toBe(false)
   })
 
   it('delete: says which forks were given their history, and they keep it', async () => {
@@ -177,18 +176,20 @@ describe('tangent (local store)', () => {
 describe('tangent errors', () => {
   const countSessions = async () => (await tangentJson<Summary[]>(sandbox, ['sessions', '--all'])).length
 
-  it('an unknown id is exit 1 with session-not-found, and writes nothing', async () => {
+  it('unknown ids, bad seqs and missing directories fail with exit 1 and one clear line, writing nothing', async () => {
+    const { sessionId, turnEndSeq } = await tangentJson<RunOutput>(sandbox, ['run', 'hi'])
     const before = await countSessions()
-    for (const args of [
-      ['show', 'NOSUCHSESSION'],
-      ['fork', 'NOSUCHSESSION'],
-      ['run', '--session', 'NOSUCHSESSION', 'hi'],
-      ['archive', 'NOSUCHSESSION'],
-      ['delete', 'NOSUCHSESSION'],
-    ]) {
+    const failures: [string[], RegExp][] = [
+      [['show', 'NOSUCHSESSION'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
+      [['fork', 'NOSUCHSESSION'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
+      [['run', '--session', 'NOSUCHSESSION', 'hi'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
+      [['fork', sessionId, '--before', '--at', String(turnEndSeq + 50)], /^error\[invalid-boundary\]: /],
+      [['run', '--cwd', path.join(sandbox.cwd, 'missing'), 'hi'], /^error\[cwd-not-found\]: /],
+    ]
+    for (const [args, expected] of failures) {
       const result = await tangent(sandbox, args)
       expect(result.code, args.join(' ')).toBe(1)
-      expect(result.stderr.trim()).toMatch(/^error\[session-not-found\]: .*NOSUCHSESSION/)
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(expected)])
     }
     expect(await countSessions()).toBe(before)
   })
@@ -197,34 +198,15 @@ describe('tangent errors', () => {
     for (const args of [
       ['frobnicate'],
       ['fork', 'X', '--at', 'seven'],
-      ['fork', 'X', '--at', '-1'],
       ['fork', 'X', '--files', 'copy'],
       ['show'],
-      ['sessions', '--bogus'],
       ['restore', 'X'],
       [],
     ]) {
       const result = await tangent(sandbox, args)
       expect(result.code, args.join(' ')).toBe(2)
-      if (args.length > 0) expect(result.stderr).toMatch(/^error\[usage\]: .+/)
+      if (args.length > 0) expect(result.stderr.trim()).toMatch(/^error\[usage\]: [^\n]+$/)
     }
-  })
-
-  it('a seq with no completed turn around it is a clear failure, nothing written', async () => {
-    const { sessionId, turnEndSeq } = await tangentJson<RunOutput>(sandbox, ['run', 'hi'])
-    const before = await countSessions()
-    const result = await tangent(sandbox, ['fork', sessionId, '--before', '--at', String(turnEndSeq + 50)])
-    expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/^error\[invalid-boundary\]: /)
-    expect(await countSessions()).toBe(before)
-  })
-
-  it('run in a directory that does not exist fails before anything is written', async () => {
-    const before = await countSessions()
-    const result = await tangent(sandbox, ['run', '--cwd', path.join(sandbox.cwd, 'missing'), 'hi'])
-    expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/^error\[cwd-not-found\]: /)
-    expect(await countSessions()).toBe(before)
   })
 
   it('a store locked by another writer gives store-locked with the holder', async () => {

@@ -155,6 +155,24 @@ describe('session.fork', () => {
   })
 })
 
+describe('closing the Host during a turn', () => {
+  it('aborts the running turn, closes it in the log, and the data dir opens again', async () => {
+    const client = await t.connect()
+    const session = await client.call('session.create', {})
+    const running = client.call('session.prompt', { sessionId: session.id, text: longPrompt })
+    await waitFor(async () => (await client.call('session.get', { sessionId: session.id })).session.status === 'running')
+    const outcome = running.then(
+      (result) => result.reason,
+      (error: { data?: { code?: string } }) => error.data?.code,
+    )
+    await t.restart()
+    expect(['aborted', 'connection-closed']).toContain(await outcome)
+    const log = await t.call('session.get', { sessionId: session.id })
+    expect(log.session.status).toBe('idle')
+    expect(log.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
+  })
+})
+
 describe('session.fork with files: worktree', () => {
   it('gives the child its own directory at the fork point; delete keeps a dirty worktree', async () => {
     const repo = fs.realpathSync(tempDir('tangent-repo-'))

@@ -100,6 +100,38 @@ describe('HTTP auth and framing', () => {
   })
 })
 
+describe('HTTP over a real socket', () => {
+  it('serves healthz, authenticated /rpc and the 401/413 answers through node-server', async () => {
+    expect(await (await fetch(`${t.host.url}/healthz`)).text()).toBe('ok')
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'host.info' })
+    const ok = await fetch(`${t.host.url}/rpc`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.host.token}`, 'content-type': 'application/json' },
+      body,
+    })
+    expect(((await ok.json()) as { result: { dataDir: string } }).result.dataDir).toBe(t.home)
+    const denied = await fetch(`${t.host.url}/rpc`, { method: 'POST', body })
+    expect(denied.status).toBe(401)
+    // A streamed body without Content-Length is counted as it arrives.
+    const chunk = new TextEncoder().encode('x'.repeat(256 * 1024))
+    let sent = 0
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 6) controller.enqueue(chunk)
+        else controller.close()
+      },
+    })
+    const tooBig = await fetch(`${t.host.url}/rpc`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.host.token}` },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit)
+    expect(tooBig.status).toBe(413)
+    expect((await t.call('host.info')).dataDir).toBe(t.home)
+  })
+})
+
 describe('web UI', () => {
   it('says how to build the UI when it is missing', async () => {
     const other = await startTestHost({ webRoot: path.join(tempDir(), 'not-built') })

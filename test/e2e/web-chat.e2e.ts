@@ -65,6 +65,24 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await input.type('line two')
     expect(await input.inputValue()).toBe('line one\nline two')
     expect(await page.getByTestId('turn').count()).toBe(2)
+
+    // The model picker lists host.info's models; ones without a key are disabled with the reason.
+    const picker = page.getByTestId('model-picker')
+    expect(await picker.inputValue()).toBe('demo:scripted')
+    const disabled = picker.locator('option:disabled')
+    expect(await disabled.count()).toBeGreaterThan(0)
+    expect(await disabled.first().textContent()).toMatch(/ — \S/)
+  })
+
+  it('shows RPC errors in a banner with their code, and dismisses them', async () => {
+    await page.getByTestId('workspace-path').fill('/definitely/not/a/folder')
+    await page.getByTestId('workspace-open').click()
+    const banner = page.getByTestId('error-banner')
+    await banner.waitFor()
+    expect(await banner.getAttribute('data-code')).toBeTruthy()
+    expect(await banner.textContent()).toContain('/definitely/not/a/folder')
+    await banner.getByTestId('dismiss-notice').click()
+    await eventually(() => banner.count()).toBe(0)
   })
 
   it('branches from the first turn: the child holds that turn only and sits under its parent', async () => {

@@ -55,8 +55,18 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     await chat(page, 'write restore-me.txt: version one')
     await chat(page, 'write restore-me.txt: version two')
     const first = page.getByTestId('turn').first()
-    await eventually(() => first.getByTestId('changed-file').allTextContents()).toEqual(['restore-me.txt'])
+    // The folder's first snapshot may list files that were there before (README.md) too.
+    await eventually(() => first.getByTestId('changed-file').allTextContents()).toContain('restore-me.txt')
+    expect(await page.getByTestId('turn').nth(1).getByTestId('changed-file').allTextContents()).toEqual([
+      'restore-me.txt',
+    ])
     expect(fs.readFileSync(file, 'utf8')).toBe('version two\n')
+    // Tool calls are collapsed to one line and open to show input and result.
+    const tool = first.getByTestId('tool-call').first()
+    expect(await tool.getAttribute('data-tool')).toBe('write')
+    expect(await tool.getByTestId('tool-result').isVisible()).toBe(false)
+    await tool.locator('summary').click()
+    expect(await tool.getByTestId('tool-result').textContent()).toContain('restore-me.txt')
 
     // Someone else edits the file: the restore refuses and names it.
     fs.writeFileSync(file, 'edited by hand\n')

@@ -17,6 +17,7 @@ export function App() {
   const comparing = useHost((state) => state.compare !== null)
   const dialog = useHost((state) => state.dialog)
   const conflict = useHost((state) => state.restoreConflict)
+  const openSessionId = useHost((state) => state.openSessionId)
 
   return (
     <div className={sidebarOpen ? 'app sidebar-open' : 'app'} data-testid="app">
@@ -31,7 +32,8 @@ export function App() {
       <main className="main">
         <SessionHeader onToggleSidebar={() => setSidebarOpen((open) => !open)} />
         <ErrorBanner />
-        {comparing ? <CompareView /> : <Transcript />}
+        {/* Keyed by session: each one starts scrolled to its end. */}
+        {comparing ? <CompareView /> : <Transcript key={openSessionId ?? ''} />}
         {comparing ? null : <Composer />}
       </main>
       {dialog?.kind === 'fork' ? <ForkDialog dialog={dialog} /> : null}
