@@ -160,7 +160,9 @@ describe('closing the Host during a turn', () => {
     const client = await t.connect()
     const session = await client.call('session.create', {})
     const running = client.call('session.prompt', { sessionId: session.id, text: longPrompt })
-    await waitFor(async () => (await client.call('session.get', { sessionId: session.id })).session.status === 'running')
+    await waitFor(
+      async () => (await client.call('session.get', { sessionId: session.id })).session.status === 'running',
+    )
     const outcome = running.then(
       (result) => result.reason,
       (error: { data?: { code?: string } }) => error.data?.code,
