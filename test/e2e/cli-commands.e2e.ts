@@ -4,7 +4,15 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSandbox, removeSandbox, repoRoot, type Sandbox, tangent, tangentJson } from './cli-harness.js'
+import {
+  createSandbox,
+  removeSandbox,
+  repoRoot,
+  type Sandbox,
+  tangent,
+  tangentInProcess,
+  tangentJson,
+} from './cli-harness.js'
 
 interface Summary {
   id: string
@@ -174,20 +182,33 @@ describe('tangent (local store)', () => {
 })
 
 describe('tangent errors', () => {
-  const countSessions = async () => (await tangentJson<Summary[]>(sandbox, ['sessions', '--all'])).length
+  const countSessions = async () =>
+    (JSON.parse((await tangentInProcess(sandbox, ['sessions', '--all', '--json'])).stdout) as Summary[])
+      .length
+
+  it('the process exits 1 for a failure and 2 for bad usage, with one error line', async () => {
+    const missing = await tangent(sandbox, ['show', 'NOSUCHSESSION'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/^error\[session-not-found\]: .*NOSUCHSESSION[^\n]*\n$/)
+    const usage = await tangent(sandbox, ['fork', 'X', '--at', 'seven'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toMatch(/^error\[usage\]: [^\n]*seven[^\n]*\n$/)
+  })
 
   it('unknown ids, bad seqs and missing directories fail with exit 1 and one clear line, writing nothing', async () => {
     const { sessionId, turnEndSeq } = await tangentJson<RunOutput>(sandbox, ['run', 'hi'])
     const before = await countSessions()
     const failures: [string[], RegExp][] = [
-      [['show', 'NOSUCHSESSION'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
       [['fork', 'NOSUCHSESSION'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
       [['run', '--session', 'NOSUCHSESSION', 'hi'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
+      [['archive', 'NOSUCHSESSION'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
+      [['delete', 'NOSUCHSESSION'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
       [['fork', sessionId, '--before', '--at', String(turnEndSeq + 50)], /^error\[invalid-boundary\]: /],
       [['run', '--cwd', path.join(sandbox.cwd, 'missing'), 'hi'], /^error\[cwd-not-found\]: /],
+      [['run', '--model', 'openai:gpt-4.1', 'hi'], /^error\[model-unavailable\]: .*OPENAI_API_KEY/],
     ]
     for (const [args, expected] of failures) {
-      const result = await tangent(sandbox, args)
+      const result = await tangentInProcess(sandbox, args)
       expect(result.code, args.join(' ')).toBe(1)
       expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(expected)])
     }
@@ -197,13 +218,14 @@ describe('tangent errors', () => {
   it('bad usage is exit 2 with one error[usage] line', async () => {
     for (const args of [
       ['frobnicate'],
-      ['fork', 'X', '--at', 'seven'],
+      ['fork', 'X', '--at', '-1'],
       ['fork', 'X', '--files', 'copy'],
       ['show'],
+      ['sessions', '--bogus'],
       ['restore', 'X'],
       [],
     ]) {
-      const result = await tangent(sandbox, args)
+      const result = await tangentInProcess(sandbox, args)
       expect(result.code, args.join(' ')).toBe(2)
       if (args.length > 0) expect(result.stderr.trim()).toMatch(/^error\[usage\]: [^\n]+$/)
     }
@@ -233,7 +255,10 @@ describe('tangent errors', () => {
       expect(result.stderr.trim()).toMatch(new RegExp(`^error\\[store-locked\\]: .*process ${holder.pid}`))
       expect(fs.existsSync(path.join(sandbox.cwd, 'locked.txt'))).toBe(false)
     } finally {
-      holder.kill('SIGTERM')
+      await new Promise((resolve) => {
+        holder.once('exit', resolve)
+        holder.kill('SIGTERM')
+      })
     }
   })
 })

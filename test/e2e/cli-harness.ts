@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runCli } from '../../packages/cli/dist/index.js'
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const cliMain = path.join(repoRoot, 'packages', 'cli', 'dist', 'main.js')
@@ -67,6 +68,34 @@ export function tangent(
     child.on('error', reject)
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
   })
+}
+
+/**
+ * Runs the built CLI's `runCli` inside the test process: the same command code and exit
+ * codes as `main.js` without a process start, for checks that need many invocations.
+ */
+export async function tangentInProcess(sandbox: Sandbox, args: readonly string[]): Promise<CliResult> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(args, {
+    env: sandbox.env,
+    cwd: sandbox.cwd,
+    home: sandbox.home,
+    stdout: {
+      write: (chunk: string) => {
+        stdout += chunk
+        return true
+      },
+    },
+    stderr: {
+      write: (chunk: string) => {
+        stderr += chunk
+        return true
+      },
+    },
+    stdin: process.stdin,
+  })
+  return { code, stdout, stderr }
 }
 
 /** Runs a command that must succeed with `--json` and returns its parsed output. */

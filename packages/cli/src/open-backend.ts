@@ -1,19 +1,28 @@
 // Picks the Backend for a command: the Host when one is live on the data dir
 // (its discovery file answers), else the store opened by this process.
-import { readHostDiscovery } from '@tangent/host'
+import fs from 'node:fs'
+import path from 'node:path'
 import type { Backend } from './backend.js'
 import type { CliContext } from './context.js'
-import { connectHostBackend } from './host-backend.js'
-import { openLocalBackend } from './local-backend.js'
 
 export interface OpenBackendOptions {
   /** Commands that only read open the local store without the writer lock. */
   readOnly?: boolean
 }
 
+// The two backends are loaded on demand (not to dodge a cycle: for start-up time). Each pulls
+// in the agent, providers, git and store code, and `--help` or a usage error needs none of it.
 export async function openBackend(context: CliContext, options: OpenBackendOptions = {}): Promise<Backend> {
-  const discovery = await readHostDiscovery(context.home)
-  if (discovery !== null) return connectHostBackend(discovery)
+  // No discovery file, no Host: skip loading the Host's module just to learn that.
+  if (fs.existsSync(path.join(context.home, 'host.json'))) {
+    const { readHostDiscovery } = await import('@tangent/host')
+    const discovery = await readHostDiscovery(context.home)
+    if (discovery !== null) {
+      const { connectHostBackend } = await import('./host-backend.js')
+      return connectHostBackend(discovery)
+    }
+  }
+  const { openLocalBackend } = await import('./local-backend.js')
   return openLocalBackend({ home: context.home, env: context.env, readOnly: options.readOnly ?? false })
 }
 

@@ -1,6 +1,5 @@
 // `tangent serve`: run the Host (JSON-RPC + web UI) on this data dir until Ctrl-C.
 
-import { startHost } from '@tangent/host'
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { parsePort } from '../options.js'
@@ -35,6 +34,8 @@ async function serve(context: CliContext, flags: ServeFlags): Promise<void> {
       ),
     )
   }
+  // Loaded here, not at start-up: only `serve` runs a Host in this process.
+  const { startHost } = await import('@tangent/host')
   const host = await startHost({
     home: context.home,
     port: flags.port,
