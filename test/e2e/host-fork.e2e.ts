@@ -210,6 +210,17 @@ describe('session.fork with files: worktree', () => {
     expect(deleted.worktree?.reason).toBeTruthy()
     expect(fs.existsSync(worktree)).toBe(true)
 
+    // Asked to keep a clean one, the Host keeps it; forced, it removes a dirty one.
+    const kept = await t.call('session.fork', { sessionId: session.id, files: 'worktree' })
+    const keptAnswer = await t.call('session.delete', { sessionId: kept.session.id, worktree: 'keep' })
+    expect(keptAnswer.worktree).toMatchObject({ path: kept.session.cwd, removed: false })
+    expect(fs.existsSync(kept.session.cwd)).toBe(true)
+    const dirty = await t.call('session.fork', { sessionId: session.id, files: 'worktree' })
+    fs.writeFileSync(path.join(dirty.session.cwd, 'scratch.txt'), 'unsaved\n')
+    const forced = await t.call('session.delete', { sessionId: dirty.session.id, worktree: 'force' })
+    expect(forced.worktree).toMatchObject({ path: dirty.session.cwd, removed: true })
+    expect(fs.existsSync(dirty.session.cwd)).toBe(false)
+
     // A worktree with nothing changed is removed with its session.
     const clean = await t.call('session.fork', { sessionId: session.id, files: 'worktree' })
     const removed = await t.call('session.delete', { sessionId: clean.session.id })

@@ -13,6 +13,7 @@ import {
   openApp,
   openWorkspace,
   row,
+  screenshot,
   startTestHost,
   type TestHost,
 } from './web-harness.js'
@@ -70,5 +71,30 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
     expect(await end.getAttribute('data-reason')).toBe('aborted')
     await eventually(() => row(page, id).getAttribute('data-status')).toBe('idle')
     expect(await page.getByTestId('turn').last().getByTestId('branch-from-here').isEnabled()).toBe(true)
+  })
+
+  it('warns when another session runs in the same folder at the same time', async () => {
+    await openApp(page, host.url)
+    const first = await newSession(page)
+    const input = page.getByTestId('composer-input')
+    await input.fill('the first session works on something long enough to overlap with the second one')
+    await input.press('Enter')
+    await eventually(() => row(page, first).getAttribute('data-status')).toBe('running')
+    await screenshot(page, 'running-turn')
+
+    const second = await newSession(page)
+    await input.fill('the second session starts while the first one still runs in this folder')
+    await input.press('Enter')
+    const banner = page.getByTestId('shared-activity')
+    await banner.waitFor()
+    const firstTitle = await row(page, first).getByTestId('row-title').locator('.title-text').textContent()
+    expect(await banner.textContent()).toContain(firstTitle!)
+    await screenshot(page, 'shared-activity')
+    // Once the other session stops, the warning goes.
+    await row(page, first).getByTestId('row-title').click()
+    await input.press('Escape')
+    await row(page, second).getByTestId('row-title').click()
+    await input.press('Escape')
+    await eventually(() => banner.count()).toBe(0)
   })
 })

@@ -11,7 +11,8 @@ export function ErrorBanner() {
   const sessions = useHost((state) => state.sessions)
   const others =
     shared && openSessionId !== null && shared.sessionIds.includes(openSessionId)
-      ? shared.sessionIds.filter((id) => id !== openSessionId)
+      ? // The Host says when sharing starts; the live status says whether it still goes on.
+        shared.sessionIds.filter((id) => id !== openSessionId && sessions.get(id)?.status === 'running')
       : []
 
   if (notices.length === 0 && others.length === 0) return null

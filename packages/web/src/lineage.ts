@@ -35,7 +35,7 @@ export function buildLineage(sessions: Iterable<SessionSummary>, showArchived: b
       push(roots, session.workspaceId ?? '', session)
     }
   }
-  for (const list of roots.values()) list.sort((a, b) => b.createdAt - a.createdAt || compareIds(a, b))
+  for (const list of roots.values()) list.sort((a, b) => b.createdAt - a.createdAt || compareIds(b, a))
   for (const list of children.values()) list.sort((a, b) => a.createdAt - b.createdAt || compareIds(a, b))
   return { roots, children }
 }

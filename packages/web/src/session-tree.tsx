@@ -56,6 +56,21 @@ export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
     return () => observer.disconnect()
   }, [])
 
+  // Bring the open session into view when it changes (a fork, a link, another tab).
+  const openIndex = useMemo(
+    () => rows.findIndex((row) => row.kind === 'session' && row.session.id === openSessionId),
+    [rows, openSessionId],
+  )
+  useLayoutEffect(() => {
+    const element = viewport.current
+    if (!element || openIndex < 0) return
+    const top = openIndex * rowHeight
+    if (top < element.scrollTop) element.scrollTop = top
+    else if (top + rowHeight > element.scrollTop + element.clientHeight) {
+      element.scrollTop = top + rowHeight - element.clientHeight
+    }
+  }, [openIndex])
+
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan)
   const last = Math.min(rows.length, Math.ceil((scrollTop + height) / rowHeight) + overscan)
   const visible = rows.slice(first, last)

@@ -1,0 +1,93 @@
+// The lineage tree with hundreds of sessions in real Chromium: rows are windowed (only
+// the visible ones are in the DOM), scrolling reaches the last one, and forks still nest.
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  chromiumPath,
+  eventually,
+  launchBrowser,
+  mustRunBrowser,
+  newPage,
+  openApp,
+  row,
+  startTestHost,
+  type TestHost,
+} from './web-harness.js'
+
+if (!chromiumPath && mustRunBrowser) {
+  it('needs chromium (CI=true)', () => {
+    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
+  })
+}
+
+const sessionCount = 400
+
+/** JSON-RPC over HTTP (PROTOCOL.md), one batch: how a script would fill a Host. */
+async function rpcBatch(host: TestHost, calls: { method: string; params: unknown }[]): Promise<unknown[]> {
+  const url = new URL(host.url)
+  const response = await fetch(`${url.origin}/rpc`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${url.searchParams.get('token')}`, 'content-type': 'application/json' },
+    body: JSON.stringify(calls.map((call, id) => ({ jsonrpc: '2.0', id, ...call }))),
+  })
+  const body: unknown = await response.json()
+  if (!Array.isArray(body)) throw new Error(`Batch refused: ${JSON.stringify(body)}`)
+  const answers = body as { id: number; result?: unknown; error?: { message: string } }[]
+  return answers
+    .sort((a, b) => a.id - b.id)
+    .map((answer) => {
+      if (answer.error) throw new Error(answer.error.message)
+      return answer.result
+    })
+}
+
+describe.skipIf(!chromiumPath)('web UI: a large tree', () => {
+  let host: TestHost
+  let browser: Browser
+  let page: Page
+
+  beforeAll(async () => {
+    host = await startTestHost()
+    browser = await launchBrowser()
+    ;({ page } = await newPage(browser))
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await host?.close()
+  })
+
+  it(`renders only the visible rows of ${sessionCount} sessions and scrolls to the last`, async () => {
+    const [workspace] = (await rpcBatch(host, [
+      { method: 'workspace.open', params: { path: host.workspace } },
+    ])) as {
+      id: string
+    }[]
+    const created: { id: string }[] = []
+    // The Host takes at most 100 calls per batch.
+    for (let start = 0; start < sessionCount; start += 100) {
+      const calls = Array.from({ length: 100 }, (_, i) => ({
+        method: 'session.create',
+        params: { workspaceId: workspace!.id, title: `Session ${String(start + i).padStart(3, '0')}` },
+      }))
+      created.push(...((await rpcBatch(host, calls)) as { id: string }[]))
+    }
+    expect(created).toHaveLength(sessionCount)
+
+    await openApp(page, host.url)
+    await eventually(() => page.getByTestId('workspace-row').first().textContent()).toContain(
+      String(sessionCount),
+    )
+    const rendered = await page.getByTestId('session-row').count()
+    expect(rendered).toBeGreaterThan(10)
+    expect(rendered).toBeLessThan(80)
+
+    // Newest first: the first created session is the last row.
+    const oldest = created[0]!.id
+    expect(await row(page, oldest).count()).toBe(0)
+    await page.getByTestId('session-tree').evaluate((element) => {
+      element.scrollTop = element.scrollHeight
+    })
+    await row(page, oldest).waitFor()
+    expect(await page.getByTestId('session-row').count()).toBeLessThan(80)
+  })
+})
