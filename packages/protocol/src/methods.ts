@@ -126,7 +126,14 @@ export type SessionArchiveParams = z.infer<typeof SessionArchiveParams>
 export const SessionArchiveResult = SessionSummary
 export type SessionArchiveResult = z.infer<typeof SessionArchiveResult>
 
-export const SessionDeleteParams = z.object({ sessionId: SessionId })
+export const SessionDeleteParams = z.object({
+  sessionId: SessionId,
+  /**
+   * Extension, for a session forked with `files: 'worktree'`: `remove` (default) removes its
+   * directory only when it has no uncommitted changes; `keep` leaves it; `force` removes it anyway.
+   */
+  worktree: z.enum(['remove', 'keep', 'force']).optional(),
+})
 export type SessionDeleteParams = z.infer<typeof SessionDeleteParams>
 export const SessionDeleteResult = z.object({
   deleted: z.literal(true),

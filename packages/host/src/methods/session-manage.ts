@@ -38,8 +38,16 @@ export function sessionManageMethods(
       hub.broadcast('session.deleted', { sessionId: session.id })
       for (const childId of materialized) announceUpdated(context, childId)
       if (meta.files?.mode !== 'worktree') return { deleted: true as const, materialized }
-      // Only a clean worktree is removed; one with changes stays and the answer says why.
-      const outcome = await files.removeWorktree(meta.files.path)
+      const choice = params.worktree ?? 'remove'
+      if (choice === 'keep') {
+        return {
+          deleted: true as const,
+          materialized,
+          worktree: { path: meta.files.path, removed: false, reason: 'kept as asked' },
+        }
+      }
+      // Without force only a clean worktree is removed; one with changes stays and the answer says why.
+      const outcome = await files.removeWorktree(meta.files.path, { force: choice === 'force' })
       return {
         deleted: true as const,
         materialized,
