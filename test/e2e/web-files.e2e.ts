@@ -108,6 +108,15 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     await screenshot(page, 'compare')
     await page.getByTestId('compare-close').click()
     await page.getByTestId('transcript').waitFor()
+
+    // Deleting the worktree session never removes uncommitted work silently: it stays, and says so.
+    await rowMenu(page, child, 'menu-delete')
+    await page.getByTestId('delete-worktree').waitFor()
+    await page.getByTestId('confirm-delete').click()
+    await eventually(() => row(page, child).count()).toBe(0)
+    const notice = page.getByTestId('notice').filter({ hasText: 'worktree' })
+    await notice.waitFor()
+    expect(await notice.textContent()).toMatch(/Kept its worktree/)
   })
 
   it('says which sessions share a folder', async () => {

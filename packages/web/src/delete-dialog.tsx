@@ -14,11 +14,12 @@ export function DeleteDialog({ sessionId }: { sessionId: string }) {
     [sessions, sessionId],
   )
   const [busy, setBusy] = useState(false)
+  const [worktree, setWorktree] = useState<'remove' | 'keep'>('remove')
   const close = () => store.openDialog(null)
 
   async function confirm() {
     setBusy(true)
-    await store.delete(sessionId)
+    await store.delete(sessionId, session?.files.mode === 'worktree' ? worktree : undefined)
     setBusy(false)
     close()
   }
@@ -40,7 +41,39 @@ export function DeleteDialog({ sessionId }: { sessionId: string }) {
         </div>
       ) : null}
       {session?.files.mode === 'worktree' ? (
-        <p className="muted">Its worktree at {session.files.path} is left on disk.</p>
+        <fieldset className="choice" data-testid="delete-worktree">
+          <legend>
+            Its worktree <code>{session.files.path}</code>
+          </legend>
+          <label className={worktree === 'remove' ? 'option selected' : 'option'}>
+            <input
+              type="radio"
+              name="worktree"
+              data-testid="delete-worktree-remove"
+              checked={worktree === 'remove'}
+              onChange={() => setWorktree('remove')}
+            />
+            <span>
+              <strong>Remove it</strong>
+              <span className="muted">
+                Only if it has no uncommitted changes; otherwise it stays and you are told why.
+              </span>
+            </span>
+          </label>
+          <label className={worktree === 'keep' ? 'option selected' : 'option'}>
+            <input
+              type="radio"
+              name="worktree"
+              data-testid="delete-worktree-keep"
+              checked={worktree === 'keep'}
+              onChange={() => setWorktree('keep')}
+            />
+            <span>
+              <strong>Keep it</strong>
+              <span className="muted">The folder (and its git branch) stay for you to merge or delete.</span>
+            </span>
+          </label>
+        </fieldset>
       ) : null}
       <div className="form-actions">
         <button type="button" className="button" onClick={close}>

@@ -326,14 +326,25 @@ export class HostStore {
     }
   }
 
-  async delete(sessionId: string): Promise<void> {
+  /** `worktree` (for worktree sessions): remove it when clean (default), or keep it. */
+  async delete(sessionId: string, worktree?: 'remove' | 'keep'): Promise<void> {
     const client = this.#need()
     try {
-      const result = await client.call('session.delete', { sessionId })
+      const result = await client.call('session.delete', { sessionId, ...(worktree ? { worktree } : {}) })
       this.#remove(sessionId)
       // Children that got their prefix inline changed lineage: take the Host's word for it.
       const sessions = await client.call('session.list', { includeArchived: true })
       this.#set({ sessions: new Map(sessions.map((session) => [session.id, session])) })
+      if (result.worktree) {
+        const { path, removed, reason } = result.worktree
+        this.#notify(
+          'info',
+          'worktree',
+          removed
+            ? `Removed its worktree ${path}.`
+            : `Kept its worktree ${path}${reason ? `: ${reason}` : ''}.`,
+        )
+      }
       if (result.materialized.length > 0) {
         const n = result.materialized.length
         this.#notify(
