@@ -1,0 +1,100 @@
+// File state from the CLI (issue 5): snapshots, a worktree fork, diff between branches,
+// and restore that refuses to overwrite someone else's change unless forced.
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSandbox, removeSandbox, type Sandbox, tangent, tangentInProcess } from './cli-harness.js'
+
+let sandbox: Sandbox
+beforeAll(() => {
+  sandbox = createSandbox()
+})
+afterAll(() => removeSandbox(sandbox))
+
+async function json<T>(args: string[]): Promise<T> {
+  const result = await tangentInProcess(sandbox, [...args, '--json'])
+  if (result.code !== 0) throw new Error(`tangent ${args.join(' ')}: ${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+describe('tangent snapshots, fork --files worktree, diff, restore', () => {
+  let parent: string
+  let firstSnapshot: number
+  let child: string
+  const notes = () => fs.readFileSync(path.join(sandbox.cwd, 'notes.txt'), 'utf8')
+
+  it('snapshots lists the seq and changed paths of each step that ran a tool', async () => {
+    const run = await json<{ sessionId: string }>(['run', 'write notes.txt: first'])
+    parent = run.sessionId
+    await json(['run', '--session', parent, 'write notes.txt: second'])
+    const snapshots = await json<{ seq: number; tree: string; changed: string[] }[]>(['snapshots', parent])
+    expect(snapshots).toHaveLength(2)
+    expect(snapshots.every((snapshot) => snapshot.changed.includes('notes.txt'))).toBe(true)
+    firstSnapshot = snapshots[0]!.seq
+    const listed = await tangent(sandbox, ['snapshots', parent])
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`^\\s*${firstSnapshot}\\s+[0-9a-f]{12}\\s+notes\\.txt$`, 'm'))
+  })
+
+  it('fork --files worktree gives the child its own directory at the fork point', async () => {
+    const fork = await json<{ session: { id: string; cwd: string; files: { mode: string; path: string } } }>([
+      'fork',
+      parent,
+      '--at',
+      String(firstSnapshot),
+      '--files',
+      'worktree',
+    ])
+    child = fork.session.id
+    expect(fork.session.files.mode).toBe('worktree')
+    expect(fork.session.cwd).toBe(fork.session.files.path)
+    expect(fork.session.cwd).not.toBe(fs.realpathSync(sandbox.cwd))
+    expect(fs.readFileSync(path.join(fork.session.cwd, 'notes.txt'), 'utf8')).toContain('first')
+    expect(notes()).toContain('second')
+  })
+
+  it('diff shows the common ancestor, both sides and the file diff', async () => {
+    const result = await tangentInProcess(sandbox, ['diff', parent, child])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`Common ancestor ${parent}`)
+    expect(result.stdout).toMatch(/modified notes\.txt/)
+    expect(result.stdout).toMatch(/^-second$/m)
+    expect(result.stdout).toMatch(/^\+first$/m)
+    const data = await json<{ ancestor: string; forkSeq: number; files: { path: string }[] }>([
+      'diff',
+      parent,
+      child,
+    ])
+    expect(data.ancestor).toBe(parent)
+    expect(data.files.map((file) => file.path)).toEqual(['notes.txt'])
+  })
+
+  it('restore refuses when another writer changed the file, and --force rewinds it', async () => {
+    fs.writeFileSync(path.join(sandbox.cwd, 'notes.txt'), 'edited by hand\n')
+    const refused = await tangentInProcess(sandbox, ['restore', parent, '--to', String(firstSnapshot)])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^error\[files-conflict\]: .*notes\.txt/)
+    expect(notes()).toBe('edited by hand\n')
+
+    const forced = await json<{ restored: string[]; undoTree: string }>([
+      'restore',
+      parent,
+      '--to',
+      String(firstSnapshot),
+      '--force',
+    ])
+    expect(forced.restored).toEqual(['notes.txt'])
+    expect(forced.undoTree).toMatch(/^[0-9a-f]+$/)
+    expect(notes()).toContain('first')
+  })
+
+  it('delete of a worktree session with uncommitted work keeps the directory and says so', async () => {
+    const worktree = (await json<{ session: { cwd: string } }>(['show', child])).session.cwd
+    await json(['run', '--session', child, 'write extra.txt: work in the worktree'])
+    const deleted = await tangentInProcess(sandbox, ['delete', child])
+    expect(deleted.code).toBe(0)
+    expect(deleted.stdout).toContain(`Deleted ${child}`)
+    expect(deleted.stdout).toContain(`Kept its worktree ${worktree}`)
+    expect(fs.existsSync(path.join(worktree, 'extra.txt'))).toBe(true)
+  })
+})
