@@ -6,10 +6,10 @@ import {
   type Session,
   TangentError,
   type TurnEndReason,
-  toModelMessages,
 } from '@tangent/core'
 import { defaultModelId, ModelRegistry } from './model-registry.js'
 import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } from './model-step.js'
+import { replayMessages } from './replay-messages.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 import { createDefaultTools } from './tools/default-tools.js'
 
@@ -149,7 +149,7 @@ export class Agent {
       const outcome = await runModelStep({
         model: call.model,
         system: this.#options.system ?? defaultSystemPrompt(cwd),
-        messages: toModelMessages(this.session.events),
+        messages: replayMessages(this.session.events),
         tools: this.#tools,
         providerOptions: call.providerOptions,
         maxRetries: this.#options.maxRetries ?? 2,

@@ -2,8 +2,8 @@
 // second step), deltas forwarded as they arrive, the final content collected for the log.
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
-import type { AssistantPart } from '@tangent/core'
 import { type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai'
+import { type LoggedAssistantPart, StepContent } from './step-content.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 
 export interface AgentDelta {
@@ -23,7 +23,7 @@ export interface StepToolCall {
 }
 
 export interface ModelStepOutcome {
-  content: AssistantPart[]
+  content: LoggedAssistantPart[]
   toolCalls: StepToolCall[]
   finishReason: string
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number }
@@ -44,7 +44,13 @@ export interface ModelStepRequest {
 }
 
 export async function runModelStep(request: ModelStepRequest): Promise<ModelStepOutcome> {
-  const outcome: ModelStepOutcome = { content: [], toolCalls: [], finishReason: 'unknown', aborted: false }
+  const content = new StepContent()
+  const outcome: ModelStepOutcome = {
+    content: [],
+    toolCalls: [],
+    finishReason: 'unknown',
+    aborted: false,
+  }
   const toolNames = new Map<string, string>()
   const result = streamText({
     model: request.model,
@@ -63,12 +69,16 @@ export async function runModelStep(request: ModelStepRequest): Promise<ModelStep
     for await (const part of result.fullStream) {
       switch (part.type) {
         case 'text-delta':
-          appendText(outcome.content, 'text', part.text)
-          request.onDelta({ kind: 'text', text: part.text })
+          content.add('text', part.id, part.text)
+          if (part.text) request.onDelta({ kind: 'text', text: part.text })
+          break
+        case 'reasoning-start':
+        case 'reasoning-end':
+          content.add('reasoning', part.id, '', part.providerMetadata)
           break
         case 'reasoning-delta':
-          appendText(outcome.content, 'reasoning', part.text)
-          request.onDelta({ kind: 'reasoning', text: part.text })
+          content.add('reasoning', part.id, part.text, part.providerMetadata)
+          if (part.text) request.onDelta({ kind: 'reasoning', text: part.text })
           break
         case 'tool-input-start':
           toolNames.set(part.id, part.toolName)
@@ -89,12 +99,7 @@ export async function runModelStep(request: ModelStepRequest): Promise<ModelStep
           }
           if (part.dynamic && part.invalid) call.invalidReason = errorMessage(part.error)
           outcome.toolCalls.push(call)
-          outcome.content.push({
-            type: 'tool-call',
-            toolCallId: call.toolCallId,
-            toolName: call.toolName,
-            input: call.input,
-          })
+          content.toolCall(call.toolCallId, call.toolName, call.input)
           break
         }
         case 'finish-step':
@@ -116,13 +121,8 @@ export async function runModelStep(request: ModelStepRequest): Promise<ModelStep
     else outcome.error ??= error
   }
   if (request.signal.aborted) outcome.aborted = true
+  outcome.content = content.parts()
   return outcome
-}
-
-function appendText(content: AssistantPart[], type: 'text' | 'reasoning', text: string): void {
-  const last = content.at(-1)
-  if (last && last.type === type) last.text += text
-  else content.push({ type, text })
 }
 
 function sdkTools(tools: AgentToolSet): ToolSet {

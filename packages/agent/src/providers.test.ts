@@ -14,6 +14,7 @@ import {
   startFakeProviderServer,
 } from './testing/fake-provider-server.js'
 import {
+  anthropicThinkingThenToolCall,
   anthropicWire,
   chatCompletionsWire,
   openaiResponsesWire,
@@ -238,4 +239,36 @@ describe('reasoningEffort on the wire', () => {
       })
     },
   )
+})
+
+describe('anthropic extended thinking with tools', () => {
+  it('keeps the thinking signature in the log and sends the block back on the next step', async () => {
+    const { server, session, agent, deltas } = await setup(cases[1]!, [
+      { frames: anthropicThinkingThenToolCall('Let me list.', 'sig-123', 'toolu_1', 'list', {}) },
+      { frames: anthropicWire.text('Empty.') },
+    ])
+    agent.setModel('anthropic:claude-sonnet-4-5', 'low')
+    expect((await agent.prompt('what is here?')).reason).toBe('completed')
+    expect(
+      deltas
+        .filter((d) => d.kind === 'reasoning')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('Let me list.')
+    const first = session.events.find((event) => event.type === 'assistant/message')!.data
+    expect(first).toEqual({
+      content: [
+        {
+          type: 'reasoning',
+          text: 'Let me list.',
+          providerMetadata: { anthropic: { signature: 'sig-123' } },
+        },
+        { type: 'tool-call', toolCallId: 'toolu_1', toolName: 'list', input: {} },
+      ],
+    })
+    const second = server.requests[1]!.body as { messages: { role: string; content: unknown[] }[] }
+    const assistant = second.messages.find((message) => message.role === 'assistant')!
+    expect(assistant.content[0]).toEqual({ type: 'thinking', thinking: 'Let me list.', signature: 'sig-123' })
+    expect(assistant.content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_1', name: 'list' })
+  })
 })

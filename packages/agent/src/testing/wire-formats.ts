@@ -172,6 +172,42 @@ export const anthropicWire: WireFormat = {
   error: (message) => ({ type: 'error', error: { type: 'rate_limit_error', message } }),
 }
 
+/** A signed thinking block, then a tool call (Anthropic extended thinking with tools). */
+export function anthropicThinkingThenToolCall(
+  thinking: string,
+  signature: string,
+  callId: string,
+  name: string,
+  input: unknown,
+): string[] {
+  const toolFrames = anthropicWire.toolCall(callId, name, input).slice(1, -2)
+  return [
+    messageStart,
+    sseEvent('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'thinking', thinking: '' },
+    }),
+    ...pieces(thinking).map((chunk) =>
+      sseEvent('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'thinking_delta', thinking: chunk },
+      }),
+    ),
+    sseEvent('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'signature_delta', signature },
+    }),
+    sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }),
+    // The tool block is block 1 here.
+    ...toolFrames.map((frame) => frame.replace('"index":0', '"index":1')),
+    messageEnd('tool_use'),
+    sseEvent('message_stop', { type: 'message_stop' }),
+  ]
+}
+
 const messageStart = sseEvent('message_start', {
   type: 'message_start',
   message: {
