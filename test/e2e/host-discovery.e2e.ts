@@ -81,6 +81,18 @@ describe('host discovery', () => {
     expect((await readHostDiscovery(t.home))?.token).toBe(t.host.token)
   })
 
+  it('says port-in-use when the port is taken', async () => {
+    const t = await startTestHost()
+    hosts.push(t)
+    const home = tempDir()
+    const error = await startHost({ home, port: t.host.port, handleSignals: false }).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({ code: 'port-in-use' })
+    // The data dir was released: a Host on a free port opens it.
+    const next = await startHost({ home, port: 0, handleSignals: false })
+    await next.close()
+    fs.rmSync(home, { recursive: true, force: true })
+  })
+
   it('connectHost talks to a Host and fails clearly with a wrong token', async () => {
     const t = await startTestHost()
     hosts.push(t)

@@ -88,6 +88,12 @@ describe('HTTP auth and framing', () => {
     expect(empty.error.code).toBe(-32600)
   })
 
+  it('answers other verbs on /rpc with 405', async () => {
+    const response = await t.host.request('/rpc')
+    expect(response.status).toBe(405)
+    expect(response.headers.get('allow')).toBe('POST')
+  })
+
   it('answers a lone notification with 204 and no body', async () => {
     const response = await t.post(JSON.stringify({ jsonrpc: '2.0', method: 'host.info' }))
     expect(response.status).toBe(204)
@@ -215,7 +221,11 @@ describe('methods over HTTP', () => {
     expect(unknown.code).toBe(-32000)
     expect(unknown.data).toMatchObject({ code: 'workspace-not-found', workspaceId: 'no-such-workspace' })
     const badModel = await rpcFailure(t.call('session.create', { model: 'no-colon' }))
-    expect(badModel.code).toBe(-32602)
+    expect([badModel.code, badModel.data.code]).toEqual([-32602, 'invalid-model'])
+    const unknownProvider = await rpcFailure(t.call('session.create', { model: 'acme:rocket' }))
+    expect([unknownProvider.code, unknownProvider.data.code]).toEqual([-32602, 'invalid-model'])
+    const setBad = await rpcFailure(t.call('session.setModel', { sessionId: session.id, model: 'acme:rocket' }))
+    expect(setBad.data.code).toBe('invalid-model')
     const listed = await t.call('session.list', { workspaceId: workspace.id })
     expect(listed.map((summary) => summary.id)).toContain(session.id)
   })

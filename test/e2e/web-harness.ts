@@ -66,17 +66,23 @@ export interface TestHost {
   readonly url: string
   readonly home: string
   readonly workspace: string
+  /** Stops this Host, runs `whileDown`, and starts a new one on the same home (the URL changes). */
+  restart(whileDown?: () => void): Promise<TestHost>
   close(): Promise<void>
 }
 
 /** A Host on a fresh temp home, with a workspace folder ready to open. */
 export async function startTestHost(env: Record<string, string | undefined> = {}): Promise<TestHost> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-web-'))
+  fs.mkdirSync(path.join(base, 'home'))
+  fs.mkdirSync(path.join(base, 'project'))
+  fs.writeFileSync(path.join(base, 'project', 'README.md'), '# demo project\n')
+  return startOn(base, env)
+}
+
+async function startOn(base: string, env: Record<string, string | undefined>): Promise<TestHost> {
   const home = path.join(base, 'home')
   const workspace = path.join(base, 'project')
-  fs.mkdirSync(home)
-  fs.mkdirSync(workspace)
-  fs.writeFileSync(path.join(workspace, 'README.md'), '# demo project\n')
   const host = await startHost({
     home,
     port: 0,
@@ -91,6 +97,11 @@ export async function startTestHost(env: Record<string, string | undefined> = {}
     url: `${host.url}/?token=${host.token}`,
     home,
     workspace,
+    async restart(whileDown) {
+      await host.close()
+      whileDown?.()
+      return startOn(base, env)
+    },
     async close() {
       await host.close()
       fs.rmSync(base, { recursive: true, force: true })

@@ -1,5 +1,7 @@
 // The lineage tree in real Chromium: archive/unarchive, delete a parent with forks, two tabs
 // seeing each other's forks live, the fork dialog and a narrow window.
+import fs from 'node:fs'
+import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -163,5 +165,38 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
       .toBeLessThanOrEqual(0)
     const composer = await page.getByTestId('composer').boundingBox()
     expect(composer!.width).toBeLessThanOrEqual(420)
+  })
+})
+
+describe.skipIf(!chromiumPath)('web UI: a fork that cannot join its workspace', () => {
+  it('adds the child to the tree and opens it, then shows workspace-attach-failed', async () => {
+    let host = await startTestHost()
+    const browser = await launchBrowser()
+    try {
+      let { page } = await newPage(browser)
+      await openApp(page, host.url)
+      await openWorkspace(page, host.workspace)
+      const parent = await newSession(page)
+      await chat(page, 'before the workspace goes away')
+      await page.close()
+
+      // The workspace disappears while the Host is down (its registry file is lost).
+      host = await host.restart(() => fs.rmSync(path.join(host.home, 'workspaces.json')))
+      ;({ page } = await newPage(browser))
+      await openApp(page, host.url)
+      await row(page, parent).getByTestId('row-title').click()
+      await eventually(() => openSessionId(page)).toBe(parent)
+      await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+
+      const banner = page.getByTestId('error-banner')
+      await banner.waitFor()
+      expect(await banner.getAttribute('data-code')).toBe('workspace-attach-failed')
+      await eventually(() => openSessionId(page)).not.toBe(parent)
+      const child = (await openSessionId(page))!
+      expect(await row(page, child).getAttribute('data-parent-id')).toBe(parent)
+    } finally {
+      await browser.close()
+      await host.close()
+    }
   })
 })

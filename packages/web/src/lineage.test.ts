@@ -23,6 +23,8 @@ function session(id: string, overrides: Partial<SessionSummary> = {}): SessionSu
   }
 }
 
+const known = new Set(['w1'])
+
 describe('lineage tree', () => {
   const sessions = [
     session('a', { createdAt: 1 }),
@@ -35,7 +37,7 @@ describe('lineage tree', () => {
   ]
 
   it('nests forks under their parent and shows only expanded children', () => {
-    const index = buildLineage(sessions, false)
+    const index = buildLineage(sessions, false, known)
     const collapsed = flattenWorkspace(index, 'w1', new Set())
     expect(collapsed.map((row) => row.session.id)).toEqual(['oldkid', 'b', 'a'])
     expect(collapsed.find((row) => row.session.id === 'a')?.childCount).toBe(2)
@@ -52,13 +54,25 @@ describe('lineage tree', () => {
   })
 
   it('hides archived sessions unless asked, keeping their forks visible as roots', () => {
-    const hidden = flattenWorkspace(buildLineage(sessions, false), 'w1', new Set(['old']))
+    const hidden = flattenWorkspace(buildLineage(sessions, false, known), 'w1', new Set(['old']))
     expect(hidden.some((row) => row.session.id === 'old')).toBe(false)
     expect(hidden.find((row) => row.session.id === 'oldkid')?.detachedFrom).toBe('old')
 
-    const shown = flattenWorkspace(buildLineage(sessions, true), 'w1', new Set(['old']))
+    const shown = flattenWorkspace(buildLineage(sessions, true, known), 'w1', new Set(['old']))
     expect(shown.map((row) => row.session.id).slice(0, 2)).toEqual(['old', 'oldkid'])
     expect(shown[1]?.depth).toBe(1)
+  })
+
+  it('groups sessions of unknown workspaces under "" with their forks still nested', () => {
+    const lost = [
+      session('p', { workspaceId: 'gone' }),
+      session('c', { workspaceId: null, parentSession: 'p' }),
+    ]
+    const rows = flattenWorkspace(buildLineage(lost, false, known), '', new Set(['p']))
+    expect(rows.map((row) => [row.session.id, row.depth])).toEqual([
+      ['p', 0],
+      ['c', 1],
+    ])
   })
 
   it('lists ancestors nearest first and stops on cycles', () => {
@@ -78,7 +92,7 @@ describe('lineage tree', () => {
       for (let j = 0; j < 4; j++)
         many.push(session(`r${i}c${j}`, { parentSession: `r${i}`, createdAt: i + j }))
     }
-    const rows = flattenWorkspace(buildLineage(many, false), 'w1', new Set(['r5']))
+    const rows = flattenWorkspace(buildLineage(many, false, known), 'w1', new Set(['r5']))
     expect(rows).toHaveLength(1004)
   })
 })

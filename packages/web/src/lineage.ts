@@ -20,19 +20,29 @@ export interface SessionRowModel {
   readonly detachedFrom: string | null
 }
 
-export function buildLineage(sessions: Iterable<SessionSummary>, showArchived: boolean): LineageIndex {
+/**
+ * `workspaceIds`: the workspaces the Host knows; a session whose workspace is unknown (or
+ * null) is grouped under '' so it is never hidden.
+ */
+export function buildLineage(
+  sessions: Iterable<SessionSummary>,
+  showArchived: boolean,
+  workspaceIds: ReadonlySet<string>,
+): LineageIndex {
   const visible = new Map<string, SessionSummary>()
   for (const session of sessions) {
     if (showArchived || !session.archived) visible.set(session.id, session)
   }
   const roots = new Map<string, SessionSummary[]>()
   const children = new Map<string, SessionSummary[]>()
+  const groupOf = (session: SessionSummary) =>
+    session.workspaceId !== null && workspaceIds.has(session.workspaceId) ? session.workspaceId : ''
   for (const session of visible.values()) {
     const parent = session.parentSession === null ? undefined : visible.get(session.parentSession)
-    if (parent && parent.workspaceId === session.workspaceId) {
+    if (parent && groupOf(parent) === groupOf(session)) {
       push(children, parent.id, session)
     } else {
-      push(roots, session.workspaceId ?? '', session)
+      push(roots, groupOf(session), session)
     }
   }
   for (const list of roots.values()) list.sort((a, b) => b.createdAt - a.createdAt || compareIds(b, a))

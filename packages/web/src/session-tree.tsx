@@ -30,7 +30,10 @@ export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
   const openSessionId = useHost((state) => state.openSessionId)
   const [menu, setMenu] = useState<{ sessionId: string; x: number; y: number } | null>(null)
 
-  const lineage = useMemo(() => buildLineage(sessions.values(), showArchived), [sessions, showArchived])
+  const lineage = useMemo(
+    () => buildLineage(sessions.values(), showArchived, new Set(workspaces.map((workspace) => workspace.id))),
+    [sessions, showArchived, workspaces],
+  )
   const rows = useMemo(() => {
     const list: Row[] = []
     const groups: Workspace[] = [...workspaces]
