@@ -32,6 +32,8 @@ export interface TurnDelta {
 export interface TurnObserver {
   onEvent(event: SessionEvent): void
   onDelta(delta: TurnDelta): void
+  /** Other sessions are running turns in the same directory (Host only): they share its files. */
+  onSharedActivity?(activity: { cwd: string; sessionIds: string[] }): void
 }
 
 export interface ForkRequest {

@@ -65,6 +65,9 @@ export class HostBackend implements Backend {
     const offDelta = this.#rpc.onNotification('session.delta', (params) => {
       if (params.sessionId === sessionId) observer.onDelta({ kind: params.kind, text: params.text })
     })
+    const offShared = this.#rpc.onNotification('files.sharedActivity', (params) => {
+      if (params.sessionIds.includes(sessionId)) observer.onSharedActivity?.(params)
+    })
     try {
       await translate(this.#rpc.call('session.subscribe', { sessionId, fromSeq: nextSeq }))
       const result = await translate(this.#rpc.call('session.prompt', { sessionId, text }))
@@ -81,6 +84,7 @@ export class HostBackend implements Backend {
     } finally {
       offEvent()
       offDelta()
+      offShared()
       if (!this.#rpc.closed) await this.#rpc.call('session.unsubscribe', { sessionId }).catch(ignoreClosed)
     }
   }

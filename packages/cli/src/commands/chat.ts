@@ -47,6 +47,9 @@ class ChatLoop {
   /** A turn is running: Ctrl-C aborts it. */
   #running = false
   #abortRequested = false
+  /** The line being handled (resolves when it is done; never rejects). */
+  #handling: Promise<void> = Promise.resolve()
+  #closed = false
 
   constructor(
     context: CliContext,
@@ -75,8 +78,10 @@ class ChatLoop {
     )
     await new Promise<void>((resolve) => {
       rl.on('close', () => {
+        this.#closed = true
         if (this.#running && this.#current !== null) void this.#backend.abort(this.#current)
-        resolve()
+        // Let an aborted turn write its end before the store closes.
+        void this.#handling.then(resolve, resolve)
       })
       rl.on('SIGINT', () => {
         if (!this.#running || this.#abortRequested) {
@@ -92,14 +97,14 @@ class ChatLoop {
           this.#print(this.#style.dim('(still busy: wait for the turn to end, or Ctrl-C to abort it)'))
           return
         }
-        void this.#handle(line.trim(), rl)
+        this.#handling = this.#handle(line.trim(), rl)
       })
       rl.prompt()
     })
   }
 
   async #handle(line: string, rl: readline.Interface): Promise<void> {
-    if (line === '') return rl.prompt()
+    if (line === '') return this.#prompt(rl)
     this.#busy = true
     this.#running = !line.startsWith('/')
     try {
@@ -118,7 +123,11 @@ class ChatLoop {
       this.#running = false
       this.#abortRequested = false
     }
-    rl.prompt()
+    this.#prompt(rl)
+  }
+
+  #prompt(rl: readline.Interface): void {
+    if (!this.#closed) rl.prompt()
   }
 
   async #turn(text: string): Promise<void> {

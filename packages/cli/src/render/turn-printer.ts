@@ -76,6 +76,14 @@ export class TurnPrinter implements TurnObserver {
     }
   }
 
+  onSharedActivity(activity: { cwd: string; sessionIds: string[] }): void {
+    this.#spinner.stop()
+    this.#endLine()
+    this.#err.write(
+      `${this.#style.yellow(`warning: sessions ${activity.sessionIds.join(', ')} are running turns in ${activity.cwd} at the same time; they share its files.`)}\n`,
+    )
+  }
+
   /** Stops the spinner and ends a partial line (after an error or an abort). */
   finish(): void {
     this.#spinner.stop()
