@@ -85,7 +85,9 @@ describe('host discovery', () => {
     const t = await startTestHost()
     hosts.push(t)
     const home = tempDir()
-    const error = await startHost({ home, port: t.host.port, handleSignals: false }).catch((caught: unknown) => caught)
+    const error = await startHost({ home, port: t.host.port, handleSignals: false }).catch(
+      (caught: unknown) => caught,
+    )
     expect(error).toMatchObject({ code: 'port-in-use' })
     // The data dir was released: a Host on a free port opens it.
     const next = await startHost({ home, port: 0, handleSignals: false })

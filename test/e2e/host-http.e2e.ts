@@ -224,7 +224,9 @@ describe('methods over HTTP', () => {
     expect([badModel.code, badModel.data.code]).toEqual([-32602, 'invalid-model'])
     const unknownProvider = await rpcFailure(t.call('session.create', { model: 'acme:rocket' }))
     expect([unknownProvider.code, unknownProvider.data.code]).toEqual([-32602, 'invalid-model'])
-    const setBad = await rpcFailure(t.call('session.setModel', { sessionId: session.id, model: 'acme:rocket' }))
+    const setBad = await rpcFailure(
+      t.call('session.setModel', { sessionId: session.id, model: 'acme:rocket' }),
+    )
     expect(setBad.data.code).toBe('invalid-model')
     const listed = await t.call('session.list', { workspaceId: workspace.id })
     expect(listed.map((summary) => summary.id)).toContain(session.id)

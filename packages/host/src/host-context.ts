@@ -18,6 +18,8 @@ export interface HostContext {
   readonly persistence: SessionPersistence
   readonly files: FileStatePort
   readonly models: ModelCatalog
+  /** Throws `invalid-model` unless `id` is `provider:model` of a known provider. */
+  readonly validateModel: (id: string) => { provider: string; model: string }
   readonly workspaces: WorkspaceRegistry
   readonly hub: ConnectionHub
   readonly agents: AgentPool

@@ -64,6 +64,10 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     },
   )
 
+  app.all('/rpc', (c) =>
+    c.text('Use POST /rpc (JSON-RPC 2.0) or a WebSocket at /rpc?token=TOKEN.', 405, { allow: 'POST' }),
+  )
+
   app.get('*', (c) => serveWebUi(options.webRoot, new URL(c.req.url).pathname))
 
   app.onError((error, c) => {

@@ -11,8 +11,9 @@ const standardCodes: Record<string, number> = {
   'payload-too-large': rpcErrorCodes.invalidRequest,
   'method-not-found': rpcErrorCodes.methodNotFound,
   'invalid-params': rpcErrorCodes.invalidParams,
-  // A malformed id is a params problem, whoever noticed it.
+  // A malformed id or model name is a params problem, whoever noticed it.
   'invalid-session-id': rpcErrorCodes.invalidParams,
+  'invalid-model': rpcErrorCodes.invalidParams,
 }
 
 export function rpcError(

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
-import { Agent, defaultModelId, ModelRegistry } from '@tangent/agent'
+import { Agent, defaultModelId, ModelRegistry, providerNames } from '@tangent/agent'
+import { TangentError } from '@tangent/core'
 import { FileState } from '@tangent/files'
 import { JsonlStore } from '@tangent/store-jsonl'
 import { AgentPool } from './agent-pool.js'
@@ -100,6 +101,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       persistence,
       files,
       models,
+      validateModel,
       workspaces,
       hub,
       agents,
@@ -109,7 +111,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const unwire = wireSessionNotifications(context)
     const router = createRpcRouter(createMethodHandlers(context), report)
     const app = createHttpApp({ token, router, webRoot: options.webRoot ?? defaultWebRoot(), report })
-    const server = await listen(app.fetch, options.port ?? 4317, bindHost)
+    const server = await listen(app.fetch, options.port ?? 4317, bindHost, report)
     const port = (server.address() as AddressInfo).port
     const url = `http://${urlHostOf(bindHost)}:${port}`
     const sockets = attachWebSocketRpc(server, {
@@ -119,7 +121,19 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       hub,
       report,
     })
-    await writeHostDiscovery(home, { pid: process.pid, port, token, url })
+    const stopServing = async () => {
+      await sockets.close()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+    }
+    try {
+      await writeHostDiscovery(home, { pid: process.pid, port, token, url })
+    } catch (error) {
+      await stopServing()
+      throw error
+    }
 
     let closing: Promise<void> | null = null
     const close = () => {
@@ -127,11 +141,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         removeSignalHandlers()
         removeHostDiscovery(home, token)
         agents.abortAll()
-        await sockets.close()
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve())
-          server.closeAllConnections()
-        })
+        await stopServing()
         await agents.settled()
         unwire()
         await persistence.close()
@@ -165,15 +175,41 @@ function listen(
   fetch: Parameters<typeof serve>[0]['fetch'],
   port: number,
   hostname: string,
+  report: (error: unknown) => void,
 ): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port, hostname }) as Server
-    server.once('error', reject)
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') return reject(error)
+      reject(
+        new TangentError(
+          'port-in-use',
+          `Port ${port} on ${hostname} is already in use: stop the other process or pick another port (--port 0 takes a free one).`,
+          { port, host: hostname },
+        ),
+      )
+    }
+    server.once('error', onError)
     server.once('listening', () => {
-      server.off('error', reject)
+      server.off('error', onError)
+      // Later server errors (a broken client socket) are logged; the Host keeps serving.
+      server.on('error', report)
       resolve(server)
     })
   })
+}
+
+/** `provider:model` of a known provider, else `invalid-model` (unavailable is fine: that is checked at prompt). */
+function validateModel(id: string): { provider: string; model: string } {
+  const parsed = ModelRegistry.parse(id)
+  if (!(providerNames as readonly string[]).includes(parsed.provider)) {
+    throw new TangentError(
+      'invalid-model',
+      `Unknown model provider "${parsed.provider}" in "${id}": use one of ${providerNames.join(', ')}.`,
+      { model: id },
+    )
+  }
+  return parsed
 }
 
 /** How the bound address appears in a URL (wildcards are reached through loopback). */

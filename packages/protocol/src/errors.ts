@@ -28,6 +28,8 @@ export const ErrorDataCode = z.enum([
   'workspace-not-found',
   'files-conflict',
   'model-unavailable',
+  /** A model id that is not `provider:model` of a known provider (code -32602). */
+  'invalid-model',
   'internal',
   /** Client side: the socket closed before the answer came. */
   'connection-closed',

@@ -1,6 +1,5 @@
 // session.list, session.get and session.create: reading the catalog and live sessions,
 // and starting new sessions in a workspace (cwd = the workspace's path unless given).
-import { TangentError } from '@tangent/core'
 import type { SessionSummary, Workspace } from '@tangent/protocol'
 import { type HostContext, liveSession, summarize } from '../host-context.js'
 import type { MethodHandlers } from '../rpc-router.js'
@@ -47,7 +46,7 @@ export function sessionMethods(
           ? await realDirectory(params.cwd, 'cwd')
           : (workspace?.path ?? context.defaultCwd)
       const workspaceId = workspace?.id ?? workspaces.list().find((candidate) => candidate.path === cwd)?.id
-      const model = parseModelId(params.model ?? context.defaultModel)
+      const model = context.validateModel(params.model ?? context.defaultModel)
       const session = persistence.store.create(undefined, {
         meta: { cwd, ...(workspaceId !== undefined ? { workspaceId } : {}) },
       })
@@ -57,19 +56,4 @@ export function sessionMethods(
       return summarize(context, session.id)
     },
   }
-}
-
-/** `provider:model` → its parts; `invalid-params` otherwise. */
-export function parseModelId(id: string): { provider: string; model: string } {
-  const colon = id.indexOf(':')
-  if (colon <= 0 || colon === id.length - 1) {
-    throw new TangentError(
-      'invalid-params',
-      `Invalid model id ${JSON.stringify(id)}: use provider:model, e.g. demo:scripted.`,
-      {
-        issues: [{ path: ['model'], message: 'use provider:model' }],
-      },
-    )
-  }
-  return { provider: id.slice(0, colon), model: id.slice(colon + 1) }
 }
