@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs'
+import { chmodSync, rmSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -36,6 +36,27 @@ describe('FileState.diffTrees', () => {
 
     expect(await files.diffTrees(after.tree, after.tree)).toEqual([])
     expect((await files.diffTrees(null, before.tree)).map((d) => d.status)).toEqual(['added', 'added'])
+  })
+
+  it('reports a file that became a symlink, and a mode change, as modified', async () => {
+    const root = temps.make()
+    const files = new FileState({ home: path.join(root, 'home') })
+    const cwd = path.join(root, 'project')
+    write(cwd, 'link', 'a file first\n')
+    write(cwd, 'script.sh', 'echo hi\n')
+    const before = await files.snapshot(cwd)
+    rmSync(path.join(cwd, 'link'))
+    symlinkSync('script.sh', path.join(cwd, 'link'))
+    chmodSync(path.join(cwd, 'script.sh'), 0o755)
+    const after = await files.snapshot(cwd)
+    const diffs = await files.diffTrees(before.tree, after.tree)
+    expect(diffs.map(({ path, status }) => ({ path, status }))).toEqual([
+      { path: 'link', status: 'modified' },
+      { path: 'script.sh', status: 'modified' },
+    ])
+    expect(diffs[0]?.patch).toContain('-a file first')
+    expect(diffs[0]?.patch).toContain('+script.sh')
+    expect(diffs[1]?.patch).toContain('new mode 100755')
   })
 
   it('compares trees of different directories of the same home', async () => {

@@ -80,21 +80,30 @@ export async function diffTrees(
     ]),
   ])
   const fields = splitNul(names.stdout)
-  const files: { status: FileDiff['status']; path: string }[] = []
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    files.push({ status: statusNames[fields[i] ?? ''] ?? 'modified', path: fields[i + 1] ?? '' })
-  }
   // A header starts at the beginning of a line; content lines carry a ' ', '+' or '-' first.
   const chunks = patches.stdout
     .toString('utf8')
     .split(/^(?=diff --git )/m)
     .filter((chunk) => chunk.length > 0)
-  if (chunks.length !== files.length) {
+  const diffs: FileDiff[] = []
+  let next = 0
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const letter = fields[i] ?? ''
+    // A type change (file <-> symlink) is printed as a deletion and a creation: two patches.
+    const count = letter === 'T' ? 2 : 1
+    diffs.push({
+      path: fields[i + 1] ?? '',
+      status: statusNames[letter] ?? 'modified',
+      patch: chunks.slice(next, next + count).join(''),
+    })
+    next += count
+  }
+  if (next !== chunks.length) {
     throw new TangentError(
       'git-failed',
-      `git diff-tree listed ${files.length} files but printed ${chunks.length} patches for ${from}..${to}; report this with both trees.`,
+      `git diff-tree listed ${diffs.length} files but printed ${chunks.length} patches for ${from}..${to}; report this with both trees.`,
       { from, to },
     )
   }
-  return files.map((file, index) => ({ ...file, patch: chunks[index] ?? '' }))
+  return diffs
 }

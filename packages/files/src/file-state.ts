@@ -72,12 +72,14 @@ export class FileState {
    */
   async restore(options: RestoreOptions): Promise<RestoreResult> {
     const real = await realDirectory(options.cwd)
+    await this.repository.ensure()
     return this.#queue.run(real, () => restoreSession(this.#context(), { ...options, cwd: real }))
   }
 
   /** Writes `paths` of `tree` back into cwd (removing those it lacks): the undo of a restore. */
   async restoreTree(options: RestoreTreeOptions): Promise<RestoreResult> {
     const real = await realDirectory(options.cwd)
+    await this.repository.ensure()
     return this.#queue.run(real, () => restoreTree(this.#context(), { ...options, cwd: real }))
   }
 

@@ -1,7 +1,7 @@
 // Takes a snapshot of a directory as a git tree: stage it into the directory's private index
 // (`git add -A`, fast on an unchanged tree thanks to the stat and untracked caches), write the
 // tree, and chain it onto the directory's ref so `git gc` keeps it.
-import { lstat } from 'node:fs/promises'
+import { lstat, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { changedPaths } from './diff.js'
@@ -80,6 +80,36 @@ function unreadablePaths(stderr: string): string[] {
   return paths
 }
 
+/** Identity of the index file's current content: git rewrites it (new inode) whenever it changes. */
+async function indexStamp(directory: SnapshotDirectory): Promise<string | null> {
+  const info = await stat(directory.indexFile, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null
+    throw error
+  })
+  return info === null ? null : `${info.ino}:${info.size}:${info.mtimeNs}`
+}
+
+function stampFile(directory: SnapshotDirectory): string {
+  return `${directory.indexFile}.tree`
+}
+
+/** The tree last written from the index, if the index has not changed since (`<stamp> <tree>`). */
+async function treeOfUnchangedIndex(directory: SnapshotDirectory): Promise<string | null> {
+  const [recorded, current] = await Promise.all([
+    readFile(stampFile(directory), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return ''
+      throw error
+    }),
+    indexStamp(directory),
+  ])
+  const [stamp, tree] = recorded.trim().split(' ')
+  return current !== null && stamp === current && tree ? tree : null
+}
+
+async function rememberIndexTree(directory: SnapshotDirectory, tree: string): Promise<void> {
+  await writeFile(stampFile(directory), `${await indexStamp(directory)} ${tree}\n`)
+}
+
 function scopeOf(directory: SnapshotDirectory) {
   return { cwd: directory.path, workTree: directory.top, indexFile: directory.indexFile }
 }
@@ -150,6 +180,11 @@ export async function takeSnapshot(
     skipped.push(...unreadable)
   }
 
+  // `git add` leaves the index file alone when nothing changed: then so did the tree.
+  const unchanged = added.exitCode === 0 ? await treeOfUnchangedIndex(directory) : null
+  if (unchanged !== null && unchanged === previous?.tree) {
+    return { tree: unchanged, changed: [], skipped: [...new Set(skipped)].sort() }
+  }
   let tree = await writeTree(repository, directory)
   let changed = await changedPaths(repository, previous?.tree ?? null, tree)
   // A tracked file that grew past the limit was just hashed once; drop it from now on.
@@ -167,6 +202,7 @@ export async function takeSnapshot(
     changed = await changedPaths(repository, previous?.tree ?? null, tree)
   }
   await recordTree(repository, directory, previous, tree)
+  await rememberIndexTree(directory, tree)
   return { tree, changed, skipped: [...new Set(skipped)].sort() }
 }
 
@@ -192,5 +228,6 @@ export async function snapshotPaths(
   const tree = await writeTree(repository, directory)
   const changed = await changedPaths(repository, previous?.tree ?? null, tree)
   await recordTree(repository, directory, previous, tree)
+  await rememberIndexTree(directory, tree)
   return { tree, changed, skipped: [...skipped] }
 }
