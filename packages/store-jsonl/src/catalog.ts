@@ -127,16 +127,23 @@ export class Catalog {
       if (scan && scan.header.id === id) scans.set(id, scan)
       else this.damaged.add(id)
     })
-    const before = (id: string, count: number, pick: 'titles' | 'models'): string | ModelRef | null => {
+    const before = (
+      id: string,
+      count: number,
+      pick: 'titles' | 'models',
+      depth = 0,
+    ): string | ModelRef | null => {
       const scan = scans.get(id)
-      if (!scan) return null
+      if (!scan || depth > scans.size) return null // a loop of damaged headers names nothing
       const list = scan[pick] as { seq: number; title?: string; model?: ModelRef }[]
       for (let i = list.length - 1; i >= 0; i--) {
         const item = list[i]!
         if (item.seq < count) return item.title ?? item.model ?? null
       }
       const parent = scan.header.parentSession
-      return scan.startSeq > 0 && parent ? before(parent, Math.min(count, scan.startSeq), pick) : null
+      return scan.startSeq > 0 && parent
+        ? before(parent, Math.min(count, scan.startSeq), pick, depth + 1)
+        : null
     }
     for (const [id, scan] of scans) {
       const parent = scan.header.parentSession

@@ -294,18 +294,20 @@ export class JsonlStore {
     writer.enqueueEvent(event)
     const record = this.#catalog.get(session.id)
     if (!record) return
+    // Updated in place: this runs on every append, and the catalog is written later.
+    record.eventCount = event.seq + 1
+    record.updatedAt = event.time
     const markers = this.#markers.get(session.id)
-    const changes: Partial<CatalogRecord> = { eventCount: event.seq + 1, updatedAt: event.time }
     if (event.type === 'session/title') {
       const title = (event.data as { title: string }).title
       markers?.titles.push({ seq: event.seq, title })
-      changes.title = title
+      record.title = title
     } else if (event.type === 'model/selection') {
       const model = event.data as ModelRef
       markers?.models.push({ seq: event.seq, model })
-      changes.model = model
+      record.model = model
     }
-    this.#catalog.set({ ...record, ...changes })
+    this.#catalog.dirty = true
     this.#scheduleCatalog()
   }
 
@@ -408,8 +410,15 @@ export class JsonlStore {
   }
 
   /** Events 0..count-1 of session `id`: from the live session, else from its log (up the chain). */
-  async #readPrefix(id: string, count: number, childFile: string): Promise<SessionEvent[]> {
+  async #readPrefix(
+    id: string,
+    count: number,
+    childFile: string,
+    seen: ReadonlySet<string> = new Set(),
+  ): Promise<SessionEvent[]> {
     if (count === 0) return []
+    // Only damaged headers can make a cycle; without this it would never end.
+    if (seen.has(id)) throw corruptLog(childFile, 1, `its chain of parents loops back to session ${id}`)
     const live = this.store.get(id)
     if (live && live.events.length >= count) return live.events.slice(0, count)
     const file = sessionLogFile(this.#paths, id)
@@ -429,7 +438,7 @@ export class JsonlStore {
     const inherited = Math.min(count, log.startSeq)
     const head =
       inherited > 0 && header.parentSession !== undefined
-        ? await this.#readPrefix(header.parentSession, inherited, file)
+        ? await this.#readPrefix(header.parentSession, inherited, file, new Set([...seen, id]))
         : []
     const events = head.length > 0 ? head.concat(log.events) : log.events
     if (events.length < count)

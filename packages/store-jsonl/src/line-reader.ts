@@ -1,9 +1,10 @@
-// Reads a file's complete lines in growing chunks (small files stay cheap, big ones stream),
+// Reads a file's complete lines in chunks (a small file in one read, a big one streamed),
 // and reports the bytes after the last newline: a line still being written, or a torn tail.
 import { open } from 'node:fs/promises'
 
-const firstChunkBytes = 64 * 1024
-const maxChunkBytes = 8 * 1024 * 1024
+const minChunkBytes = 64 * 1024
+const maxChunkBytes = 16 * 1024 * 1024
+const decodeBlockBytes = 768 * 1024
 
 export interface LineReadResult {
   /** Byte offset just past the last complete line that was handed out. */
@@ -17,51 +18,83 @@ export interface LineReadResult {
 }
 
 /**
- * Calls `onLine(text, lineNumber, startByte)` (1-based, without the newline) for each complete line;
- * returning `false` stops reading. Lines are decoded per chunk, never across a newline,
- * so multi-byte characters are safe.
+ * Calls `onLine(text, lineNumber)` (1-based, without the newline) for each complete line;
+ * returning `false` stops reading. Each chunk is decoded as one block up to its last
+ * newline (a newline is never inside a multi-byte character), so decoding costs what
+ * `readFile(…, 'utf8')` costs; only a line split across chunks is copied.
  */
 export async function readLines(
   file: string,
-  onLine: (text: string, lineNumber: number, start: number) => boolean | undefined,
+  onLine: (text: string, lineNumber: number) => boolean | undefined,
 ): Promise<LineReadResult> {
   const handle = await open(file, 'r')
   try {
-    let chunkSize = firstChunkBytes
+    // One read for most logs; a log still growing is read on in doubling chunks.
+    const { size } = await handle.stat()
+    let chunkSize = Math.min(maxChunkBytes, Math.max(minChunkBytes, size + 1))
     let position = 0
     let consumed = 0
-    let lastLineStart = 0
     let lineNumber = 0
-    let carry: Buffer | null = null
+    let lastLine = ''
+    let carry: Buffer[] = []
+    const emit = (text: string): boolean => {
+      lineNumber++
+      lastLine = text
+      return onLine(text, lineNumber) !== false
+    }
+    const stop = (): LineReadResult => ({
+      consumedBytes: consumed,
+      lastLineStart: consumed - Buffer.byteLength(lastLine) - 1,
+      tail: Buffer.alloc(0),
+      stopped: true,
+    })
     for (;;) {
       const chunk = Buffer.allocUnsafe(chunkSize)
       const { bytesRead } = await handle.read(chunk, 0, chunkSize, position)
       if (bytesRead === 0) break
       position += bytesRead
       chunkSize = Math.min(maxChunkBytes, chunkSize * 2)
-      const data: Buffer = carry
-        ? Buffer.concat([carry, chunk.subarray(0, bytesRead)])
-        : chunk.subarray(0, bytesRead)
-      const lastNewline = data.lastIndexOf(10)
-      if (lastNewline < 0) {
-        carry = data
+      const data = chunk.subarray(0, bytesRead)
+      const firstNewline = data.indexOf(10)
+      if (firstNewline < 0) {
+        carry.push(data)
         continue
       }
-      carry = lastNewline + 1 < data.length ? data.subarray(lastNewline + 1) : null
-      const lines = data.toString('utf8', 0, lastNewline).split('\n')
-      let start = consumed
-      for (const text of lines) {
-        lineNumber++
-        const end = start + Buffer.byteLength(text) + 1
-        lastLineStart = start
-        consumed = end
-        if (onLine(text, lineNumber, start) === false) {
-          return { consumedBytes: consumed, lastLineStart, tail: Buffer.alloc(0), stopped: true }
-        }
-        start = end
+      // The line that started in earlier chunks ends here.
+      let from = 0
+      if (carry.length > 0) {
+        const joined = Buffer.concat([...carry, data.subarray(0, firstNewline)])
+        carry = []
+        consumed += joined.length + 1
+        from = firstNewline + 1
+        if (!emit(joined.toString('utf8'))) return stop()
       }
+      const lastNewline = data.lastIndexOf(10)
+      // Decoded in blocks under Node's external-string threshold (~1 MB): the strings stay on
+      // the V8 heap, and a value parsed from a line pins one small block, not a whole chunk.
+      while (from <= lastNewline) {
+        let end = data.lastIndexOf(10, Math.min(lastNewline, from + decodeBlockBytes))
+        if (end < from) end = data.indexOf(10, from + decodeBlockBytes)
+        const lines = data.toString('utf8', from, end).split('\n')
+        for (let i = 0; i < lines.length; i++) {
+          if (!emit(lines[i]!)) {
+            // Only the bytes of the lines handed out count as consumed.
+            const rest = lines.slice(i + 1)
+            consumed += end + 1 - from - (rest.length > 0 ? Buffer.byteLength(rest.join('\n')) + 1 : 0)
+            return stop()
+          }
+        }
+        consumed += end + 1 - from
+        from = end + 1
+      }
+      if (lastNewline + 1 < data.length) carry.push(data.subarray(lastNewline + 1))
     }
-    return { consumedBytes: consumed, lastLineStart, tail: carry ?? Buffer.alloc(0), stopped: false }
+    return {
+      consumedBytes: consumed,
+      lastLineStart: lineNumber === 0 ? 0 : consumed - Buffer.byteLength(lastLine) - 1,
+      tail: carry.length > 0 ? Buffer.concat(carry) : Buffer.alloc(0),
+      stopped: false,
+    }
   } finally {
     await handle.close()
   }

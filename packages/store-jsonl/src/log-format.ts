@@ -96,9 +96,12 @@ export function createOptionsOf(header: SessionHeaderLine): {
   return { meta, lineage }
 }
 
-/** One event as its log line (with the newline). Key order is fixed: seq, time, type, data. */
+/**
+ * One event as its log line (with the newline). Core builds events as {seq, time, type, data}
+ * and loaded ones keep their line's order, so the event is stringified as is (no copy).
+ */
 export function eventLine(event: SessionEvent): string {
-  return `${JSON.stringify({ seq: event.seq, time: event.time, type: event.type, data: event.data })}\n`
+  return `${JSON.stringify(event)}\n`
 }
 
 /**

@@ -52,9 +52,7 @@ export async function scanLog(file: string): Promise<LogScan | null> {
   let count = 0
   let startSeq = 0
   let lastText: string | null = null
-  let lastEnd = 0
-  let beforeLastEnd = 0
-  await readLines(file, (text, line, start) => {
+  const read = await readLines(file, (text, line) => {
     if (line === 1) {
       const parsed = SessionHeaderLine.safeParse(parseOrNull(text))
       if (!parsed.success) {
@@ -63,14 +61,11 @@ export async function scanLog(file: string): Promise<LogScan | null> {
       }
       header = parsed.data
       startSeq = header.seed === 'ref' ? header.inheritedEventCount : 0
-      lastEnd = start + Buffer.byteLength(text) + 1
       return undefined
     }
     const seq = startSeq + count
     count++
     lastText = text
-    beforeLastEnd = lastEnd
-    lastEnd = start + Buffer.byteLength(text) + 1
     let type = quickType(text)
     let value: Record<string, unknown> | null = null
     if (type === null) {
@@ -87,14 +82,15 @@ export async function scanLog(file: string): Promise<LogScan | null> {
   })
   if (headerFailed || header === null) return null
   let lastTime: number | null = null
+  let goodBytes = read.consumedBytes
   if (lastText !== null) {
     const last = parseOrNull(lastText)
     if (last && typeof last.time === 'number') lastTime = last.time
     else {
       // An unparsable final line is a torn tail: not an event.
       count--
-      lastEnd = beforeLastEnd
+      goodBytes = read.lastLineStart
     }
   }
-  return { header, eventCount: count, startSeq, titles, models, lastTime, goodBytes: lastEnd }
+  return { header, eventCount: count, startSeq, titles, models, lastTime, goodBytes }
 }

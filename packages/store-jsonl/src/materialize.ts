@@ -26,12 +26,18 @@ async function readHeader(file: string): Promise<{ header: SessionHeaderLine; en
 }
 
 /** The raw lines (with newlines) of events 0..count-1 of session `id`, following "ref" logs up the chain. */
-export async function prefixLines(paths: StorePaths, id: string, count: number): Promise<string[]> {
+export async function prefixLines(
+  paths: StorePaths,
+  id: string,
+  count: number,
+  depth = 0,
+): Promise<string[]> {
   if (count === 0) return []
   const file = sessionLogFile(paths, id)
+  if (depth > 100_000) throw corruptLog(file, 1, 'its chain of parents loops')
   const { header } = await readHeader(file)
   const inherited = header.seed === 'ref' ? Math.min(count, header.inheritedEventCount) : 0
-  const lines = inherited > 0 ? await prefixLines(paths, header.parentSession!, inherited) : []
+  const lines = inherited > 0 ? await prefixLines(paths, header.parentSession!, inherited, depth + 1) : []
   let wanted = count - inherited
   if (wanted > 0) {
     await readLines(file, (text, line) => {

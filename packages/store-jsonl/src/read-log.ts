@@ -30,7 +30,6 @@ export function corruptLog(file: string, line: number, why: string): TangentErro
 interface BadLine {
   line: number
   why: string
-  start: number
 }
 
 /**
@@ -43,19 +42,19 @@ export async function readSessionLog(file: string, maxEvents = Number.POSITIVE_I
   let startSeq = 0
   const events: SessionEvent[] = []
   let bad: BadLine | null = null
-  const result = await readLines(file, (text, line, start) => {
+  const result = await readLines(file, (text, line) => {
     if (bad) throw corruptLog(file, bad.line, bad.why)
     let value: unknown
     try {
       value = JSON.parse(text)
     } catch (error) {
-      bad = { line, start, why: `not JSON (${(error as Error).message})` }
+      bad = { line, why: `not JSON (${(error as Error).message})` }
       return undefined
     }
     if (line === 1) {
       const parsed = SessionHeaderLine.safeParse(value)
       if (!parsed.success) {
-        bad = { line, start, why: `not a session header (${z.prettifyError(parsed.error)})` }
+        bad = { line, why: `not a session header (${z.prettifyError(parsed.error)})` }
         return undefined
       }
       header = parsed.data
@@ -63,12 +62,12 @@ export async function readSessionLog(file: string, maxEvents = Number.POSITIVE_I
       return maxEvents > 0
     }
     if (!isEventLineShape(value)) {
-      bad = { line, start, why: `not an event line (${eventLineProblem(value)})` }
+      bad = { line, why: `not an event line (${eventLineProblem(value)})` }
       return undefined
     }
     const expected = startSeq + events.length
     if (value.seq !== expected) {
-      bad = { line, start, why: `seq ${value.seq} where ${expected} was expected` }
+      bad = { line, why: `seq ${value.seq} where ${expected} was expected` }
       return undefined
     }
     events.push(value as SessionEvent)
@@ -81,7 +80,7 @@ export async function readSessionLog(file: string, maxEvents = Number.POSITIVE_I
     header: badLine?.line === 1 ? null : header,
     events,
     startSeq,
-    goodBytes: badLine ? badLine.start : result.consumedBytes,
+    goodBytes: badLine ? result.lastLineStart : result.consumedBytes,
     torn: badLine !== null || result.tail.length > 0,
   }
 }

@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { z } from 'zod'
-import { fsyncDirectory, tempFileFor } from './durable-fs.js'
+import { tempFileFor } from './durable-fs.js'
 
 export const LockHolder = z.looseObject({
   pid: z.number().int().positive(),
@@ -37,7 +37,6 @@ export class WriterLock {
     const current = await readHolder(this.file)
     if (current === 'missing' || current === 'unreadable' || current.token !== this.holder.token) return
     await unlink(this.file)
-    await fsyncDirectory(path.dirname(this.file))
   }
 }
 
@@ -52,10 +51,8 @@ export async function acquireWriterLock(file: string): Promise<WriterLock> {
   let tookOver = false
   let lastHolder: LockHolder | null = null
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    if (await createExclusive(file, mine)) {
-      await fsyncDirectory(path.dirname(file))
-      return new WriterLock(file, mine, tookOver)
-    }
+    // Not fsynced: after a power loss no process holds the lock anyway.
+    if (await createExclusive(file, mine)) return new WriterLock(file, mine, tookOver)
     const holder = await readHolder(file)
     if (holder === 'missing') continue
     if (holder !== 'unreadable') {

@@ -1,0 +1,270 @@
+// @tangent/store-jsonl benchmarks (issue 2 §4): fork + flush against a copy-based fork,
+// open + load against read + JSON.parse, and buffered appends with group commit.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import v8 from 'node:v8'
+import vm from 'node:vm'
+import { SessionStore } from '@tangent/core'
+import { JsonlStore } from '@tangent/store-jsonl'
+import { type BenchRow, type BenchSuite, median } from './table.js'
+
+const sizes = [1_000, 10_000, 100_000]
+const text = (n: number, bytes: number) => `message ${n} `.padEnd(bytes, 'lorem ipsum dolor sit amet ')
+
+/** A realistic turn of 10 events: texts of a few hundred bytes, one ~10 KB tool output. */
+function turnEvents(n: number): { type: string; data: unknown }[] {
+  const callId = `call-${n}`
+  return [
+    { type: 'turn/start', data: {} },
+    { type: 'user/message', data: { content: [{ type: 'text', text: text(n, 300) }] } },
+    { type: 'step/start', data: {} },
+    {
+      type: 'assistant/message',
+      data: {
+        content: [{ type: 'tool-call', toolCallId: callId, toolName: 'read', input: { path: `f${n}.ts` } }],
+      },
+    },
+    { type: 'tool/result', data: { callId, toolName: 'read', output: text(n, 10_000), isError: false } },
+    { type: 'step/end', data: { finishReason: 'tool-calls' } },
+    { type: 'step/start', data: {} },
+    { type: 'assistant/message', data: { content: [{ type: 'text', text: text(n, 400) }] } },
+    { type: 'step/end', data: { finishReason: 'stop' } },
+    { type: 'turn/end', data: { reason: 'completed' } },
+  ]
+}
+
+/** Writes a session log of `count` events directly (no store), as the store would. */
+function writeLog(dir: string, id: string, count: number): number {
+  fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true })
+  const file = path.join(dir, 'sessions', `${id}.jsonl`)
+  const header = { type: 'session', version: 1, id, createdAt: 1, cwd: '/bench', inheritedEventCount: 0 }
+  const fd = fs.openSync(file, 'w')
+  fs.writeSync(fd, `${JSON.stringify({ ...header, seed: 'inline', origin: 'user' })}\n`)
+  let lines: string[] = []
+  for (let seq = 0; seq < count; ) {
+    for (const event of turnEvents(seq / 10)) {
+      lines.push(JSON.stringify({ seq, time: 1_700_000_000_000 + seq, type: event.type, data: event.data }))
+      seq++
+    }
+    if (lines.length >= 1000) {
+      fs.writeSync(fd, `${lines.join('\n')}\n`)
+      lines = []
+    }
+  }
+  if (lines.length > 0) fs.writeSync(fd, `${lines.join('\n')}\n`)
+  fs.fsyncSync(fd) // durable like a real parent, so the fork's fsync does not flush it
+  fs.closeSync(fd)
+  return fs.statSync(file).size
+}
+
+function gcFunction(): () => void {
+  v8.setFlagsFromString('--expose-gc')
+  return vm.runInNewContext('gc') as () => void
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = process.hrtime.bigint()
+  const value = await fn()
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value }
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
+
+/** Copy-based fork, what peers do: read the prefix, write it into a new file, fsync. */
+async function copyFork(source: string, target: string): Promise<number> {
+  const data = await fs.promises.readFile(source)
+  const handle = await fs.promises.open(target, 'w')
+  await handle.writeFile(data)
+  await handle.sync()
+  await handle.close()
+  return data.length
+}
+
+async function forkRows(root: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = []
+  const forkMedians: number[] = []
+  for (const count of sizes) {
+    const dir = path.join(root, `fork-${count}`)
+    const fileBytes = writeLog(dir, 'parent', count)
+    const db = await JsonlStore.open({ dir })
+    const parent = await db.load('parent')
+    const forkTimes: number[] = []
+    let forkBytes = 0
+    for (let i = 0; i < 9; i++) {
+      const { ms, value: child } = await timed(async () => {
+        const child = db.store.fork(parent)
+        await db.flush(child.id)
+        return child
+      })
+      forkTimes.push(ms)
+      forkBytes = fs.statSync(path.join(dir, 'sessions', `${child.id}.jsonl`)).size
+    }
+    await db.close()
+    const copyTimes: number[] = []
+    for (let i = 0; i < (count >= 100_000 ? 3 : 7); i++) {
+      const target = path.join(dir, `copy-${i}.jsonl`)
+      copyTimes.push((await timed(() => copyFork(path.join(dir, 'sessions', 'parent.jsonl'), target))).ms)
+      fs.rmSync(target)
+    }
+    const forkMs = median(forkTimes)
+    const copyMs = median(copyTimes)
+    forkMedians.push(forkMs)
+    const row: BenchRow = {
+      name: `fork + flush @ ${count / 1000}k events`,
+      medianMs: forkMs,
+      baseline: { name: 'copy prefix + fsync', medianMs: copyMs },
+      extra: { 'bytes written': `${forkBytes} B (copy: ${mb(fileBytes)})` },
+    }
+    if (count === 100_000) {
+      const constant = forkMs <= Math.max(3 * forkMedians[0]!, forkMedians[0]! + 2)
+      row.target = {
+        text: `≥50× faster than copy, header-only and constant (${(copyMs / forkMs).toFixed(0)}×)`,
+        met: copyMs / forkMs >= 50 && forkBytes < 1024 && constant,
+      }
+    } else row.target = { text: 'bytes = header only (< 1 KB)', met: forkBytes < 1024 }
+    rows.push(row)
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  return rows
+}
+
+async function loadRows(root: string): Promise<BenchRow[]> {
+  const gc = gcFunction()
+  // V8 keeps big decoded strings outside its heap, so the heap alone under-counts: both are shown,
+  // and the target is judged on the larger of the two.
+  const memory = () => {
+    const usage = process.memoryUsage()
+    return { heap: usage.heapUsed + usage.external, rss: usage.rss }
+  }
+  const rows: BenchRow[] = []
+  for (const count of sizes) {
+    const dir = path.join(root, `load-${count}`)
+    const fileBytes = writeLog(dir, 's', count)
+    const file = path.join(dir, 'sessions', 's.jsonl')
+    await (await JsonlStore.open({ dir })).close() // builds the catalog once
+    const iterations = count >= 100_000 ? 3 : 7
+    const baseTimes: number[] = []
+    for (let i = 0; i < iterations; i++) {
+      gc()
+      const { ms, value } = await timed(async () =>
+        (await fs.promises.readFile(file, 'utf8'))
+          .split('\n')
+          .filter((line) => line.length > 0)
+          .map((line) => JSON.parse(line) as unknown),
+      )
+      if (value.length !== count + 1) throw new Error('baseline parsed the wrong number of lines')
+      baseTimes.push(ms)
+    }
+    const openTimes: number[] = []
+    const loadTimes: number[] = []
+    const deltas: number[] = []
+    for (let i = 0; i < iterations; i++) {
+      gc()
+      const before = memory()
+      const opened = await timed(() => JsonlStore.open({ dir }))
+      const loaded = await timed(() => opened.value.load('s'))
+      openTimes.push(opened.ms)
+      loadTimes.push(loaded.ms)
+      gc()
+      const after = memory()
+      deltas.push(Math.max(after.heap - before.heap, after.rss - before.rss))
+      if (loaded.value.events.length !== count) throw new Error('loaded the wrong number of events')
+      await opened.value.close()
+    }
+    const totals = openTimes.map((ms, i) => ms + loadTimes[i]!)
+    const totalMs = median(totals)
+    const baseMs = median(baseTimes)
+    const delta = median(deltas)
+    rows.push({
+      name: `open + load @ ${count / 1000}k events (${mb(fileBytes)})`,
+      medianMs: totalMs,
+      baseline: { name: 'readFile + JSON.parse per line', medianMs: baseMs },
+      extra: {
+        'open / load': `${median(openTimes).toFixed(1)} / ${median(loadTimes).toFixed(1)} ms`,
+        'memory delta': `${mb(delta)} (${(delta / fileBytes).toFixed(2)}× file)`,
+      },
+      target: {
+        text: '≤ 1.5× the floor, memory < 3× file size',
+        met: totalMs <= 1.5 * baseMs && delta < 3 * fileBytes,
+      },
+    })
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  return rows
+}
+
+async function appendRows(root: string): Promise<BenchRow[]> {
+  const dir = path.join(root, 'append')
+  const db = await JsonlStore.open({ dir })
+  const count = 100_000
+  const turns = Array.from({ length: count / 10 }, (_, n) => turnEvents(n))
+  const appendTimes: number[] = []
+  const totalTimes: number[] = []
+  let rawMs = 0
+  for (let round = 0; round < 3; round++) {
+    const session = db.store.create(undefined, { meta: { cwd: '/bench' } })
+    const start = process.hrtime.bigint()
+    for (const turn of turns) for (const event of turn) session.append(event.type, event.data)
+    appendTimes.push(Number(process.hrtime.bigint() - start) / 1e6)
+    await db.flush(session.id)
+    totalTimes.push(Number(process.hrtime.bigint() - start) / 1e6)
+    db.store.dispose(session.id)
+  }
+  await db.close()
+  // Raw appends: the same lines written by one process with one fsync, no store at all.
+  const rawFile = path.join(dir, 'raw.jsonl')
+  {
+    const start = process.hrtime.bigint()
+    const handle = await fs.promises.open(rawFile, 'w')
+    let seq = 0
+    const lines: string[] = []
+    for (const turn of turns)
+      for (const event of turn) lines.push(JSON.stringify({ seq: seq++, time: Date.now(), ...event }))
+    await handle.writeFile(`${lines.join('\n')}\n`)
+    await handle.sync()
+    await handle.close()
+    rawMs = Number(process.hrtime.bigint() - start) / 1e6
+  }
+  // The same appends to a bare core SessionStore (no persistence): what the store adds.
+  const coreTimes: number[] = []
+  for (let round = 0; round < 3; round++) {
+    const session = new SessionStore().create(undefined, { meta: { cwd: '/bench' } })
+    const start = process.hrtime.bigint()
+    for (const turn of turns) for (const event of turn) session.append(event.type, event.data)
+    coreTimes.push(Number(process.hrtime.bigint() - start) / 1e6)
+  }
+  fs.rmSync(dir, { recursive: true, force: true })
+  const appendMs = median(appendTimes)
+  const totalMs = median(totalTimes)
+  const perSecond = (ms: number) => Math.round((count / ms) * 1000)
+  return [
+    {
+      name: `append ${count / 1000}k events (buffered, group commit)`,
+      medianMs: appendMs,
+      baseline: { name: 'core SessionStore.append alone', medianMs: median(coreTimes) },
+      extra: { 'events/s': perSecond(appendMs).toLocaleString('en-US') },
+      target: { text: '≥ 100,000 events/s buffered', met: perSecond(appendMs) >= 100_000 },
+    },
+    {
+      name: `append ${count / 1000}k events + flush (durable)`,
+      medianMs: totalMs,
+      baseline: { name: 'raw stringify + write + fsync', medianMs: rawMs },
+      extra: { 'events/s': perSecond(totalMs).toLocaleString('en-US') },
+    },
+  ]
+}
+
+export const suite: BenchSuite = {
+  title: '@tangent/store-jsonl: fork, load, append',
+  async run() {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-bench-'))
+    try {
+      return [...(await forkRows(root)), ...(await loadRows(root)), ...(await appendRows(root))]
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  },
+}
