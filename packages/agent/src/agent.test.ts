@@ -403,3 +403,24 @@ describe('Agent failures outside the model call', () => {
     expect(agent.modelId).toBe('demo:scripted')
   })
 })
+
+describe('Agent abort after the tools', () => {
+  it('ends the turn without another model call when aborted while the snapshot is taken', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [toolStep([{ id: 'c1', name: 'list', input: {} }]), textStep('never')],
+    })
+    let agentRef: Agent | null = null
+    const { agent, session } = setup(model, {
+      snapshot: async () => {
+        agentRef?.abort()
+        return null
+      },
+    })
+    agentRef = agent
+    expect((await agent.prompt('go')).reason).toBe('aborted')
+    expect(model.doStreamCalls).toHaveLength(1)
+    expect(types(session.events).slice(-3)).toEqual(['tool/result', 'step/end', 'turn/end'])
+    expect(dataOf(session.events, 'step/end')).toEqual([{ finishReason: 'abort' }])
+    expectValidIdleLog(session.events)
+  })
+})
