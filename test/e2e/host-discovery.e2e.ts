@@ -95,6 +95,15 @@ describe('host discovery', () => {
     fs.rmSync(home, { recursive: true, force: true })
   })
 
+  it('uses TANGENT_TOKEN when set, a fresh random token otherwise', async () => {
+    const fixed = await startTestHost({ env: { TANGENT_TOKEN: 'fixed-token-for-test' } })
+    hosts.push(fixed)
+    expect(fixed.host.token).toBe('fixed-token-for-test')
+    const random = await startTestHost()
+    hosts.push(random)
+    expect(random.host.token).toMatch(/^[A-Za-z0-9_-]{32}$/)
+  })
+
   it('connectHost talks to a Host and fails clearly with a wrong token', async () => {
     const t = await startTestHost()
     hosts.push(t)

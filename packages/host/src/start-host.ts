@@ -30,7 +30,7 @@ export interface HostOptions {
   port?: number
   /** Default 127.0.0.1. */
   host?: string
-  /** Default: random per start. */
+  /** Default: TANGENT_TOKEN of `env`, else random per start. */
   token?: string
   /** The built web UI (default: `packages/web/dist` next to this package). */
   webRoot?: string
@@ -66,14 +66,14 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const log = options.log ?? ((message: string) => console.error(message))
   const report = (error: unknown) =>
     log(`tangent host: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-  const token = options.token ?? generateToken()
+  const env = options.env ?? process.env
+  const token = options.token ?? (env.TANGENT_TOKEN || generateToken())
   const bindHost = options.host ?? '127.0.0.1'
   const defaultModel = options.defaultModel ?? defaultModelId
 
   const persistence = await JsonlStore.open({ dir: home })
   try {
     const files = new FileState({ home })
-    const env = options.env ?? process.env
     const models = new ModelRegistry({
       env,
       ...(options.demoDelayMs !== undefined ? { demoDelayMs: options.demoDelayMs } : {}),
