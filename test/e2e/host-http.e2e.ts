@@ -315,6 +315,25 @@ describe('methods over HTTP', () => {
     expect(before.data).toMatchObject({ code: 'invalid-boundary' })
   })
 
+  it('session.compare finds the nearest common ancestor through nested forks', async () => {
+    const root = await t.call('session.create', {})
+    const first = await t.call('session.prompt', { sessionId: root.id, text: 'one' })
+    await t.call('session.prompt', { sessionId: root.id, text: 'two' })
+    const child = await t.call('session.fork', { sessionId: root.id, atSeq: first.turnStartSeq })
+    await t.call('session.prompt', { sessionId: child.session.id, text: 'child turn' })
+    const grandchild = await t.call('session.fork', { sessionId: child.session.id })
+    const up = await t.call('session.compare', { a: grandchild.session.id, b: root.id })
+    expect([up.ancestor, up.forkSeq]).toEqual([root.id, child.boundary])
+    expect(up.a.events[0]?.seq).toBe(child.boundary + 1)
+    const sibling = await t.call('session.compare', { a: grandchild.session.id, b: child.session.id })
+    expect([sibling.ancestor, sibling.forkSeq]).toEqual([child.session.id, grandchild.boundary])
+    expect(sibling.a.events).toEqual([])
+    const stranger = await t.call('session.create', {})
+    const unrelated = await t.call('session.compare', { a: root.id, b: stranger.id })
+    expect([unrelated.ancestor, unrelated.forkSeq]).toEqual([null, null])
+    expect(unrelated.b.events.map((event) => event.type)).toEqual(['model/selection'])
+  })
+
   it('session.compare, snapshot.list and snapshot.restore (with files-conflict)', async () => {
     const work = fs.realpathSync(tempDir('tangent-work-'))
     const session = await t.call('session.create', { cwd: work })
