@@ -1,11 +1,14 @@
 // The live agents of a Host, one per session, created lazily (on the first prompt or
 // model change) so sessions that are only read or forked never start one.
+import type { Agent, AgentDelta, PromptResult } from '@tangent/agent'
 import type { Session } from '@tangent/core'
-import type { AgentFactory, AgentPort, DeltaKind, TurnEndReason } from './ports.js'
+
+/** Makes the live agent of a session. */
+export type AgentFactory = (session: Session) => Agent
 
 interface LiveAgent {
   session: Session
-  agent: AgentPort
+  agent: Agent
   stopDeltas: () => void
 }
 
@@ -13,26 +16,19 @@ export class AgentPool {
   readonly #agents = new Map<string, LiveAgent>()
   readonly #turns = new Set<Promise<unknown>>()
   readonly #createAgent: AgentFactory
-  readonly #onDelta: (sessionId: string, delta: { kind: DeltaKind; text: string }) => void
+  readonly #onDelta: (sessionId: string, delta: AgentDelta) => void
 
-  constructor(
-    createAgent: AgentFactory,
-    onDelta: (sessionId: string, delta: { kind: DeltaKind; text: string }) => void,
-  ) {
+  constructor(createAgent: AgentFactory, onDelta: (sessionId: string, delta: AgentDelta) => void) {
     this.#createAgent = createAgent
     this.#onDelta = onDelta
   }
 
-  get(sessionId: string): AgentPort | undefined {
+  get(sessionId: string): Agent | undefined {
     return this.#agents.get(sessionId)?.agent
   }
 
-  isRunning(sessionId: string): boolean {
-    return this.#agents.get(sessionId)?.agent.running ?? false
-  }
-
   /** The session's agent, made on first use (again if the store now holds a newer Session object). */
-  obtain(session: Session): AgentPort {
+  obtain(session: Session): Agent {
     const existing = this.#agents.get(session.id)
     if (existing && (existing.session === session || existing.agent.running)) return existing.agent
     existing?.stopDeltas()
@@ -43,10 +39,7 @@ export class AgentPool {
   }
 
   /** Runs one turn through the session's agent; `settled()` waits for it. */
-  prompt(
-    session: Session,
-    text: string,
-  ): Promise<{ turnStartSeq: number; turnEndSeq: number; reason: TurnEndReason }> {
+  prompt(session: Session, text: string): Promise<PromptResult> {
     const turn = this.obtain(session).prompt(text)
     const tracked = turn.then(
       () => undefined,
@@ -74,10 +67,5 @@ export class AgentPool {
   /** Aborts every running turn; the promises of their prompts settle with reason `aborted`. */
   abortAll(): void {
     for (const live of this.#agents.values()) live.agent.abort()
-  }
-
-  /** Agents with a running turn. */
-  running(): string[] {
-    return [...this.#agents.entries()].filter(([, live]) => live.agent.running).map(([id]) => id)
   }
 }

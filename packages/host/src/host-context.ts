@@ -1,11 +1,13 @@
 // Everything the method handlers share: the store, files, models, workspaces, live
 // agents, connections, and the few lookups every method needs.
+import type { ModelRegistry } from '@tangent/agent'
 import { type Session, TangentError } from '@tangent/core'
+import type { FileState } from '@tangent/files'
 import type { SessionSummary } from '@tangent/protocol'
+import type { JsonlStore } from '@tangent/store-jsonl'
 import type { AgentPool } from './agent-pool.js'
 import type { ConnectionHub } from './connections.js'
 import type { ForkRequests } from './fork-requests.js'
-import type { FileStatePort, ModelCatalog, SessionPersistence } from './ports.js'
 import { toSessionSummary } from './session-summary.js'
 import type { WorkspaceRegistry } from './workspaces.js'
 
@@ -15,9 +17,9 @@ export interface HostContext {
   readonly defaultModel: string
   /** Working directory of sessions created without workspace or cwd. */
   readonly defaultCwd: string
-  readonly persistence: SessionPersistence
-  readonly files: FileStatePort
-  readonly models: ModelCatalog
+  readonly persistence: JsonlStore
+  readonly files: FileState
+  readonly models: ModelRegistry
   /** Throws `invalid-model` unless `id` is `provider:model` of a known provider. */
   readonly validateModel: (id: string) => { provider: string; model: string }
   readonly workspaces: WorkspaceRegistry

@@ -1,7 +1,7 @@
 import { SessionStore } from '@tangent/core'
 import { SessionSummary } from '@tangent/protocol'
+import type { CatalogEntry } from '@tangent/store-jsonl'
 import { describe, expect, it } from 'vitest'
-import type { CatalogEntry } from './ports.js'
 import { toSessionSummary } from './session-summary.js'
 
 const entry: CatalogEntry = {

@@ -2,8 +2,8 @@
 // memory, its current events: the live object is fresher than the catalog.
 import { currentModel, type Session } from '@tangent/core'
 import type { SessionSummary } from '@tangent/protocol'
+import type { CatalogEntry } from '@tangent/store-jsonl'
 import { z } from 'zod'
-import type { CatalogEntry } from './ports.js'
 
 /** The header fields the Host adds at create/fork (extra meta), read tolerantly. */
 const HostHeaderMeta = z.object({

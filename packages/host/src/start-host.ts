@@ -20,6 +20,7 @@ import { createHttpApp } from './http-app.js'
 import { createMethodHandlers } from './methods/index.js'
 import { createRpcRouter } from './rpc-router.js'
 import { wireSessionNotifications } from './session-notifications.js'
+import { type SnapshotGcSchedule, scheduleSnapshotGc } from './snapshot-gc.js'
 import { attachWebSocketRpc } from './websocket-rpc.js'
 import { WorkspaceRegistry } from './workspaces.js'
 
@@ -44,6 +45,8 @@ export interface HostOptions {
   defaultCwd?: string
   /** Close (and remove host.json) on SIGINT/SIGTERM, then exit. Default true. */
   handleSignals?: boolean
+  /** When the snapshot store is garbage-collected (default: 10 min after start, then daily). */
+  snapshotGc?: SnapshotGcSchedule
   /** Where unexpected errors are logged (default console.error). */
   log?: (message: string) => void
 }
@@ -109,6 +112,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       report,
     }
     const unwire = wireSessionNotifications(context)
+    const stopGc = scheduleSnapshotGc(files, report, options.snapshotGc)
     const router = createRpcRouter(createMethodHandlers(context), report)
     const app = createHttpApp({ token, router, webRoot: options.webRoot ?? defaultWebRoot(), report })
     const server = await listen(app.fetch, options.port ?? 4317, bindHost, report)
@@ -139,6 +143,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const close = () => {
       closing ??= (async () => {
         removeSignalHandlers()
+        stopGc()
         removeHostDiscovery(home, token)
         agents.abortAll()
         await stopServing()
