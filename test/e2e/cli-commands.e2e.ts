@@ -12,6 +12,7 @@ import {
   tangent,
   tangentInProcess,
   tangentJson,
+  tangentJsonChild,
 } from './cli-harness.js'
 
 interface Summary {
@@ -57,7 +58,7 @@ describe('tangent (local store)', () => {
   })
 
   it('run --json: creates a session, then continues it with --session', async () => {
-    const first = await tangentJson<RunOutput>(sandbox, ['run', 'hello there'])
+    const first = await tangentJsonChild<RunOutput>(sandbox, ['run', 'hello there'])
     expect(first.reason).toBe('completed')
     expect(first.sessionId).toMatch(/^[A-Za-z0-9]/)
     parent = first.sessionId
@@ -67,7 +68,7 @@ describe('tangent (local store)', () => {
     expect(second.turnEndSeq).toBeGreaterThan(first.turnEndSeq)
     secondTurnEnd = second.turnEndSeq
 
-    const plain = await tangent(sandbox, ['run', '--session', parent, 'third'])
+    const plain = await tangentInProcess(sandbox, ['run', '--session', parent, 'third'])
     expect(plain.code).toBe(0)
     expect(plain.stdout).toContain('Turn 3: you said "third"')
   })
@@ -115,12 +116,12 @@ describe('tangent (local store)', () => {
     expect(events.filter((event) => event.type === 'turn/end')).toHaveLength(1)
 
     // The child answers as the second turn of its own conversation.
-    const answer = await tangent(sandbox, ['run', '--session', child, 'on the branch'])
+    const answer = await tangentInProcess(sandbox, ['run', '--session', child, 'on the branch'])
     expect(answer.stdout).toContain('Turn 2: you said "on the branch"')
   })
 
   it('fork --before: branches just before the turn that holds the seq', async () => {
-    const result = await tangentJson<{ session: Summary; boundary: number }>(sandbox, [
+    const result = await tangentJsonChild<{ session: Summary; boundary: number }>(sandbox, [
       'fork',
       parent,
       '--before',
@@ -148,10 +149,10 @@ describe('tangent (local store)', () => {
   })
 
   it('archive hides a session unless --all; unarchive brings it back', async () => {
-    const archived = await tangentJson<Summary>(sandbox, ['archive', child])
+    const archived = await tangentJsonChild<Summary>(sandbox, ['archive', child])
     expect(archived.archived).toBe(true)
     expect((await tangentJson<Summary[]>(sandbox, ['sessions'])).map((s) => s.id)).not.toContain(child)
-    const all = await tangent(sandbox, ['sessions', '--all'])
+    const all = await tangentInProcess(sandbox, ['sessions', '--all'])
     expect(all.stdout).toMatch(new RegExp(`${child}.*archived`))
     const back = await tangentJson<Summary>(sandbox, ['unarchive', child])
     expect(back.archived).toBe(false)
@@ -165,7 +166,7 @@ describe('tangent (local store)', () => {
     const { events } = await tangentJson<{ events: Event[] }>(sandbox, ['show', child])
     const firstMessage = events.find((event) => event.type === 'user/message')
     expect(JSON.stringify(firstMessage?.data)).toContain('hello there')
-    const gone = await tangent(sandbox, ['show', parent])
+    const gone = await tangentInProcess(sandbox, ['show', parent])
     expect(gone.code).toBe(1)
     expect(gone.stderr).toMatch(/^error\[session-not-found\]: /)
   })

@@ -98,9 +98,17 @@ export async function tangentInProcess(sandbox: Sandbox, args: readonly string[]
   return { code, stdout, stderr }
 }
 
-/** Runs a command that must succeed with `--json` and returns its parsed output. */
+/** Runs a command that must succeed with `--json` (in-process) and returns its parsed output. */
 export async function tangentJson<T>(sandbox: Sandbox, args: readonly string[]): Promise<T> {
-  const result = await tangent(sandbox, [...args, '--json'])
+  return parseJsonResult<T>(args, await tangentInProcess(sandbox, [...args, '--json']))
+}
+
+/** The same through a child process: what a script calling `tangent … --json` sees. */
+export async function tangentJsonChild<T>(sandbox: Sandbox, args: readonly string[]): Promise<T> {
+  return parseJsonResult<T>(args, await tangent(sandbox, [...args, '--json']))
+}
+
+function parseJsonResult<T>(args: readonly string[], result: CliResult): T {
   if (result.code !== 0)
     throw new Error(`tangent ${args.join(' ')} failed (${result.code}): ${result.stderr}`)
   return JSON.parse(result.stdout) as T

@@ -12,6 +12,7 @@ import {
   startProcess,
   stopProcess,
   tangent,
+  tangentInProcess,
   tangentJson,
 } from './cli-harness.js'
 
@@ -79,7 +80,7 @@ describe('tangent with a running Host', () => {
     const listed = (await rpc.json()) as { result: { id: string }[] }
     expect(listed.result.map((session) => session.id)).toContain(fork.session.id)
 
-    const missing = await tangent(sandbox, ['show', 'NOSUCHSESSION'])
+    const missing = await tangentInProcess(sandbox, ['show', 'NOSUCHSESSION'])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(/^error\[session-not-found\]: /)
   })
@@ -89,7 +90,7 @@ describe('tangent with a running Host', () => {
     expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)
     const sessions = await tangentJson<{ id: string }[]>(sandbox, ['sessions'])
     expect(sessions.length).toBe(3)
-    const run = await tangent(sandbox, ['run', 'local again'])
+    const run = await tangentInProcess(sandbox, ['run', 'local again'])
     expect(run.code).toBe(0)
   })
 })

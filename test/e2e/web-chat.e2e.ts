@@ -116,7 +116,6 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
       .toEqual([expect.stringContaining('first question'), expect.stringContaining('second question')])
     await row(page, child).getByTestId('row-title').click()
     await eventually(() => page.getByTestId('user-message').count()).toBe(2)
-    await screenshot(page, 'main-view')
   })
 
   it('edits a message in a new branch: the child stops before it and the composer holds its text', async () => {
@@ -138,5 +137,27 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await page.getByTestId('composer-input').fill('rewritten')
     await page.getByTestId('send').click()
     await eventually(() => page.getByTestId('assistant-message').last().textContent()).toContain('rewritten')
+  })
+
+  it('shows a branched piece of work: tool calls, changed files, the fork in tree and transcript', async () => {
+    await openWorkspace(page, host.workspace)
+    const parent = await newSession(page)
+    await chat(page, 'write plan.md: 1. split the parser into a lexer and a parser')
+    await chat(page, 'read plan.md')
+    await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
+    await eventually(() => openSessionId(page)).not.toBe(parent)
+    const child = (await openSessionId(page))!
+    await chat(page, 'write plan.md: 1. keep one parser, add error recovery')
+    await page.getByTestId('composer-input').fill('Compare both plans and pick the smaller change')
+
+    expect(await row(page, child).getAttribute('data-parent-id')).toBe(parent)
+    expect(await page.getByTestId('turn').last().getByTestId('changed-file').allTextContents()).toEqual([
+      'plan.md',
+    ])
+    expect(await page.getByTestId('fork-divider').count()).toBe(1)
+    // The branch is named after its own first message, not its parent's.
+    expect(await row(page, child).getByTestId('row-title').textContent()).toContain('keep one parser')
+    expect(await row(page, parent).getByTestId('row-title').textContent()).toContain('split the parser')
+    await screenshot(page, 'main-view')
   })
 })

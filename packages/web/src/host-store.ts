@@ -123,7 +123,8 @@ export class HostStore {
     this.#listen(client)
     client.onClose(() => {
       if (this.#client !== client) return
-      this.#client = null
+      // The closed client stays until the next one connects: its calls reject with
+      // `connection-closed`, which the actions report like any other error.
       this.#set({ connection: 'closed' })
       if (this.#stopped) return
       setTimeout(() => void this.start(), this.#retryDelay)
@@ -251,10 +252,10 @@ export class HostStore {
       if (!created) return
       sessionId = created.id
     }
-    const summary = this.#state.sessions.get(sessionId)
-    if (summary && summary.title.trim() === '' && summary.status === 'idle') {
-      // An untitled session is named after its first message, so the tree reads like a list
-      // of topics rather than ids. A title is a standalone event: it goes in before the turn.
+    if (this.#needsTitle(sessionId)) {
+      // A session is named after its first message, so the tree reads like a list of topics
+      // rather than ids; a branch likewise after its first own message, not its parent's
+      // name. A title is a standalone event: it goes in before the turn.
       await this.rename(sessionId, titleFromMessage(text))
     }
     try {
@@ -262,6 +263,20 @@ export class HostStore {
     } catch (error) {
       this.report(error)
     }
+  }
+
+  #needsTitle(sessionId: string): boolean {
+    const summary = this.#state.sessions.get(sessionId)
+    if (summary?.status !== 'idle') return false
+    if (summary.title.trim() === '') return true
+    const parent =
+      summary.parentSession === null ? undefined : this.#state.sessions.get(summary.parentSession)
+    if (!parent || parent.title !== summary.title) return false
+    const transcript = this.#state.transcript
+    if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return false
+    return !transcript.events.some(
+      (event) => event.seq >= summary.inheritedEventCount && event.type === 'turn/start',
+    )
   }
 
   async abort(): Promise<void> {
@@ -555,7 +570,7 @@ export class HostStore {
   }
 
   #need(): RpcClient {
-    if (!this.#client) throw new Error('Not connected to the Host: waiting to reconnect.')
+    if (!this.#client) throw new Error('HostStore.start() was not called.')
     return this.#client
   }
 

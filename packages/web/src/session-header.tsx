@@ -47,6 +47,17 @@ export function SessionHeader({ onToggleSidebar }: { onToggleSidebar: () => void
                 <BranchIcon size={12} /> {parent ? titleOf(parent) : 'parent'} {forkPoint}
               </button>
             ) : null}
+            {session.parentSession !== null && parent ? (
+              <button
+                type="button"
+                className="link"
+                data-testid="header-compare"
+                title="Show this branch and its parent side by side, with the file diff"
+                onClick={() => void store.openCompare(session.parentSession!, session.id)}
+              >
+                Compare with parent
+              </button>
+            ) : null}
             <FileBadge session={session} />
             <span
               className={session.status === 'running' ? 'status-pill running' : 'status-pill'}
