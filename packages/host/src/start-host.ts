@@ -111,8 +111,6 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       forkRequests,
       report,
     }
-    const unwire = wireSessionNotifications(context)
-    const stopGc = scheduleSnapshotGc(files, report, options.snapshotGc)
     const router = createRpcRouter(createMethodHandlers(context), report)
     const app = createHttpApp({ token, router, webRoot: options.webRoot ?? defaultWebRoot(), report })
     const server = await listen(app.fetch, options.port ?? 4317, bindHost, report)
@@ -138,6 +136,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       await stopServing()
       throw error
     }
+    const unwire = wireSessionNotifications(context)
+    const stopGc = scheduleSnapshotGc(files, report, options.snapshotGc)
 
     let closing: Promise<void> | null = null
     const close = () => {
