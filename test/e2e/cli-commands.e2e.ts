@@ -263,3 +263,17 @@ describe('tangent errors', () => {
     }
   })
 })
+
+describe('tangent demo', () => {
+  it('makes two turns and a fork in a sample directory, and shows the tree', async () => {
+    const dir = path.join(sandbox.cwd, 'demo')
+    fs.mkdirSync(dir)
+    const result = await tangent(sandbox, ['demo', '--dir', dir])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^you › write notes\.txt: /m)
+    expect(result.stdout).toMatch(/^(\S+) {2}Demo: notes .*\n└─ \S+ {2}Demo: another idea {2}fork @ seq \d+/m)
+    const notes = fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8')
+    expect(notes).toContain('Tangent keeps every turn')
+    expect(notes).toContain('Forks are branches')
+  })
+})
