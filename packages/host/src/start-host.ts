@@ -75,6 +75,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const defaultModel = options.defaultModel ?? defaultModelId
 
   const persistence = await JsonlStore.open({ dir: home })
+  let unwire = () => {}
   try {
     const files = new FileState({ home })
     const models = new ModelRegistry({
@@ -111,6 +112,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       forkRequests,
       report,
     }
+    // Wired before the first connection can arrive, so no append goes unannounced.
+    unwire = wireSessionNotifications(context)
     const router = createRpcRouter(createMethodHandlers(context), report)
     const app = createHttpApp({ token, router, webRoot: options.webRoot ?? defaultWebRoot(), report })
     const server = await listen(app.fetch, options.port ?? 4317, bindHost, report)
@@ -136,7 +139,6 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       await stopServing()
       throw error
     }
-    const unwire = wireSessionNotifications(context)
     const stopGc = scheduleSnapshotGc(files, report, options.snapshotGc)
 
     let closing: Promise<void> | null = null
@@ -171,6 +173,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const request = async (input: string, init?: RequestInit) => app.request(input, init)
     return { url, port, token, home, request, close }
   } catch (error) {
+    unwire()
     await persistence.close()
     throw error
   }
