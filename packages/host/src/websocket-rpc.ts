@@ -19,6 +19,8 @@ export interface WebSocketRpcOptions {
 
 /** A client that lets this much output pile up is too slow to follow; it is disconnected. */
 const maxBufferedBytes = 32 * 1024 * 1024
+/** Sockets are pinged this often; one that missed the previous pong is cut (half-open TCP). */
+const heartbeatMs = 30_000
 
 export interface WebSocketRpc {
   /** Closes every socket (1001, going away) and stops accepting new ones. */
@@ -39,14 +41,34 @@ export function attachWebSocketRpc(server: Server, options: WebSocketRpcOptions)
     if (!isAllowedOrigin(request.headers.origin, options.allowedOrigins)) {
       return refuse(socket, 403, 'Forbidden', 'WebSocket from a foreign origin refused')
     }
-    wss.handleUpgrade(request, socket, head, (ws) => serveSocket(ws, options))
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      wss.emit('connection', ws, request)
+      serveSocket(ws, options)
+    })
   }
   server.on('upgrade', onUpgrade)
+
+  const alive = new WeakSet<WebSocket>()
+  wss.on('connection', (ws) => {
+    alive.add(ws)
+    ws.on('pong', () => alive.add(ws))
+  })
+  const heartbeat = setInterval(() => {
+    for (const client of wss.clients) {
+      if (!alive.has(client)) {
+        client.terminate()
+        continue
+      }
+      alive.delete(client)
+      client.ping()
+    }
+  }, heartbeatMs).unref()
 
   return {
     close: () =>
       new Promise<void>((resolve) => {
         server.off('upgrade', onUpgrade)
+        clearInterval(heartbeat)
         for (const client of wss.clients) client.close(1001, 'Tangent Host is shutting down')
         wss.close(() => resolve())
         // Sockets that do not answer the close handshake are cut.

@@ -18,6 +18,8 @@ export const ErrorDataCode = z.enum([
   'method-not-found',
   'invalid-params',
   'payload-too-large',
+  /** HTTP 401 body: missing or wrong bearer token. */
+  'unauthorized',
   'session-not-found',
   'session-busy',
   'fork-unavailable',
