@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cliMain, createSandbox, removeSandbox, type Sandbox } from './cli-harness.js'
+import { cliMain, createSandbox, removeSandbox, type Sandbox, tangent } from './cli-harness.js'
 
 const socket = `tangent-cli-test-${process.pid}`
 const name = 'chat'
@@ -106,5 +106,24 @@ describe('tangent chat in a terminal', () => {
     const deadline = Date.now() + 10_000
     while (sessionAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
     expect(sessionAlive()).toBe(false)
+  })
+})
+
+describe('tangent chat with piped input', () => {
+  it('answers each line in order, runs slash commands, and exits 0 at the end of input', async () => {
+    const piped = createSandbox()
+    try {
+      const result = await tangent(piped, ['chat'], {
+        input: 'write piped.txt: yes\nsecond line\n/fork\n/tree\n',
+      })
+      expect(result.code).toBe(0)
+      expect(fs.readFileSync(path.join(piped.cwd, 'piped.txt'), 'utf8')).toContain('yes')
+      expect(result.stdout).toContain('Turn 2: you said "second line".')
+      const forked = result.stdout.match(/Forked (\S+) through seq \d+: now in (\S+)/)
+      expect(forked).not.toBeNull()
+      expect(result.stdout).toMatch(new RegExp(`^└─ \\* ${forked![2]}`, 'm'))
+    } finally {
+      removeSandbox(piped)
+    }
   })
 })

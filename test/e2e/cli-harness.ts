@@ -55,8 +55,9 @@ export function tangent(
     const child = spawn(process.execPath, [cliMain, ...args], {
       cwd: options.cwd ?? sandbox.cwd,
       env: sandbox.env as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
+    if (options.input !== undefined) child.stdin?.end(options.input)
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

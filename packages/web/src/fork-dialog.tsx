@@ -1,7 +1,7 @@
 // "Fork…": title, fork point, and where the fork's files live (Shared or Worktree),
 // with one sentence on what each means.
 import { type FormEvent, useState } from 'react'
-import type { DialogState } from './host-store.js'
+import type { DialogState } from './host-state.js'
 import { Modal } from './modal.js'
 import { titleOf } from './session-tree.js'
 import { useHost, useStore } from './use-host.js'

@@ -1,72 +1,11 @@
 // The UI's single source of state: what the Host said (workspaces, sessions, the open
 // session's log) plus view state (expanded rows, dialogs, errors). Components read it
 // through `useHost` and change it only through the actions below.
+import { type DialogState, type HostState, initialHostState, type Notice } from './host-state.js'
 import { ancestorsOf } from './lineage.js'
-import type {
-  CompareResult,
-  ForkRequest,
-  HostInfo,
-  RpcClient,
-  SessionEvent,
-  SessionSummary,
-  Workspace,
-} from './wire.js'
-
-export interface Notice {
-  readonly id: number
-  readonly tone: 'error' | 'info'
-  readonly code: string
-  readonly message: string
-}
-
-export interface TranscriptState {
-  readonly sessionId: string
-  readonly events: readonly SessionEvent[]
-  readonly loading: boolean
-  /** Text streamed by the current step, dropped when its `assistant/message` lands. */
-  readonly streaming: { readonly text: string; readonly reasoning: string; readonly toolInput: string }
-}
-
-export interface CompareState {
-  readonly a: string
-  readonly b: string
-  readonly result: CompareResult | null
-}
-
-export interface RestoreConflict {
-  readonly sessionId: string
-  readonly seq: number
-  readonly paths: readonly string[]
-}
-
-export type DialogState =
-  | { readonly kind: 'fork'; readonly sessionId: string; readonly atSeq?: number; readonly before?: boolean }
-  | { readonly kind: 'delete'; readonly sessionId: string }
-
-export interface HostState {
-  readonly dialog: DialogState | null
-  readonly renaming: string | null
-  readonly connection: 'connecting' | 'open' | 'closed'
-  readonly info: HostInfo | null
-  readonly workspaces: readonly Workspace[]
-  readonly sessions: ReadonlyMap<string, SessionSummary>
-  readonly activeWorkspaceId: string | null
-  readonly openSessionId: string | null
-  readonly transcript: TranscriptState | null
-  readonly expanded: ReadonlySet<string>
-  readonly collapsedWorkspaces: ReadonlySet<string>
-  readonly showArchived: boolean
-  readonly notices: readonly Notice[]
-  /** Text to put in the composer (Edit in new branch); `nonce` makes a repeat visible. */
-  readonly draft: { readonly sessionId: string; readonly text: string; readonly nonce: number } | null
-  readonly sharedActivity: { readonly cwd: string; readonly sessionIds: readonly string[] } | null
-  readonly compare: CompareState | null
-  readonly restoreConflict: RestoreConflict | null
-  /** Model for the next new session when none is open. */
-  readonly nextModel: string | null
-}
-
-const emptyStreaming = { text: '', reasoning: '', toolInput: '' }
+import { applyDelta, applyLiveEvent, emptyStreaming, mergeEvents } from './session-log.js'
+import { randomId, titleFromMessage, writeHash } from './store-helpers.js'
+import type { ForkRequest, RpcClient, SessionEvent, SessionSummary } from './wire.js'
 
 export class HostStore {
   #state: HostState
@@ -85,26 +24,7 @@ export class HostStore {
 
   constructor(connect: () => RpcClient, initialSessionId: string | null = null) {
     this.#connect = connect
-    this.#state = {
-      dialog: null,
-      renaming: null,
-      connection: 'connecting',
-      info: null,
-      workspaces: [],
-      sessions: new Map(),
-      activeWorkspaceId: null,
-      openSessionId: initialSessionId,
-      transcript: null,
-      expanded: new Set(),
-      collapsedWorkspaces: new Set(),
-      showArchived: false,
-      notices: [],
-      draft: null,
-      sharedActivity: null,
-      compare: null,
-      restoreConflict: null,
-      nextModel: null,
-    }
+    this.#state = initialHostState(initialSessionId)
   }
 
   readonly getState = (): HostState => this.#state
@@ -440,14 +360,7 @@ export class HostStore {
     client.onNotification('session.delta', ({ sessionId, kind, text }) => {
       const transcript = this.#state.transcript
       if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return
-      const s = transcript.streaming
-      const streaming =
-        kind === 'text'
-          ? { ...s, text: s.text + text }
-          : kind === 'reasoning'
-            ? { ...s, reasoning: s.reasoning + text }
-            : { ...s, toolInput: s.toolInput + text }
-      this.#set({ transcript: { ...transcript, streaming } })
+      this.#set({ transcript: applyDelta(transcript, kind, text) })
     })
     client.onNotification('files.sharedActivity', ({ cwd, sessionIds }) => {
       this.#set({ sharedActivity: sessionIds.length >= 2 ? { cwd, sessionIds } : null })
@@ -477,10 +390,8 @@ export class HostStore {
       await client.call('session.subscribe', { sessionId, fromSeq: events.length })
       if (token !== this.#openToken) return
       this.#upsert(session)
-      let merged = [...events]
-      for (const event of this.#buffered) if (event.seq === merged.length) merged.push(event)
+      const merged = mergeEvents(events, this.#buffered)
       this.#buffered = []
-      merged = merged.filter((event, index) => event.seq === index)
       this.#set({ transcript: { sessionId, events: merged, loading: false, streaming: emptyStreaming } })
     } catch (error) {
       if (token === this.#openToken) {
@@ -498,20 +409,9 @@ export class HostStore {
       this.#buffered.push(event)
       return
     }
-    if (event.seq < transcript.events.length) return
-    if (event.seq > transcript.events.length) {
-      void this.#catchUp(sessionId)
-      return
-    }
-    const endsStream =
-      event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'turn/end'
-    this.#set({
-      transcript: {
-        ...transcript,
-        events: [...transcript.events, event],
-        streaming: endsStream ? emptyStreaming : transcript.streaming,
-      },
-    })
+    const next = applyLiveEvent(transcript, event)
+    if (next === 'gap') void this.#catchUp(sessionId)
+    else if (next !== 'duplicate') this.#set({ transcript: next })
   }
 
   /** Fills a gap in the open log (should not happen: the Host sends in order without gaps). */
@@ -523,9 +423,7 @@ export class HostStore {
       const { events } = await this.#need().call('session.get', { sessionId, fromSeq: from })
       const transcript = this.#state.transcript
       if (!transcript || transcript.sessionId !== sessionId) return
-      const merged = [...transcript.events]
-      for (const event of events) if (event.seq === merged.length) merged.push(event)
-      this.#set({ transcript: { ...transcript, events: merged } })
+      this.#set({ transcript: { ...transcript, events: mergeEvents(transcript.events, events) } })
     } catch (error) {
       this.report(error)
     } finally {
@@ -578,26 +476,4 @@ export class HostStore {
     this.#state = { ...this.#state, ...patch }
     for (const listener of this.#listeners) listener()
   }
-}
-
-/** The first line of a message, cut at a word boundary near 60 characters. */
-export function titleFromMessage(text: string): string {
-  const line = text.trim().split('\n')[0]!.trim()
-  if (line.length <= 60) return line
-  const cut = line.slice(0, 60)
-  const space = cut.lastIndexOf(' ')
-  return `${(space > 30 ? cut.slice(0, space) : cut).trimEnd()}…`
-}
-
-function writeHash(sessionId: string | null): void {
-  const hash = sessionId === null ? '' : `#session=${encodeURIComponent(sessionId)}`
-  if (window.location.hash !== hash) {
-    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}${hash}`)
-  }
-}
-
-/** A request id for idempotent forks; `crypto.randomUUID` needs a secure context, this does not. */
-function randomId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16))
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 }

@@ -6,6 +6,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './app.js'
 import { HostStore } from './host-store.js'
+import { readHash } from './store-helpers.js'
 import { HostContext } from './use-host.js'
 import './styles.css'
 
@@ -16,12 +17,7 @@ function connect(): RpcClient {
   return createRpcClient(socket)
 }
 
-function initialSession(): string | null {
-  const match = /^#session=(.+)$/.exec(window.location.hash)
-  return match ? decodeURIComponent(match[1]!) : null
-}
-
-const store = new HostStore(connect, initialSession())
+const store = new HostStore(connect, readHash())
 void store.start()
 
 createRoot(document.getElementById('root')!).render(

@@ -1,6 +1,6 @@
 // Shown when "Restore files to here" refuses: lists the files someone else changed since
 // this session's latest snapshot, and offers to overwrite them anyway.
-import type { RestoreConflict } from './host-store.js'
+import type { RestoreConflict } from './host-state.js'
 import { Modal } from './modal.js'
 import { useStore } from './use-host.js'
 

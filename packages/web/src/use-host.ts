@@ -1,7 +1,8 @@
 // React access to the HostStore: one store per page, provided at the root; components
 // select the slice they render so a streaming delta re-renders only the transcript.
 import { createContext, useContext, useSyncExternalStore } from 'react'
-import type { HostState, HostStore } from './host-store.js'
+import type { HostState } from './host-state.js'
+import type { HostStore } from './host-store.js'
 
 export const HostContext = createContext<HostStore | null>(null)
 

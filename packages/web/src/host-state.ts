@@ -1,0 +1,80 @@
+// The shape of the UI's state (see HostStore) and its starting value: what the Host said
+// plus view state. Plain data, so components can select slices of it cheaply.
+import type { CompareResult, HostInfo, SessionEvent, SessionSummary, Workspace } from './wire.js'
+
+export interface Notice {
+  readonly id: number
+  readonly tone: 'error' | 'info'
+  readonly code: string
+  readonly message: string
+}
+
+export interface TranscriptState {
+  readonly sessionId: string
+  readonly events: readonly SessionEvent[]
+  readonly loading: boolean
+  /** Text streamed by the current step, dropped when its `assistant/message` lands. */
+  readonly streaming: { readonly text: string; readonly reasoning: string; readonly toolInput: string }
+}
+
+export interface CompareState {
+  readonly a: string
+  readonly b: string
+  readonly result: CompareResult | null
+}
+
+export interface RestoreConflict {
+  readonly sessionId: string
+  readonly seq: number
+  readonly paths: readonly string[]
+}
+
+export type DialogState =
+  | { readonly kind: 'fork'; readonly sessionId: string; readonly atSeq?: number; readonly before?: boolean }
+  | { readonly kind: 'delete'; readonly sessionId: string }
+
+export interface HostState {
+  readonly dialog: DialogState | null
+  readonly renaming: string | null
+  readonly connection: 'connecting' | 'open' | 'closed'
+  readonly info: HostInfo | null
+  readonly workspaces: readonly Workspace[]
+  readonly sessions: ReadonlyMap<string, SessionSummary>
+  readonly activeWorkspaceId: string | null
+  readonly openSessionId: string | null
+  readonly transcript: TranscriptState | null
+  readonly expanded: ReadonlySet<string>
+  readonly collapsedWorkspaces: ReadonlySet<string>
+  readonly showArchived: boolean
+  readonly notices: readonly Notice[]
+  /** Text to put in the composer (Edit in new branch); `nonce` makes a repeat visible. */
+  readonly draft: { readonly sessionId: string; readonly text: string; readonly nonce: number } | null
+  readonly sharedActivity: { readonly cwd: string; readonly sessionIds: readonly string[] } | null
+  readonly compare: CompareState | null
+  readonly restoreConflict: RestoreConflict | null
+  /** Model for the next new session when none is open. */
+  readonly nextModel: string | null
+}
+
+export function initialHostState(openSessionId: string | null): HostState {
+  return {
+    dialog: null,
+    renaming: null,
+    connection: 'connecting',
+    info: null,
+    workspaces: [],
+    sessions: new Map(),
+    activeWorkspaceId: null,
+    openSessionId,
+    transcript: null,
+    expanded: new Set(),
+    collapsedWorkspaces: new Set(),
+    showArchived: false,
+    notices: [],
+    draft: null,
+    sharedActivity: null,
+    compare: null,
+    restoreConflict: null,
+    nextModel: null,
+  }
+}
