@@ -42,13 +42,15 @@ class ChatLoop {
   #current: string | null
   /** Model for the session chat creates on the first message. */
   #model: string | undefined
-  /** A line is being handled (a turn or a slash command): further lines are ignored. */
-  #busy = false
+  /** Lines typed (or piped) while another is handled wait here, in order. */
+  readonly #queue: string[] = []
+  /** The queue is being worked through; resolves when it is empty (never rejects). */
+  #draining: Promise<void> | null = null
   /** A turn is running: Ctrl-C aborts it. */
   #running = false
   #abortRequested = false
-  /** The line being handled (resolves when it is done; never rejects). */
-  #handling: Promise<void> = Promise.resolve()
+  /** The user asked to leave (Ctrl-C, /exit): queued lines are dropped. */
+  #leaving = false
   #closed = false
 
   constructor(
@@ -73,19 +75,20 @@ class ChatLoop {
     rl.setPrompt(this.#style.green('you › '))
     this.#print(
       this.#style.dim(
-        `${this.#current === null ? `New session in ${this.#cwd}` : `Session ${this.#current}`} · ${this.#backend.kind === 'host' ? 'through the running Host' : 'local'} · /help for commands, Ctrl-C to abort or leave`,
+        `${await this.#where()} · ${this.#backend.kind === 'host' ? 'through the running Host' : 'local'} · /help for commands, Ctrl-C to abort or leave`,
       ),
     )
+    const terminal = this.#context.stdin.isTTY === true
     await new Promise<void>((resolve) => {
       rl.on('close', () => {
         this.#closed = true
-        if (this.#running && this.#current !== null) void this.#backend.abort(this.#current)
-        // Let an aborted turn write its end before the store closes.
-        void this.#handling.then(resolve, resolve)
+        // Ctrl-C/`/exit` abort a running turn; end of input (Ctrl-D, a pipe) lets queued lines finish.
+        if (this.#leaving && this.#running && this.#current !== null) void this.#backend.abort(this.#current)
+        void (this.#draining ?? Promise.resolve()).then(resolve)
       })
       rl.on('SIGINT', () => {
         if (!this.#running || this.#abortRequested) {
-          rl.close()
+          this.#leave(rl)
           return
         }
         this.#abortRequested = true
@@ -93,37 +96,44 @@ class ChatLoop {
         if (this.#current !== null) void this.#backend.abort(this.#current)
       })
       rl.on('line', (line) => {
-        if (this.#busy) {
-          this.#print(this.#style.dim('(still busy: wait for the turn to end, or Ctrl-C to abort it)'))
-          return
-        }
-        this.#handling = this.#handle(line.trim(), rl)
+        if (this.#leaving) return
+        this.#queue.push(line.trim())
+        if (this.#draining === null) this.#draining = this.#drain(rl)
+        else if (terminal) this.#print(this.#style.dim('(queued: sent when the current turn ends)'))
       })
       rl.prompt()
     })
   }
 
-  async #handle(line: string, rl: readline.Interface): Promise<void> {
-    if (line === '') return this.#prompt(rl)
-    this.#busy = true
+  #leave(rl: readline.Interface): void {
+    this.#leaving = true
+    this.#queue.length = 0
+    rl.close()
+  }
+
+  async #drain(rl: readline.Interface): Promise<void> {
+    while (this.#queue.length > 0 && !this.#leaving) {
+      const line = this.#queue.shift()!
+      if (line === '') continue
+      if (await this.#handle(line)) this.#leave(rl)
+    }
+    this.#draining = null
+    this.#prompt(rl)
+  }
+
+  /** Handles one line; true when the chat should end. Failures are printed, never thrown. */
+  async #handle(line: string): Promise<boolean> {
     this.#running = !line.startsWith('/')
     try {
-      if (line.startsWith('/')) {
-        if (await this.#slash(line)) {
-          rl.close()
-          return
-        }
-      } else {
-        await this.#turn(line)
-      }
+      if (line.startsWith('/')) return await this.#slash(line)
+      await this.#turn(line)
     } catch (error) {
       this.#context.stderr.write(`${this.#style.red(formatFailure(describeFailure(error)))}\n`)
     } finally {
-      this.#busy = false
       this.#running = false
       this.#abortRequested = false
     }
-    this.#prompt(rl)
+    return false
   }
 
   #prompt(rl: readline.Interface): void {
@@ -198,6 +208,14 @@ class ChatLoop {
         return false
       }
     }
+  }
+
+  /** Where the chat starts: a new session's directory, or the session and its last turn end. */
+  async #where(): Promise<string> {
+    if (this.#current === null) return `New session in ${this.#cwd}`
+    const { session, events } = await this.#backend.getSession(this.#current)
+    const lastEnd = events.findLast((event) => event.type === 'turn/end')
+    return `${session.id} ${titleOf(session)} (${events.length} events${lastEnd ? `, last turn ended at seq ${lastEnd.seq}` : ''})`
   }
 
   #print(text: string): void {

@@ -17,6 +17,12 @@ export function registerShowCommand(program: Command, context: CliContext): void
         backend.getSession(id),
       )
       if (flags.json) return printJson(context, { session, events })
-      printLines(context, renderTranscript(session, events, styleFor(context.stdout, context.env)))
+      const style = styleFor(context.stdout, context.env)
+      printLines(context, renderTranscript(session, events, style))
+      if (events.some((event) => event.type === 'turn/end')) {
+        printLines(context, [
+          style.dim(`Branch after a turn: tangent fork ${session.id} --at SEQ (any seq inside that turn)`),
+        ])
+      }
     })
 }
