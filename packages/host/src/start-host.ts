@@ -101,7 +101,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       home,
       version: await readVersion(),
       defaultModel,
-      defaultCwd: options.defaultCwd ?? process.cwd(),
+      // Real paths everywhere, so one directory is always the same string (shared activity, workspaces).
+      defaultCwd: await fs.realpath(options.defaultCwd ?? process.cwd()),
       persistence,
       files,
       models,
