@@ -85,6 +85,12 @@ describe('tangent with a running Host', () => {
     expect(missing.stderr).toMatch(/^error\[session-not-found\]: /)
   })
 
+  it('a second serve on the same data dir says where the running Host is', async () => {
+    const second = await tangent(sandbox, ['serve', '--port', '0'])
+    expect(second.code).toBe(1)
+    expect(second.stderr).toMatch(new RegExp(`^error\\[host-running\\]: .*${started.port}`))
+  })
+
   it('after the Host stops, host.json is gone and the CLI opens the store itself', async () => {
     await stopProcess(serve)
     expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)

@@ -1,5 +1,6 @@
 // `tangent serve`: run the Host (JSON-RPC + web UI) on this data dir until Ctrl-C.
 
+import { TangentError } from '@tangent/core'
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { parsePort } from '../options.js'
@@ -35,7 +36,15 @@ async function serve(context: CliContext, flags: ServeFlags): Promise<void> {
     )
   }
   // Loaded here, not at start-up: only `serve` runs a Host in this process.
-  const { startHost } = await import('@tangent/host')
+  const { readHostDiscovery, startHost } = await import('@tangent/host')
+  const running = await readHostDiscovery(context.home)
+  if (running !== null) {
+    throw new TangentError(
+      'host-running',
+      `A Tangent Host (pid ${running.pid}) already serves ${context.home} at ${openUrl(running.url, running.token)}: open that, or stop it first.`,
+      { pid: running.pid, url: running.url },
+    )
+  }
   const host = await startHost({
     home: context.home,
     port: flags.port,
