@@ -2,6 +2,7 @@
 // history (the shared part is copied into them), so nothing they show is lost.
 import { useMemo, useState } from 'react'
 import { Modal } from './modal.js'
+import { forkPointLabel } from './session-row.js'
 import { titleOf } from './session-tree.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -35,7 +36,12 @@ export function DeleteDialog({ sessionId }: { sessionId: string }) {
           </p>
           <ul>
             {children.map((child) => (
-              <li key={child.id}>{titleOf(child)}</li>
+              <li key={child.id}>
+                {titleOf(child)}{' '}
+                <span className="muted">
+                  {forkPointLabel(child.parentSession, child.forkedAt)} · {child.id.slice(-6)}
+                </span>
+              </li>
             ))}
           </ul>
         </div>

@@ -17,6 +17,12 @@ export function RowMenu(props: { sessionId: string; x: number; y: number; onClos
     }
     function onKey(event: KeyboardEvent) {
       if (event.key === 'Escape') onClose()
+      if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return
+      event.preventDefault()
+      const items = [...(menu.current?.querySelectorAll('button') ?? [])]
+      const at = items.indexOf(document.activeElement as HTMLButtonElement)
+      const step = event.key === 'ArrowDown' ? 1 : -1
+      items[(at + step + items.length) % items.length]?.focus()
     }
     document.addEventListener('pointerdown', onPointer, true)
     document.addEventListener('keydown', onKey)
