@@ -133,11 +133,11 @@ async function forkRows(root: string): Promise<BenchRow[]> {
 
 async function loadRows(root: string): Promise<BenchRow[]> {
   const gc = gcFunction()
-  // V8 keeps big decoded strings outside its heap, so the heap alone under-counts: both are shown,
-  // and the target is judged on the larger of the two.
+  // What a loaded session retains, after a full GC: V8 heap plus memory outside it. (RSS is
+  // not used: pages freed by the GC stay resident, so it counts garbage too.)
   const memory = () => {
     const usage = process.memoryUsage()
-    return { heap: usage.heapUsed + usage.external, rss: usage.rss }
+    return usage.heapUsed + usage.external
   }
   const rows: BenchRow[] = []
   for (const count of sizes) {
@@ -147,7 +147,7 @@ async function loadRows(root: string): Promise<BenchRow[]> {
     await (await JsonlStore.open({ dir })).close() // builds the catalog once
     const iterations = count >= 100_000 ? 3 : 7
     const baseTimes: number[] = []
-    for (let i = 0; i < iterations; i++) {
+    const baselineOnce = async () => {
       gc()
       const { ms, value } = await timed(async () =>
         (await fs.promises.readFile(file, 'utf8'))
@@ -156,23 +156,34 @@ async function loadRows(root: string): Promise<BenchRow[]> {
           .map((line) => JSON.parse(line) as unknown),
       )
       if (value.length !== count + 1) throw new Error('baseline parsed the wrong number of lines')
-      baseTimes.push(ms)
+      return ms
     }
     const openTimes: number[] = []
     const loadTimes: number[] = []
     const deltas: number[] = []
-    for (let i = 0; i < iterations; i++) {
+    // One load per call: when it returns, nothing of that load stays reachable from this frame.
+    const measureOnce = async () => {
       gc()
       const before = memory()
       const opened = await timed(() => JsonlStore.open({ dir }))
       const loaded = await timed(() => opened.value.load('s'))
-      openTimes.push(opened.ms)
-      loadTimes.push(loaded.ms)
       gc()
       const after = memory()
-      deltas.push(Math.max(after.heap - before.heap, after.rss - before.rss))
       if (loaded.value.events.length !== count) throw new Error('loaded the wrong number of events')
       await opened.value.close()
+      return {
+        openMs: opened.ms,
+        loadMs: loaded.ms,
+        delta: after - before,
+      }
+    }
+    // Interleaved with the baseline, so both see the same load on a shared machine.
+    for (let i = 0; i < iterations; i++) {
+      baseTimes.push(await baselineOnce())
+      const { openMs, loadMs, delta } = await measureOnce()
+      openTimes.push(openMs)
+      loadTimes.push(loadMs)
+      deltas.push(delta)
     }
     const totals = openTimes.map((ms, i) => ms + loadTimes[i]!)
     const totalMs = median(totals)
@@ -203,8 +214,14 @@ async function appendRows(root: string): Promise<BenchRow[]> {
   const turns = Array.from({ length: count / 10 }, (_, n) => turnEvents(n))
   const appendTimes: number[] = []
   const totalTimes: number[] = []
+  const coreTimes: number[] = []
   let rawMs = 0
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < 5; round++) {
+    // The same appends to a bare core SessionStore (no persistence): what the store adds.
+    const bare = new SessionStore().create(undefined, { meta: { cwd: '/bench' } })
+    const coreStart = process.hrtime.bigint()
+    for (const turn of turns) for (const event of turn) bare.append(event.type, event.data)
+    coreTimes.push(Number(process.hrtime.bigint() - coreStart) / 1e6)
     const session = db.store.create(undefined, { meta: { cwd: '/bench' } })
     const start = process.hrtime.bigint()
     for (const turn of turns) for (const event of turn) session.append(event.type, event.data)
@@ -227,14 +244,6 @@ async function appendRows(root: string): Promise<BenchRow[]> {
     await handle.sync()
     await handle.close()
     rawMs = Number(process.hrtime.bigint() - start) / 1e6
-  }
-  // The same appends to a bare core SessionStore (no persistence): what the store adds.
-  const coreTimes: number[] = []
-  for (let round = 0; round < 3; round++) {
-    const session = new SessionStore().create(undefined, { meta: { cwd: '/bench' } })
-    const start = process.hrtime.bigint()
-    for (const turn of turns) for (const event of turn) session.append(event.type, event.data)
-    coreTimes.push(Number(process.hrtime.bigint() - start) / 1e6)
   }
   fs.rmSync(dir, { recursive: true, force: true })
   const appendMs = median(appendTimes)

@@ -1,7 +1,8 @@
 // The catalog: one entry per session (title, lineage, counts, archived flag) so listing
 // never parses logs. Kept in memory, persisted atomically to `<dir>/catalog.json`, and
 // rebuilt from the logs when missing, damaged or stale.
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { readdirSync, readFileSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { z } from 'zod'
 import { writeFileAtomic } from './durable-fs.js'
 import { SessionOrigin } from './log-format.js'
@@ -89,8 +90,8 @@ export class Catalog {
    */
   static async open(paths: StorePaths, options: { verifySizes: boolean }): Promise<Catalog> {
     const catalog = new Catalog()
-    const listing = await listSessionsDir(paths)
-    const stored = await readCatalogFile(paths.catalogFile)
+    const listing = listSessionsDir(paths)
+    const stored = readCatalogFile(paths.catalogFile)
     const complete =
       stored !== null &&
       stored.sessions.length + stored.damaged.length === listing.logs.size &&
@@ -205,10 +206,11 @@ interface SessionsListing {
   archived: Set<string>
 }
 
-async function listSessionsDir(paths: StorePaths): Promise<SessionsListing> {
+// Synchronous, like the catalog read below: one readdir and one read at open, no thread-pool hops.
+function listSessionsDir(paths: StorePaths): SessionsListing {
   let names: string[]
   try {
-    names = await readdir(paths.sessionsDir)
+    names = readdirSync(paths.sessionsDir)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { logs: new Set(), archived: new Set() }
     throw error
@@ -224,10 +226,10 @@ async function listSessionsDir(paths: StorePaths): Promise<SessionsListing> {
 }
 
 /** The stored records, or null when the file is missing or damaged (then it is rebuilt). */
-async function readCatalogFile(file: string): Promise<StoredCatalog | null> {
+function readCatalogFile(file: string): StoredCatalog | null {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = readFileSync(file, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw error

@@ -1,7 +1,7 @@
 // JsonlStore: persists a SessionStore as one JSONL log per session (DESIGN.md §4):
 // forks by reference, group commit, crash repair on load, one writer, a catalog.
-import { existsSync } from 'node:fs'
-import { mkdir, unlink, writeFile } from 'node:fs/promises'
+import { existsSync, mkdirSync } from 'node:fs'
+import { unlink, writeFile } from 'node:fs/promises'
 import {
   assertValidSessionId,
   closingEventsForOpenTurn,
@@ -86,7 +86,7 @@ export class JsonlStore {
       const catalog = await Catalog.open(paths, { verifySizes: existsSync(paths.lockFile) })
       return new JsonlStore(paths, options, null, catalog)
     }
-    await mkdir(paths.sessionsDir, { recursive: true })
+    mkdirSync(paths.sessionsDir, { recursive: true })
     const lock = await acquireWriterLock(paths.lockFile)
     try {
       const catalog = await Catalog.open(paths, { verifySizes: lock.tookOver })

@@ -3,7 +3,8 @@
 // is dead is taken over under a second exclusive file, so two processes racing for a
 // stale lock cannot both win.
 import { randomBytes } from 'node:crypto'
-import { link, readFile, unlink, writeFile } from 'node:fs/promises'
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { unlink } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
@@ -34,7 +35,7 @@ export class WriterLock {
 
   /** Removes the lock if it is still ours. */
   async release(): Promise<void> {
-    const current = await readHolder(this.file)
+    const current = readHolder(this.file)
     if (current === 'missing' || current === 'unreadable' || current.token !== this.holder.token) return
     await unlink(this.file)
   }
@@ -52,8 +53,8 @@ export async function acquireWriterLock(file: string): Promise<WriterLock> {
   let lastHolder: LockHolder | null = null
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     // Not fsynced: after a power loss no process holds the lock anyway.
-    if (await createExclusive(file, mine)) return new WriterLock(file, mine, tookOver)
-    const holder = await readHolder(file)
+    if (createExclusive(file, mine)) return new WriterLock(file, mine, tookOver)
+    const holder = readHolder(file)
     if (holder === 'missing') continue
     if (holder !== 'unreadable') {
       lastHolder = holder
@@ -90,24 +91,26 @@ function isAlive(holder: LockHolder): boolean {
   }
 }
 
-async function createExclusive(file: string, holder: LockHolder): Promise<boolean> {
+// The lock's small file operations are synchronous: they run once, at open, and a
+// round trip through the thread pool per step is most of an open's latency on a busy machine.
+function createExclusive(file: string, holder: LockHolder): boolean {
   const temp = tempFileFor(file)
-  await writeFile(temp, JSON.stringify(holder))
+  writeFileSync(temp, JSON.stringify(holder))
   try {
-    await link(temp, file)
+    linkSync(temp, file)
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
     throw error
   } finally {
-    await unlink(temp)
+    unlinkSync(temp)
   }
 }
 
-async function readHolder(file: string): Promise<LockHolder | 'missing' | 'unreadable'> {
+function readHolder(file: string): LockHolder | 'missing' | 'unreadable' {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = readFileSync(file, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing'
     throw error
@@ -136,8 +139,8 @@ async function removeStaleLock(
   mine: LockHolder,
 ): Promise<boolean> {
   const guard = `${file}.takeover`
-  if (!(await createExclusive(guard, mine))) {
-    const guardHolder = await readHolder(guard)
+  if (!createExclusive(guard, mine)) {
+    const guardHolder = readHolder(guard)
     // A guard left by a process that died mid-takeover would block everyone forever.
     if (guardHolder !== 'missing' && (guardHolder === 'unreadable' || !isAlive(guardHolder)))
       await unlink(guard).catch((error: NodeJS.ErrnoException) => {
@@ -146,7 +149,7 @@ async function removeStaleLock(
     return false
   }
   try {
-    if (!sameHolder(await readHolder(file), holder)) return false
+    if (!sameHolder(readHolder(file), holder)) return false
     await unlink(file)
     return true
   } finally {
