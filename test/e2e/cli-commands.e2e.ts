@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SessionEvent, SessionSummary } from '../../packages/protocol/dist/index.js'
 import {
   createSandbox,
   removeSandbox,
@@ -82,6 +83,8 @@ describe('tangent (local store)', () => {
 
     const json = await tangentJson<{ session: Summary; events: Event[] }>(sandbox, ['show', parent])
     expect(json.session.id).toBe(parent)
+    expect(SessionSummary.safeParse(json.session).error).toBeUndefined()
+    for (const event of json.events) expect(SessionEvent.safeParse(event).error).toBeUndefined()
     expect(json.events[firstTurnEnd]?.type).toBe('turn/end')
     json.events.forEach((event, index) => {
       expect(event.seq).toBe(index)
@@ -144,6 +147,8 @@ describe('tangent (local store)', () => {
     expect(lines[childLine]).toMatch(new RegExp(`^[├└]─ ${child}  Branch A  fork @ seq ${firstTurnEnd}`))
 
     const summaries = await tangentJson<Summary[]>(sandbox, ['sessions'])
+    // Without a Host the CLI still prints PROTOCOL.md's shapes.
+    for (const summary of summaries) expect(SessionSummary.safeParse(summary).error).toBeUndefined()
     expect(summaries.map((summary) => summary.id)).toEqual(expect.arrayContaining([parent, child]))
     expect(summaries.find((summary) => summary.id === child)?.parentSession).toBe(parent)
   })
