@@ -1,0 +1,22 @@
+// Crash during work (issue 6): the built `tangent serve` is SIGKILLed at seeded random moments
+// while clients run turns (some with bash tool calls) and forks over WebSocket; after each
+// restart every session loads, acknowledged turns are byte-identical, a running turn is
+// closed as `interrupted`, and that session can be forked and prompted again.
+import { describe, expect, it } from 'vitest'
+import { runCrashTest } from '../soak/crash-driver.mjs'
+import { proveSeed } from '../soak/lib.mjs'
+
+describe('prove: crash during work', () => {
+  it('survives 20 SIGKILLs of the Host mid-turn without losing or changing acknowledged events', async () => {
+    const seed = proveSeed('crash', 20261129)
+    const report = await runCrashTest({ seed, kills: 20, maxKillMs: 1000 })
+    console.log(`[prove] crash: ${JSON.stringify({ ...report, problems: report.problems.length })}`)
+    expect(report.problems).toEqual([])
+    expect(report.kills).toBe(20)
+    expect(report.acknowledgedTurns).toBeGreaterThan(20)
+    expect(report.acknowledgedForks).toBeGreaterThan(0)
+    // Kills land mid-turn: at least one turn was repaired as interrupted and proven usable again.
+    expect(report.interruptedTurns).toBeGreaterThan(0)
+    expect(report.provenAfterInterrupt).toBe(report.interruptedTurns)
+  }, 400_000)
+})
