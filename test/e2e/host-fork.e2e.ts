@@ -40,6 +40,10 @@ describe('session.fork', () => {
     await t.restart()
     const afterRestart = await t.call('session.fork', { sessionId: session.id, requestId: 'req-1' })
     expect(afterRestart.session.id).toBe(a.session.id)
+    const reused = await rpcFailure(
+      t.call('session.fork', { sessionId: other.session.id, requestId: 'req-1' }),
+    )
+    expect([reused.code, reused.data.code]).toEqual([-32602, 'invalid-params'])
     const children = (await t.call('session.list')).filter((item) => item.parentSession === session.id)
     expect(children.map((child) => child.id).sort()).toEqual([a.session.id, other.session.id].sort())
   })

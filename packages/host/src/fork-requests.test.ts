@@ -8,12 +8,12 @@ describe('ForkRequests', () => {
     const fork = async () => {
       runs++
       await new Promise((resolve) => setTimeout(resolve, 5))
-      return { childId: `child-${runs}`, boundary: 3 }
+      return { sourceId: 's', childId: `child-${runs}`, boundary: 3 }
     }
     const [a, b] = await Promise.all([requests.run('r', fork), requests.run('r', fork)])
-    expect(a).toEqual({ childId: 'child-1', boundary: 3 })
+    expect(a).toEqual({ sourceId: 's', childId: 'child-1', boundary: 3 })
     expect(b).toBe(a)
-    expect(await requests.run('r', fork)).toEqual({ childId: 'child-1', boundary: 3 })
+    expect(await requests.run('r', fork)).toEqual({ sourceId: 's', childId: 'child-1', boundary: 3 })
     expect(runs).toBe(1)
   })
 
@@ -30,9 +30,9 @@ describe('ForkRequests', () => {
 
   it('is rebuilt from child headers', () => {
     const requests = ForkRequests.fromHeaders([
-      { id: 'child', header: { forkRequestId: 'r1', forkedAt: 7 } },
+      { id: 'child', header: { forkRequestId: 'r1', forkedAt: 7, parentSession: 'parent' } },
       { id: 'plain', header: {} },
     ])
-    expect(requests.get('r1')).toEqual({ childId: 'child', boundary: 7 })
+    expect(requests.get('r1')).toEqual({ sourceId: 'parent', childId: 'child', boundary: 7 })
   })
 })

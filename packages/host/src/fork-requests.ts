@@ -1,6 +1,7 @@
 // Idempotent forks: requestId → the child it produced. Kept in memory and in the child's
 // header (`forkRequestId`), so a retry after a Host restart finds the same child too.
 export interface ForkOutcome {
+  sourceId: string
   childId: string
   boundary: number
 }
@@ -13,10 +14,13 @@ export class ForkRequests {
   static fromHeaders(headers: Iterable<{ id: string; header: Record<string, unknown> }>): ForkRequests {
     const requests = new ForkRequests()
     for (const { id, header } of headers) {
-      const requestId = header.forkRequestId
-      const forkedAt = header.forkedAt
-      if (typeof requestId === 'string' && typeof forkedAt === 'number') {
-        requests.#done.set(requestId, { childId: id, boundary: forkedAt })
+      const { forkRequestId, forkedAt, parentSession } = header
+      if (
+        typeof forkRequestId === 'string' &&
+        typeof forkedAt === 'number' &&
+        typeof parentSession === 'string'
+      ) {
+        requests.#done.set(forkRequestId, { sourceId: parentSession, childId: id, boundary: forkedAt })
       }
     }
     return requests
@@ -41,7 +45,11 @@ export class ForkRequests {
     try {
       const outcome = await attempt
       // Only the child is remembered: a retry returns it as a plain success.
-      this.#done.set(requestId, { childId: outcome.childId, boundary: outcome.boundary })
+      this.#done.set(requestId, {
+        sourceId: outcome.sourceId,
+        childId: outcome.childId,
+        boundary: outcome.boundary,
+      })
       return outcome
     } finally {
       this.#inFlight.delete(requestId)

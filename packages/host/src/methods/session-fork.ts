@@ -27,6 +27,13 @@ export function sessionForkMethods(context: HostContext): Pick<MethodHandlers, '
       const outcome: ForkAttempt = params.requestId
         ? await context.forkRequests.run(params.requestId, attempt)
         : await attempt()
+      if (outcome.sourceId !== params.sessionId) {
+        throw new TangentError(
+          'invalid-params',
+          `requestId ${JSON.stringify(params.requestId)} was already used to fork session ${outcome.sourceId}: use a new requestId for each fork.`,
+          { issues: [{ path: ['requestId'], message: 'already used for a fork of another session' }] },
+        )
+      }
       if (outcome.attachFailedWorkspaceId !== undefined) {
         throw new TangentError(
           'workspace-attach-failed',
@@ -90,6 +97,7 @@ async function forkSession(context: HostContext, params: SessionForkParams): Pro
   if (params.title !== undefined) child.append('session/title', { title: params.title })
   await persistence.flush(child.id)
   return {
+    sourceId: source.id,
     childId: child.id,
     boundary,
     ...(sourceWorkspace !== undefined && !attached ? { attachFailedWorkspaceId: sourceWorkspace } : {}),
