@@ -38,10 +38,11 @@ async function openStore(options: LocalBackendOptions): Promise<JsonlStore> {
     return await JsonlStore.open({ dir: options.home, readOnly: options.readOnly })
   } catch (error) {
     if (TangentError.hasCode(error, 'store-locked')) {
-      const pid = error.data.pid === undefined ? 'another process' : `process ${String(error.data.pid)}`
+      const pid = typeof error.data.pid === 'number' ? `process ${error.data.pid}` : 'another process'
+      const lock = typeof error.data.file === 'string' ? ` (lock ${error.data.file})` : ''
       throw new TangentError(
         'store-locked',
-        `The data dir ${options.home} is locked by ${pid} (another tangent is writing it). Wait for it to finish, or run \`tangent serve\` so every command goes through one Host.`,
+        `The data dir ${options.home} is locked by ${pid}${lock}: another tangent is writing it. Wait for it to finish, or run \`tangent serve\` so every command goes through one Host. If that process is gone, remove the lock file.`,
         error.data,
         { cause: error },
       )
