@@ -39,7 +39,11 @@ async function runCommand(context: CliContext, text: string, flags: RunFlags): P
       flags.json ? silent : context.stderr,
       style,
     )
+    // The first Ctrl-C aborts the turn (it ends as `aborted`, the log stays whole);
+    // a second one is the default: the process ends.
     const onSignal = () => {
+      process.off('SIGINT', onSignal)
+      if (!flags.json) context.stderr.write('\naborting the turn (Ctrl-C again to quit)\n')
       void backend.abort(sessionId)
     }
     process.on('SIGINT', onSignal)
