@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { connectHost, discoveryFile, readHostDiscovery, startHost } from '@tangent/host'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startTestHost, type TestHost, tempDir } from './host-harness.js'
+import { startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'
 
 const hosts: TestHost[] = []
 afterEach(async () => {
@@ -68,6 +68,49 @@ describe('host discovery', () => {
       expect(fs.existsSync(discoveryFile(home))).toBe(false)
       fs.rmSync(home, { recursive: true, force: true })
     }
+  })
+
+  it('after a crash mid-turn: the stale host.json is ignored and the next Host closes the turn as interrupted', async () => {
+    const home = tempDir()
+    const work = fs.realpathSync(tempDir('tangent-work-'))
+    const script = `import('@tangent/host').then(async ({ startHost }) => {
+      const host = await startHost({ home: ${JSON.stringify(home)}, port: 0, env: {}, demoDelayMs: 50, defaultCwd: ${JSON.stringify(work)} })
+      process.stdout.write(JSON.stringify({ url: host.url, token: host.token }) + '\\n')
+    })`
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const [line] = (await once(child.stdout, 'data')) as [Buffer]
+    const client = await connectHost(JSON.parse(String(line)) as { url: string; token: string })
+    const session = await client.call('session.create', {})
+    const turn = client
+      .call('session.prompt', { sessionId: session.id, text: 'a long story '.repeat(20) })
+      .then(
+        () => 'ended',
+        (error: { data?: { code?: string } }) => error.data?.code,
+      )
+    await waitFor(async () =>
+      (await client.call('session.get', { sessionId: session.id })).events.some(
+        (event) => event.type === 'step/start',
+      ),
+    )
+    child.kill('SIGKILL')
+    await once(child, 'exit')
+    expect(await turn).toBe('connection-closed')
+    expect(fs.existsSync(discoveryFile(home))).toBe(true)
+    expect(await readHostDiscovery(home)).toBeNull()
+
+    const next = await startTestHost({ home })
+    hosts.push(next)
+    const log = await next.call('session.get', { sessionId: session.id })
+    expect(log.session.status).toBe('idle')
+    expect(log.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'interrupted' } })
+    // The repaired session takes a new turn.
+    expect((await next.call('session.prompt', { sessionId: session.id, text: 'again' })).reason).toBe(
+      'completed',
+    )
+    fs.rmSync(work, { recursive: true, force: true })
   })
 
   it('holds the writer lock: a second Host on the same home is refused with store-locked', async () => {
