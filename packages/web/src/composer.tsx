@@ -1,6 +1,7 @@
 // The message box: Enter sends, Shift+Enter adds a line, Esc stops the running turn.
 // While a turn runs the send button becomes Stop. Holds the text of "Edit in new branch".
 import { type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { isOpenSessionRunning } from './host-state.js'
 import { ModelPicker } from './model-picker.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -9,14 +10,7 @@ const maxHeightPx = 220
 export function Composer() {
   const store = useStore()
   const openSessionId = useHost((state) => state.openSessionId)
-  const running = useHost((state) => {
-    const id = state.openSessionId
-    if (id === null) return false
-    if (state.sessions.get(id)?.status === 'running') return true
-    const events = state.transcript?.sessionId === id ? state.transcript.events : []
-    const lastTurn = events.findLast((event) => event.type === 'turn/start' || event.type === 'turn/end')
-    return lastTurn?.type === 'turn/start'
-  })
+  const running = useHost(isOpenSessionRunning)
   const connected = useHost((state) => state.connection === 'open')
   const draft = useHost((state) => state.draft)
   const canWrite = useHost((state) => state.openSessionId !== null || state.workspaces.length > 0)

@@ -78,3 +78,19 @@ export function initialHostState(openSessionId: string | null): HostState {
     nextModel: null,
   }
 }
+
+/**
+ * Whether the open session is running a turn. The log is the authority once it is loaded
+ * (a `turn/start` without its `turn/end`): the summary's status may lag behind it by a
+ * notification, and a composer that trusted it would swallow an Enter right after a turn.
+ */
+export function isOpenSessionRunning(state: HostState): boolean {
+  const id = state.openSessionId
+  if (id === null) return false
+  const transcript = state.transcript
+  if (!transcript || transcript.sessionId !== id || transcript.loading) {
+    return state.sessions.get(id)?.status === 'running'
+  }
+  const last = transcript.events.findLast((event) => event.type === 'turn/start' || event.type === 'turn/end')
+  return last?.type === 'turn/start'
+}

@@ -1,5 +1,6 @@
 // Picks the model of the open session (or of the next new one) from `host.info`'s list;
 // models whose provider is not configured are listed but disabled, with the reason.
+import { isOpenSessionRunning } from './host-state.js'
 import { useHost, useStore } from './use-host.js'
 
 export function ModelPicker() {
@@ -7,9 +8,7 @@ export function ModelPicker() {
   const models = useHost((state) => state.info?.models)
   const defaultModel = useHost((state) => state.info?.defaultModel ?? '')
   const nextModel = useHost((state) => state.nextModel)
-  const running = useHost((state) =>
-    state.openSessionId === null ? false : state.sessions.get(state.openSessionId)?.status === 'running',
-  )
+  const running = useHost(isOpenSessionRunning)
   const current = useHost((state) => {
     const session = state.openSessionId === null ? undefined : state.sessions.get(state.openSessionId)
     return session?.model ? `${session.model.provider}:${session.model.model}` : null
