@@ -31,6 +31,22 @@ export function createProgram(context: CliContext): Command {
       // Usage errors are printed by runCli in the one `error[code]` format.
       outputError: () => {},
     })
+  program.addHelpText(
+    'after',
+    `
+Try it offline:
+  tangent demo                      two turns and a fork with the demo model
+  tangent run "write notes.txt: hi" one turn in the current directory
+  tangent sessions                  the tree of sessions and forks
+  tangent show ID                   a transcript with seqs; fork with: tangent fork ID --at SEQ
+  tangent serve                     the web UI (other commands then go through it)
+
+Environment: TANGENT_HOME (data, now ${context.home}), TANGENT_MODEL (default model of
+new sessions, e.g. openai:gpt-4.1), OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY,
+TANGENT_OPENAI_COMPATIBLE_BASE_URL, TANGENT_TOKEN (serve), NO_COLOR.
+Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
+`,
+  )
   registerRunCommand(program, context)
   registerChatCommand(program, context)
   registerSessionsCommand(program, context)
