@@ -72,21 +72,29 @@ export interface TestHost {
 }
 
 /** A Host on a fresh temp home, with a workspace folder ready to open. */
-export async function startTestHost(env: Record<string, string | undefined> = {}): Promise<TestHost> {
+export async function startTestHost(
+  env: Record<string, string | undefined> = {},
+  listen: { port?: number; token?: string } = {},
+): Promise<TestHost> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-web-'))
   fs.mkdirSync(path.join(base, 'home'))
   fs.mkdirSync(path.join(base, 'project'))
   fs.writeFileSync(path.join(base, 'project', 'README.md'), '# demo project\n')
-  return startOn(base, env)
+  return startOn(base, env, listen)
 }
 
-async function startOn(base: string, env: Record<string, string | undefined>): Promise<TestHost> {
+async function startOn(
+  base: string,
+  env: Record<string, string | undefined>,
+  listen: { port?: number; token?: string },
+): Promise<TestHost> {
   const home = path.join(base, 'home')
   const workspace = path.join(base, 'project')
   const host = await startHost({
     home,
-    port: 0,
+    port: listen.port ?? 0,
     host: '127.0.0.1',
+    ...(listen.token !== undefined ? { token: listen.token } : {}),
     webRoot,
     defaultModel: 'demo:scripted',
     env: { ...process.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, ...env },
@@ -100,7 +108,7 @@ async function startOn(base: string, env: Record<string, string | undefined>): P
     async restart(whileDown) {
       await host.close()
       whileDown?.()
-      return startOn(base, env)
+      return startOn(base, env, listen)
     },
     async close() {
       await host.close()

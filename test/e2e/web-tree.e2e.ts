@@ -1,6 +1,7 @@
 // The lineage tree in real Chromium: archive/unarchive, delete a parent with forks, two tabs
 // seeing each other's forks live, the fork dialog and a narrow window.
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -200,3 +201,45 @@ describe.skipIf(!chromiumPath)('web UI: a fork that cannot join its workspace', 
     }
   })
 })
+
+describe.skipIf(!chromiumPath)('web UI: the Host restarts', () => {
+  it('shows the lost connection, reconnects by itself and shows the same sessions', async () => {
+    // A fixed port and token (as with `TANGENT_TOKEN` and `--port`), so the page can come back.
+    const port = await freePort()
+    let host = await startTestHost({}, { port, token: 'web-restart-token' })
+    const browser = await launchBrowser()
+    try {
+      const { page } = await newPage(browser)
+      await openApp(page, host.url)
+      await openWorkspace(page, host.workspace)
+      const id = await newSession(page)
+      await chat(page, 'survives a restart')
+
+      // The page waits 0.5 s before its first retry, so "offline" shows even for a quick restart.
+      const next = host.restart()
+      await eventually(() => page.getByTestId('connection').textContent()).toBe('offline')
+      host = await next
+      await eventually(() => page.getByTestId('connection').textContent()).toBe('connected')
+      await eventually(() => openSessionId(page)).toBe(id)
+      await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([
+        expect.stringContaining('survives a restart'),
+      ])
+      await chat(page, 'and goes on after it')
+      expect(await page.getByTestId('turn').count()).toBe(2)
+    } finally {
+      await browser.close()
+      await host.close()
+    }
+  })
+})
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
