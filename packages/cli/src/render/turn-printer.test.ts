@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import type { SessionEvent } from '../backend.js'
+import { styleFor } from './style.js'
+import { TurnPrinter } from './turn-printer.js'
+
+function capture() {
+  const stream = {
+    text: '',
+    write(chunk: string) {
+      stream.text += chunk
+      return true
+    },
+  }
+  return stream
+}
+
+let seq = 0
+function event(type: string, data: unknown = {}): SessionEvent {
+  return { seq: seq++, time: 0, type, data }
+}
+
+describe('TurnPrinter', () => {
+  it('prints streamed text once, tool calls with their results, and changed files', () => {
+    const out = capture()
+    const err = capture()
+    const printer = new TurnPrinter(out, err, styleFor(out, {}))
+    printer.onEvent(event('step/start'))
+    printer.onEvent(
+      event('assistant/message', {
+        content: [
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'write', input: { path: 'a.txt', content: 'x' } },
+        ],
+      }),
+    )
+    printer.onEvent(
+      event('tool/result', {
+        callId: 'c1',
+        toolName: 'write',
+        output: 'Wrote a.txt (1 bytes).',
+        isError: false,
+      }),
+    )
+    printer.onEvent(event('snapshot/taken', { tree: 'abc', changed: ['a.txt'] }))
+    printer.onEvent(event('step/start'))
+    printer.onDelta({ kind: 'text', text: 'Done' })
+    printer.onDelta({ kind: 'text', text: ' here.' })
+    printer.onEvent(event('assistant/message', { content: [{ type: 'text', text: 'Done here.' }] }))
+    printer.onEvent(event('turn/end', { reason: 'completed' }))
+    expect(out.text).toBe(
+      '  ▸ write a.txt\n    ✓ Wrote a.txt (1 bytes).\n    files changed: a.txt\nDone here.\n',
+    )
+    expect(err.text).toBe('')
+  })
+
+  it('prints a message that arrived without deltas, and how a failed turn ended', () => {
+    const out = capture()
+    const err = capture()
+    const printer = new TurnPrinter(out, err, styleFor(out, {}))
+    printer.onEvent(event('step/start'))
+    printer.onEvent(event('assistant/message', { content: [{ type: 'text', text: 'Partial' }] }))
+    printer.onEvent(event('turn/end', { reason: 'error', error: 'HTTP 500 from provider' }))
+    expect(out.text).toBe('Partial\n')
+    expect(err.text).toBe('turn ended: error: HTTP 500 from provider\n')
+    expect(printer.error).toBe('HTTP 500 from provider')
+  })
+})
