@@ -153,7 +153,7 @@ describe('tangent (local store)', () => {
     expect(summaries.find((summary) => summary.id === child)?.parentSession).toBe(parent)
   })
 
-  it('archive hides a session unless --all; unarchive brings it back', async () => {
+  it('archive hides a session unless --all; unarchive brings it back; rename retitles it', async () => {
     const archived = await tangentJsonChild<Summary>(sandbox, ['archive', child])
     expect(archived.archived).toBe(true)
     expect((await tangentJson<Summary[]>(sandbox, ['sessions'])).map((s) => s.id)).not.toContain(child)
@@ -161,6 +161,8 @@ describe('tangent (local store)', () => {
     expect(all.stdout).toMatch(new RegExp(`${child}.*archived`))
     const back = await tangentJson<Summary>(sandbox, ['unarchive', child])
     expect(back.archived).toBe(false)
+    const renamed = await tangentJson<Summary>(sandbox, ['rename', child, 'Renamed', 'branch'])
+    expect(renamed.title).toBe('Renamed branch')
   })
 
   it('delete: says which forks were given their history, and they keep it', async () => {

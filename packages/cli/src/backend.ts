@@ -59,6 +59,7 @@ export interface Backend {
   /** Aborts the running turn of a session; false when none was running. */
   abort(sessionId: string): Promise<boolean>
   fork(request: ForkRequest): Promise<ForkResult>
+  rename(sessionId: string, title: string): Promise<SessionSummary>
   setArchived(sessionId: string, archived: boolean): Promise<SessionSummary>
   delete(sessionId: string): Promise<DeleteResult>
   setModel(sessionId: string, model: string, reasoningEffort?: string): Promise<SessionSummary>

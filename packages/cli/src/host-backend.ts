@@ -106,6 +106,10 @@ export class HostBackend implements Backend {
     )
   }
 
+  rename(sessionId: string, title: string): Promise<SessionSummary> {
+    return translate(this.#rpc.call('session.rename', { sessionId, title }))
+  }
+
   setArchived(sessionId: string, archived: boolean): Promise<SessionSummary> {
     return translate(this.#rpc.call('session.archive', { sessionId, archived }))
   }

@@ -153,6 +153,22 @@ export class LocalBackend implements Backend {
     return { session: await this.#summary(child), boundary }
   }
 
+  async rename(sessionId: string, title: string): Promise<SessionSummary> {
+    const session = await this.#load(sessionId)
+    if (session.isTurnOpen) {
+      throw new TangentError(
+        'session-busy',
+        `Session ${sessionId} is running a turn: rename it when the turn ends.`,
+        {
+          sessionId,
+        },
+      )
+    }
+    session.append('session/title', { title })
+    await this.#jsonl.flush(sessionId)
+    return this.#summary(session)
+  }
+
   async setArchived(sessionId: string, archived: boolean): Promise<SessionSummary> {
     await this.#requireKnown(sessionId)
     const entry = await this.#jsonl.setArchived(sessionId, archived)

@@ -1,10 +1,23 @@
-// `tangent archive ID` / `tangent unarchive ID`: hide a session from the tree, or bring it back.
+// `tangent archive ID` / `tangent unarchive ID`: hide a session from the tree, or bring it back;
+// `tangent rename ID TITLE`: give it a title.
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson } from '../output.js'
 
 export function registerArchiveCommands(program: Command, context: CliContext): void {
+  program
+    .command('rename')
+    .description('Give a session a title')
+    .argument('<id>', 'session id')
+    .argument('<title...>', 'the new title (several words are joined with spaces)')
+    .option('--json', 'print the SessionSummary')
+    .action(async (id: string, words: string[], flags: { json?: boolean }) => {
+      const session = await withBackend(context, {}, (backend) => backend.rename(id, words.join(' ')))
+      if (flags.json) return printJson(context, session)
+      context.stdout.write(`Renamed ${session.id}: ${session.title}\n`)
+    })
+
   for (const archived of [true, false]) {
     const name = archived ? 'archive' : 'unarchive'
     program
