@@ -3,6 +3,7 @@
 // actions ("Branch from here", "Restore files to here"). Inside a running turn the actions
 // are disabled and say why.
 import { BranchIcon } from './icon.js'
+import { MessageText } from './message-text.js'
 import { ToolCall } from './tool-call.js'
 import type { TurnModel } from './transcript-model.js'
 import { useStore } from './use-host.js'
@@ -66,7 +67,7 @@ export function TurnView(props: {
               data-seq={item.seq}
               key={`t:${item.seq}:${item.text.length}`}
             >
-              <div className="message-body">{item.text}</div>
+              <MessageText text={item.text} />
             </div>
           )
         })}
