@@ -85,6 +85,14 @@ describe('tangent with a running Host', () => {
     expect(missing.stderr).toMatch(/^error\[session-not-found\]: /)
   })
 
+  it('chat goes through the Host too: streamed answer and /fork', async () => {
+    const chat = await tangent(sandbox, ['chat'], { input: 'hello via host\n/fork\n' })
+    expect(chat.code).toBe(0)
+    expect(chat.stdout).toContain('through the running Host')
+    expect(chat.stdout).toContain('Turn 1: you said "hello via host".')
+    expect(chat.stdout).toMatch(/Forked \S+ through seq \d+: now in \S+/)
+  })
+
   it('a second serve on the same data dir says where the running Host is', async () => {
     const second = await tangent(sandbox, ['serve', '--port', '0'])
     expect(second.code).toBe(1)
@@ -95,7 +103,7 @@ describe('tangent with a running Host', () => {
     await stopProcess(serve)
     expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)
     const sessions = await tangentJson<{ id: string }[]>(sandbox, ['sessions'])
-    expect(sessions.length).toBe(3)
+    expect(sessions.length).toBe(5)
     const run = await tangentInProcess(sandbox, ['run', 'local again'])
     expect(run.code).toBe(0)
   })
