@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
+import { CatalogFile } from './catalog.js'
 import { JsonlStore } from './jsonl-store.js'
 import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
 
@@ -271,6 +272,31 @@ describe('JsonlStore: catalog', () => {
       open.splice(0)
       expect(JSON.parse(fs.readFileSync(catalogFile, 'utf8')).sessions).toHaveLength(2)
     }
+  })
+
+  it('writes a catalog that its zod schema accepts, and adds logs it does not know yet', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const a = db.store.create('a', { meta: { cwd: '/w', files: { mode: 'shared' } } })
+    a.append('session/title', { title: 'A' })
+    appendTurn(a, 'one')
+    db.store.fork(a, undefined, 'b')
+    await db.close()
+    open.splice(0)
+    const catalogFile = path.join(dir, 'catalog.json')
+    expect(CatalogFile.safeParse(JSON.parse(fs.readFileSync(catalogFile, 'utf8'))).success).toBe(true)
+    // A fork's log appears behind the catalog's back (copied in from elsewhere).
+    const header = { ...JSON.parse(logLines(dir, 'b')[0]!), id: 'c', parentSession: 'a' }
+    fs.writeFileSync(logFile(dir, 'c'), `${JSON.stringify(header)}\n`)
+    const again = await openStore(dir)
+    expect(await again.get('c')).toMatchObject({
+      title: 'A',
+      parentSession: 'a',
+      eventCount: a.events.length,
+    })
+    expect((await again.list()).map((entry) => entry.id)).toEqual(['a', 'b', 'c'])
+    expect((await again.get('a'))?.header).toMatchObject({ files: { mode: 'shared' }, seed: 'inline' })
+    expect((await again.get('b'))?.header).toMatchObject({ seed: 'ref', parentSession: 'a' })
   })
 
   it('setArchived persists in the catalog and survives a rebuild', async () => {

@@ -1,6 +1,6 @@
 // JsonlStore: persists a SessionStore as one JSONL log per session (DESIGN.md §4):
 // forks by reference, group commit, crash repair on load, one writer, a catalog.
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { unlink, writeFile } from 'node:fs/promises'
 import {
   assertValidSessionId,
@@ -55,6 +55,8 @@ export class JsonlStore {
   /** Failures no caller has seen yet (a retired writer, a background catalog write). */
   readonly #failures: unknown[] = []
   readonly #unsubscribe: (() => void)[] = []
+  /** A reader's view of the catalog file and sessions directory when it last read them. */
+  #catalogStamp = ''
   #catalogTimer: NodeJS.Timeout | null = null
   #catalogWrite: Promise<void> = Promise.resolve()
   #closed = false
@@ -83,8 +85,11 @@ export class JsonlStore {
   static async open(options: JsonlStoreOptions): Promise<JsonlStore> {
     const paths = storePaths(options.dir)
     if (options.readOnly) {
+      const stamp = catalogStamp(paths)
       const catalog = await Catalog.open(paths, { verifySizes: existsSync(paths.lockFile) })
-      return new JsonlStore(paths, options, null, catalog)
+      const store = new JsonlStore(paths, options, null, catalog)
+      store.#catalogStamp = stamp
+      return store
     }
     mkdirSync(paths.sessionsDir, { recursive: true })
     const lock = await acquireWriterLock(paths.lockFile)
@@ -224,7 +229,7 @@ export class JsonlStore {
     if (!this.readOnly) {
       try {
         await this.#catalogWrite
-        await this.#persistCatalog()
+        if (this.#catalog.dirty) await this.#persistCatalog()
       } catch (error) {
         errors.push(error)
       }
@@ -520,8 +525,12 @@ export class JsonlStore {
     return write
   }
 
+  /** A reader re-reads the catalog when the writer has rewritten it or added or removed logs. */
   async #refreshCatalog(): Promise<void> {
-    this.#catalog = await Catalog.open(this.#paths, { verifySizes: existsSync(this.#paths.lockFile) })
+    const stamp = catalogStamp(this.#paths)
+    if (stamp === this.#catalogStamp) return
+    this.#catalog = await Catalog.open(this.#paths, { verifySizes: false })
+    this.#catalogStamp = stamp
   }
 
   /** Logs left without a complete header by a crash during creation: their bytes go to .torn. */
@@ -548,6 +557,14 @@ export class JsonlStore {
     this.#assertOpen()
     if (this.readOnly) throw readOnlyError('change sessions')
   }
+}
+
+function catalogStamp(paths: StorePaths): string {
+  const stamp = (file: string) => {
+    const stats = statSync(file, { throwIfNoEntry: false })
+    return stats ? `${stats.mtimeMs}:${stats.size}` : '-'
+  }
+  return `${stamp(paths.catalogFile)}|${stamp(paths.sessionsDir)}`
 }
 
 function markersOf(events: readonly SessionEvent[]): Markers {
