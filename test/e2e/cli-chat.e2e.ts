@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cliMain, createSandbox, removeSandbox, type Sandbox, tangent } from './cli-harness.js'
+import { cliMain, createSandbox, removeSandbox, type Sandbox, tangentInProcess } from './cli-harness.js'
 
 const socket = `tangent-cli-test-${process.pid}`
 const name = 'chat'
@@ -113,7 +113,7 @@ describe('tangent chat with piped input', () => {
   it('answers each line in order, runs slash commands, and exits 0 at the end of input', async () => {
     const piped = createSandbox()
     try {
-      const result = await tangent(piped, ['chat'], {
+      const result = await tangentInProcess(piped, ['chat'], {
         input: 'write piped.txt: yes\nsecond line\n/fork\n/tree\n',
       })
       expect(result.code).toBe(0)

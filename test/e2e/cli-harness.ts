@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { runCli } from '../../packages/cli/dist/index.js'
 
@@ -75,7 +76,11 @@ export function tangent(
  * Runs the built CLI's `runCli` inside the test process: the same command code and exit
  * codes as `main.js` without a process start, for checks that need many invocations.
  */
-export async function tangentInProcess(sandbox: Sandbox, args: readonly string[]): Promise<CliResult> {
+export async function tangentInProcess(
+  sandbox: Sandbox,
+  args: readonly string[],
+  options: { input?: string } = {},
+): Promise<CliResult> {
   let stdout = ''
   let stderr = ''
   const code = await runCli(args, {
@@ -94,7 +99,7 @@ export async function tangentInProcess(sandbox: Sandbox, args: readonly string[]
         return true
       },
     },
-    stdin: process.stdin,
+    stdin: options.input === undefined ? process.stdin : Readable.from([options.input]),
   })
   return { code, stdout, stderr }
 }

@@ -86,7 +86,7 @@ describe('tangent with a running Host', () => {
   })
 
   it('chat goes through the Host too: streamed answer and /fork', async () => {
-    const chat = await tangent(sandbox, ['chat'], { input: 'hello via host\n/fork\n' })
+    const chat = await tangentInProcess(sandbox, ['chat'], { input: 'hello via host\n/fork\n' })
     expect(chat.code).toBe(0)
     expect(chat.stdout).toContain('through the running Host')
     expect(chat.stdout).toContain('Turn 1: you said "hello via host".')
