@@ -84,6 +84,12 @@ describe('host discovery', () => {
     const [line] = (await once(child.stdout, 'data')) as [Buffer]
     const client = await connectHost(JSON.parse(String(line)) as { url: string; token: string })
     const session = await client.call('session.create', {})
+    // The first delta means the model call began, so the turn's opening events were flushed.
+    let streaming = false
+    client.onNotification('session.delta', () => {
+      streaming = true
+    })
+    await client.call('session.subscribe', { sessionId: session.id })
     const turn = client
       .call('session.prompt', { sessionId: session.id, text: 'a long story '.repeat(20) })
       .then(

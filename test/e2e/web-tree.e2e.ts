@@ -128,6 +128,36 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await other.close()
   })
 
+  it('learns a workspace opened in another tab from its first session', async () => {
+    const other = await context.newPage()
+    other.setDefaultTimeout(15_000)
+    await openApp(other, host.url)
+    const folder = path.join(path.dirname(host.workspace), 'second-project')
+    fs.mkdirSync(folder, { recursive: true })
+    await openWorkspace(page, folder)
+    const workspaceRow = page.locator('[data-testid="workspace-row"]').filter({ hasText: 'second-project' })
+    await workspaceRow.getByTestId('new-session').click()
+    await eventually(() => openSessionId(page)).not.toBe(null)
+    const id = (await openSessionId(page))!
+
+    await row(other, id).waitFor()
+    const group = other.locator('[data-testid="workspace-row"]').filter({ hasText: 'second-project' })
+    await group.waitFor()
+    // The session sits in that workspace's group, not under "Other sessions".
+    const rows = await other
+      .locator('[data-testid="workspace-row"], [data-testid="session-row"]')
+      .evaluateAll((elements) =>
+        elements
+          .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+          .map(
+            (element) => element.getAttribute('data-workspace-id') ?? element.getAttribute('data-session-id'),
+          ),
+      )
+    const groupId = await group.getAttribute('data-workspace-id')
+    expect(rows[rows.indexOf(groupId) + 1]).toBe(id)
+    await other.close()
+  })
+
   it('renames from the row menu and forks through the dialog', async () => {
     const id = await newSession(page)
     await chat(page, 'a session to name')

@@ -21,6 +21,8 @@ export class HostStore {
   #catchingUp = false
   #retryDelay = 500
   #stopped = false
+  /** Workspace ids already looked up once: a workspace that is really gone is asked for once. */
+  readonly #askedWorkspaces = new Set<string>()
 
   constructor(connect: () => RpcClient, initialSessionId: string | null = null) {
     this.#connect = connect
@@ -444,9 +446,25 @@ export class HostStore {
   #upsert(session: SessionSummary): void {
     const current = this.#state.sessions.get(session.id)
     if (current && current.updatedAt > session.updatedAt) return
+    const workspaceId = session.workspaceId
+    if (workspaceId !== null && !this.#state.workspaces.some((workspace) => workspace.id === workspaceId)) {
+      void this.#learnWorkspace(workspaceId)
+    }
     const sessions = new Map(this.#state.sessions)
     sessions.set(session.id, session)
     this.#set({ sessions })
+  }
+
+  /** A session of a workspace opened elsewhere (another tab, the CLI): learn that workspace. */
+  async #learnWorkspace(workspaceId: string): Promise<void> {
+    if (this.#askedWorkspaces.has(workspaceId)) return
+    this.#askedWorkspaces.add(workspaceId)
+    try {
+      const workspaces = await this.#need().call('workspace.list', {})
+      this.#set({ workspaces })
+    } catch (error) {
+      this.report(error)
+    }
   }
 
   #remove(sessionId: string): void {
