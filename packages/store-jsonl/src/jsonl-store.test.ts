@@ -149,6 +149,14 @@ describe('JsonlStore: forks by reference', () => {
     expect(eventsOf(await again.load('a'))).toEqual(expected.a)
     const loadedC = again.store.get('c')!
     expect(loadedC.header).toMatchObject({ parentSession: 'b', inheritedEventCount: b.events.length })
+    await again.close()
+    open.splice(0)
+    // With the parent already loaded, a child shares the parent's event objects.
+    const third = await openStore(dir)
+    const parentA = await third.load('a')
+    const childB = await third.load('b')
+    expect(childB.events[3]).toBe(parentA.events[3])
+    expect(eventsOf(childB)).toEqual(expected.b)
   })
 
   it('deleting a parent materialises its direct children inline, and they still load', async () => {

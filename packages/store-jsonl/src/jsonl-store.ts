@@ -324,7 +324,7 @@ export class JsonlStore {
     void writer
       .close()
       .then(() => {
-        if (writer.error) this.#failures.push(writer.error)
+        if (writer.errorUnreported) this.#failures.push(writer.error)
         if (this.#writers.get(id) === writer) this.#writers.delete(id)
       })
       .catch((error: unknown) => this.#failures.push(error))

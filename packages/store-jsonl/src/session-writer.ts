@@ -33,6 +33,7 @@ export class SessionWriter {
   #running: Promise<void> | null = null
   #timer: NodeJS.Timeout | null = null
   #error: TangentError | null = null
+  #errorReported = false
 
   constructor(options: SessionWriterOptions) {
     this.file = options.file
@@ -56,6 +57,11 @@ export class SessionWriter {
     return this.#error
   }
 
+  /** True when the failure was never handed to a caller of flush (so someone else must report it). */
+  get errorUnreported(): boolean {
+    return this.#error !== null && !this.#errorReported
+  }
+
   /** Queues a raw line (the header, with its newline). */
   enqueueLine(line: string): void {
     this.#push(line)
@@ -69,7 +75,10 @@ export class SessionWriter {
   async flush(): Promise<void> {
     const target = this.#enqueued
     for (;;) {
-      if (this.#error) throw this.#error
+      if (this.#error) {
+        this.#errorReported = true
+        throw this.#error
+      }
       if (this.#committed >= target) return
       await this.#kick()
     }
