@@ -1,0 +1,172 @@
+// Security (issue 6): the built `tangent serve` refuses requests without the token, with a
+// wrong one, and WebSockets from a foreign Origin; it binds loopback unless `--host` is given
+// explicitly; tools in a real demo turn cannot leave the session's cwd (`..`, absolute, symlink).
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { connectRpc, spawnServe, tempDir } from '../soak/lib.mjs'
+
+let root: string
+let home: string
+let work: string
+let served: Awaited<ReturnType<typeof spawnServe>>
+
+beforeAll(async () => {
+  root = tempDir('tangent-security-')
+  home = path.join(root, 'home')
+  work = path.join(root, 'work')
+  fs.mkdirSync(work)
+  served = await spawnServe({ home, cwd: work })
+}, 60_000)
+
+afterAll(async () => {
+  await served?.kill('SIGTERM')
+  fs.rmSync(root, { recursive: true, force: true })
+})
+
+/** The status of a WebSocket upgrade: 101 when it opened, else the HTTP status of the refusal. */
+function upgradeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers })
+    socket.once('open', () => {
+      socket.close()
+      resolve(101)
+    })
+    socket.once('unexpected-response', (_request, response) => {
+      resolve(response.statusCode ?? 0)
+      socket.terminate()
+    })
+    socket.once('error', (error) => reject(error))
+  })
+}
+
+function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+const externalAddress = Object.values(os.networkInterfaces())
+  .flat()
+  .find((address) => address && address.family === 'IPv4' && !address.internal)?.address
+
+describe('prove: security', () => {
+  it('HTTP /rpc: no token, a wrong token, the token elsewhere → 401; the right one → 200; /healthz is open', async () => {
+    const url = `${served.info.url}/rpc`
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'host.info', params: {} })
+    const statusWith = async (headers: Record<string, string>, target = url) =>
+      (
+        await fetch(target, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+        })
+      ).status
+    expect(await statusWith({})).toBe(401)
+    expect(await statusWith({ authorization: 'Bearer wrong-token' })).toBe(401)
+    expect(await statusWith({ authorization: `Bearer ${served.info.token}x` })).toBe(401)
+    expect(await statusWith({ authorization: `Basic ${served.info.token}` })).toBe(401)
+    expect(await statusWith({ authorization: 'Bearer ' })).toBe(401)
+    expect(await statusWith({}, `${url}?token=${served.info.token}`)).toBe(401)
+    const denied = await fetch(url, { method: 'POST', body })
+    expect(await denied.json()).toMatchObject({ error: { data: { code: 'unauthorized' } } })
+    expect(await statusWith({ authorization: `Bearer ${served.info.token}` })).toBe(200)
+    const health = await fetch(`${served.info.url}/healthz`)
+    expect([health.status, await health.text()]).toEqual([200, 'ok'])
+  })
+
+  it('WebSocket: no token, a wrong token → 401; a foreign Origin → 403; own origin and no origin open', async () => {
+    const base = `ws://127.0.0.1:${served.info.port}/rpc`
+    const good = `${base}?token=${encodeURIComponent(served.info.token)}`
+    expect(await upgradeStatus(base)).toBe(401)
+    expect(await upgradeStatus(`${base}?token=wrong`)).toBe(401)
+    expect(await upgradeStatus(`${base}?token=`)).toBe(401)
+    for (const origin of [
+      'http://evil.example',
+      `http://127.0.0.1:${served.info.port}.evil.example`,
+      `http://127.0.0.1:${served.info.port + 1}`,
+      `https://127.0.0.1:${served.info.port}`,
+      'null',
+      'file://',
+    ])
+      expect(await upgradeStatus(good, { origin }), origin).toBe(403)
+    expect(await upgradeStatus(good, { origin: `http://127.0.0.1:${served.info.port}` })).toBe(101)
+    expect(await upgradeStatus(good)).toBe(101)
+  })
+
+  it('binds 127.0.0.1 by default: not reachable on a non-loopback address without --host', async () => {
+    expect(served.info.url).toBe(`http://127.0.0.1:${served.info.port}`)
+    expect(await canConnect('127.0.0.1', served.info.port)).toBe(true)
+    if (!externalAddress) {
+      console.warn(
+        '[prove] security: no non-loopback IPv4 address on this machine; bind check limited to the URL',
+      )
+      return
+    }
+    expect(await canConnect(externalAddress, served.info.port)).toBe(false)
+  })
+
+  it('an explicit non-loopback --host binds it and warns on stderr', async () => {
+    const explicitHome = path.join(root, 'explicit-home')
+    const exposed = await spawnServe({ home: explicitHome, cwd: work, args: ['--host', '0.0.0.0'] })
+    try {
+      expect(exposed.stderr()).toMatch(/warning: binding 0\.0\.0\.0, not loopback/)
+      if (externalAddress) expect(await canConnect(externalAddress, exposed.info.port)).toBe(true)
+    } finally {
+      await exposed.kill('SIGTERM')
+    }
+  }, 60_000)
+
+  it('tools in a real turn cannot leave cwd: .., absolute paths, symlinked files and directories', async () => {
+    const inside = path.join(work, 'inside')
+    fs.mkdirSync(inside)
+    const secret = path.join(work, 'secret.txt')
+    fs.writeFileSync(secret, 'TOPSECRET\n')
+    fs.writeFileSync(path.join(inside, 'ok.txt'), 'fine\n')
+    fs.symlinkSync(secret, path.join(inside, 'link.txt'))
+    fs.symlinkSync(work, path.join(inside, 'up'))
+    const escapes = ['escape-1.txt', 'escape-2.txt', 'escape-3.txt'].map((name) => path.join(work, name))
+    const prompt = [
+      'read ../secret.txt',
+      `read ${secret}`,
+      'read link.txt',
+      'read up/secret.txt',
+      'read ./../inside/../../secret.txt',
+      'write ../escape-1.txt: pwned',
+      `write ${escapes[1]}: pwned`,
+      'write up/escape-3.txt: pwned',
+      'write link.txt: pwned',
+      'append ../secret.txt: pwned',
+      'read ok.txt',
+    ].join('\n')
+    const client = await connectRpc(served.info)
+    try {
+      const session = await client.call('session.create', { cwd: inside })
+      const result = await client.call('session.prompt', { sessionId: session.id, text: prompt })
+      expect(result.reason).toBe('completed')
+      const { events } = await client.call('session.get', { sessionId: session.id })
+      const results = events
+        .filter((e) => e.type === 'tool/result')
+        .map((e) => e.data as { output: unknown; isError: boolean })
+      expect(results).toHaveLength(11)
+      for (const [i, r] of results.slice(0, 10).entries()) {
+        expect(r.isError, `call ${i + 1} refused: ${String(r.output)}`).toBe(true)
+      }
+      expect(results[10]).toMatchObject({ isError: false })
+      expect(String(results[10]!.output)).toContain('fine')
+      expect(JSON.stringify(events)).not.toContain('TOPSECRET')
+      expect(fs.readFileSync(secret, 'utf8')).toBe('TOPSECRET\n')
+      for (const file of escapes) expect(fs.existsSync(file), file).toBe(false)
+    } finally {
+      client.close()
+    }
+  }, 60_000)
+})
