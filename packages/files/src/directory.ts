@@ -16,7 +16,7 @@ export interface SnapshotDirectory {
   prefix: string
   /** Hash of the real path: names this directory's ref. */
   key: string
-  /** `refs/tangent/<key>/latest`: a commit chain of every snapshot of this directory. */
+  /** `refs/tangent/<key>/latest`: the latest snapshot tree (each one also has `…/trees/<tree>`). */
   ref: string
   /** Private index file of this directory inside the shadow repository. */
   indexFile: string

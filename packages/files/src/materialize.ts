@@ -72,7 +72,7 @@ async function crossesSymlink(root: string, relative: string): Promise<boolean> 
 }
 
 /** Removes now-empty directories from `relative`'s parent up to (not including) root. */
-async function pruneEmptyParents(root: string, relative: string): Promise<void> {
+export async function pruneEmptyParents(root: string, relative: string): Promise<void> {
   let parent = path.dirname(relative)
   while (parent !== '.' && parent !== '') {
     try {
@@ -84,6 +84,26 @@ async function pruneEmptyParents(root: string, relative: string): Promise<void> 
       throw error
     }
     parent = path.dirname(parent)
+  }
+}
+
+/** Writes `entries` (blobs and symlinks of the store) into `target` through a throwaway index. */
+export async function writeEntries(
+  repository: ShadowRepository,
+  target: string,
+  entries: readonly TreeEntry[],
+) {
+  if (entries.length === 0) return
+  const scratch = path.join(repository.gitDir, 'tangent', 'scratch')
+  await mkdir(scratch, { recursive: true })
+  const indexFile = path.join(scratch, `${randomUUID()}.index`)
+  try {
+    const scope = { cwd: target, workTree: target, indexFile }
+    const records = entries.map((entry) => `${entry.mode} ${entry.object} 0\t${entry.path}\0`).join('')
+    await repository.git(['update-index', '-z', '--index-info'], { ...scope, input: records })
+    await repository.git(['checkout-index', '--all', '--force', '--quiet'], scope)
+  } finally {
+    await rm(indexFile, { force: true })
   }
 }
 
@@ -109,20 +129,8 @@ export async function checkoutTree(
   const entries = (await listTree(repository, options.tree, paths)).filter(
     (entry) => entry.type !== 'commit' && (paths === null || paths.has(entry.path)),
   )
+  await writeEntries(repository, target, entries)
   const result: CheckoutResult = { written: entries.map((entry) => entry.path), deleted: [], kept: [] }
-  if (entries.length > 0) {
-    const scratch = path.join(repository.gitDir, 'tangent', 'scratch')
-    await mkdir(scratch, { recursive: true })
-    const indexFile = path.join(scratch, `${randomUUID()}.index`)
-    try {
-      const scope = { cwd: target, workTree: target, indexFile }
-      const records = entries.map((entry) => `${entry.mode} ${entry.object} 0\t${entry.path}\0`).join('')
-      await repository.git(['update-index', '-z', '--index-info'], { ...scope, input: records })
-      await repository.git(['checkout-index', '--all', '--force', '--quiet'], scope)
-    } finally {
-      await rm(indexFile, { force: true })
-    }
-  }
   if (options.deleteMissing && paths !== null) {
     const inTree = new Set(entries.map((entry) => entry.path))
     for (const relative of [...paths].sort()) {

@@ -85,6 +85,8 @@ export class ShadowRepository {
     await mkdir(this.indexDirectory, { recursive: true })
     await mkdir(path.join(this.gitDir, 'info'), { recursive: true })
     await writeFile(path.join(this.gitDir, 'info', 'attributes'), snapshotAttributes)
+    // Stored for real, so refs may point at it like at any other tree.
+    await this.git(['hash-object', '-t', 'tree', '-w', '--stdin'])
     await writeFile(marker, `${new Date().toISOString()}\n`)
   }
 

@@ -27,16 +27,15 @@ function excludePathspec(relative: string): string {
   return `:(exclude,literal)${relative}`
 }
 
-interface PreviousSnapshot {
-  commit: string
-  tree: string
-}
-
-async function previousSnapshot(repository: ShadowRepository, ref: string): Promise<PreviousSnapshot | null> {
-  // for-each-ref prints nothing (and succeeds) when the ref does not exist yet.
-  const result = await repository.git(['for-each-ref', '--format=%(objectname) %(tree)', ref])
-  const [commit, tree] = result.stdout.toString('utf8').trim().split(' ')
-  return commit && tree ? { commit, tree } : null
+/** The directory's latest snapshot tree, or null before its first snapshot. */
+async function previousTree(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+): Promise<string | null> {
+  const result = await repository.git(['rev-parse', '--verify', '--quiet', directory.ref], {
+    allowedExitCodes: [1],
+  })
+  return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null
 }
 
 /** Untracked paths that must not be staged: too big, nested repositories, sockets and the like. */
@@ -131,19 +130,23 @@ async function writeTree(repository: ShadowRepository, directory: SnapshotDirect
   )
 }
 
-/** Chains `tree` onto the directory's ref (keeps it from gc) unless it is already the latest. */
+/**
+ * Records `tree` as the directory's latest snapshot and keeps it from gc with a ref of its own
+ * (`refs/tangent/<dir>/trees/<tree>`), in one transaction that fails if another writer moved
+ * `latest` since we read it.
+ */
 async function recordTree(
   repository: ShadowRepository,
   directory: SnapshotDirectory,
-  previous: PreviousSnapshot | null,
+  previous: string | null,
   tree: string,
 ): Promise<void> {
-  if (tree === previous?.tree) return
-  const commitArgs = ['commit-tree', tree, '-m', directory.path]
-  if (previous) commitArgs.push('-p', previous.commit)
-  const commit = (await repository.git(commitArgs)).stdout.toString('utf8').trim()
-  // Compare-and-swap against the commit we read, so a concurrent writer is detected, not lost.
-  await repository.git(['update-ref', directory.ref, commit, previous?.commit ?? ''])
+  if (tree === previous) return
+  const expected = previous ?? '0'.repeat(40)
+  const keep = directory.ref.replace(/\/latest$/, `/trees/${tree}`)
+  await repository.git(['update-ref', '--stdin'], {
+    input: `update ${directory.ref} ${tree} ${expected}\nupdate ${keep} ${tree}\n`,
+  })
 }
 
 export async function takeSnapshot(
@@ -154,7 +157,7 @@ export async function takeSnapshot(
   const scope = scopeOf(directory)
   const baseExcludes = directory.excludedHome === null ? [] : [excludePathspec(directory.excludedHome)]
   const [previous, listing] = await Promise.all([
-    previousSnapshot(repository, directory.ref),
+    previousTree(repository, directory),
     repository.git(['ls-files', '-z', '--others', '--exclude-standard', '--', '.', ...baseExcludes], scope),
   ])
   const skipped = await findSkipped(directory, splitNul(listing.stdout), maxFileBytes)
@@ -182,11 +185,11 @@ export async function takeSnapshot(
 
   // `git add` leaves the index file alone when nothing changed: then so did the tree.
   const unchanged = added.exitCode === 0 ? await treeOfUnchangedIndex(directory) : null
-  if (unchanged !== null && unchanged === previous?.tree) {
+  if (unchanged !== null && unchanged === previous) {
     return { tree: unchanged, changed: [], skipped: [...new Set(skipped)].sort() }
   }
   let tree = await writeTree(repository, directory)
-  let changed = await changedPaths(repository, previous?.tree ?? null, tree)
+  let changed = await changedPaths(repository, previous, tree)
   // A tracked file that grew past the limit was just hashed once; drop it from now on.
   const grown = await findGrown(directory, changed, maxFileBytes)
   if (grown.length > 0) {
@@ -199,7 +202,7 @@ export async function takeSnapshot(
     )
     skipped.push(...grown)
     tree = await writeTree(repository, directory)
-    changed = await changedPaths(repository, previous?.tree ?? null, tree)
+    changed = await changedPaths(repository, previous, tree)
   }
   await recordTree(repository, directory, previous, tree)
   await rememberIndexTree(directory, tree)
@@ -217,7 +220,7 @@ export async function snapshotPaths(
   paths: readonly string[],
   skipped: readonly string[],
 ): Promise<Snapshot> {
-  const previous = await previousSnapshot(repository, directory.ref)
+  const previous = await previousTree(repository, directory)
   if (paths.length > 0) {
     // Paths on stdin are relative to cwd (git applies the prefix), with no pathspec magic.
     await repository.git(['update-index', '--add', '--remove', '-z', '--stdin'], {
@@ -226,7 +229,7 @@ export async function snapshotPaths(
     })
   }
   const tree = await writeTree(repository, directory)
-  const changed = await changedPaths(repository, previous?.tree ?? null, tree)
+  const changed = await changedPaths(repository, previous, tree)
   await recordTree(repository, directory, previous, tree)
   await rememberIndexTree(directory, tree)
   return { tree, changed, skipped: [...skipped] }

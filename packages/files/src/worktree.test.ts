@@ -20,11 +20,13 @@ describe('FileState.createWorktree', () => {
     const repo = makeRepository(path.join(root, 'repo'), {
       'tracked.txt': 'committed\n',
       'deleted.txt': 'committed\n',
+      'gone/only.txt': 'committed\n',
       '.gitignore': '*.log\n',
     })
     write(repo, 'tracked.txt', 'uncommitted edit\n')
     write(repo, 'untracked.txt', 'new file\n')
     rmSync(path.join(repo, 'deleted.txt'))
+    rmSync(path.join(repo, 'gone'), { recursive: true })
     const forkPoint = await files.snapshot(repo)
 
     const child = await files.createWorktree({ cwd: repo, tree: forkPoint.tree, sessionId: 'child1' })
@@ -33,6 +35,7 @@ describe('FileState.createWorktree', () => {
     expect(read(child.path, 'tracked.txt')).toBe('uncommitted edit\n')
     expect(read(child.path, 'untracked.txt')).toBe('new file\n')
     expect(existsSync(path.join(child.path, 'deleted.txt'))).toBe(false)
+    expect(existsSync(path.join(child.path, 'gone'))).toBe(false)
     expect(git(repo, 'branch', '--list', 'tangent/child1')).toContain('tangent/child1')
     expect(git(repo, 'worktree', 'list')).toContain(child.path)
 

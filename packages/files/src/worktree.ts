@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { assertTreesAvailable, changedPaths } from './diff.js'
 import { isInside, realDirectory, toPosix } from './directory.js'
 import { runGit, splitNul } from './git.js'
-import { checkoutTree, listTree } from './materialize.js'
+import { checkoutTree, listTree, pruneEmptyParents, writeEntries } from './materialize.js'
 import type { ShadowRepository } from './shadow-repository.js'
 import type { Snapshot } from './snapshot.js'
 
@@ -83,10 +83,27 @@ async function userRepository(cwd: string): Promise<{ top: string; prefix: strin
   return { top, prefix: prefix.replace(/\/$/, ''), head: head.stdout.toString('utf8').trim() }
 }
 
-/** Removes the files git checked out from HEAD that the fork point did not have. */
-async function removeFilesAbsentFromTree(target: string, inTree: ReadonlySet<string>, maxFileBytes: number) {
-  const tracked = splitNul((await runGit(['ls-files', '-z'], { cwd: target })).stdout)
-  const candidates = tracked.filter((relative) => !inTree.has(relative))
+/**
+ * Turns a fresh checkout of HEAD at `target` into the fork tree's content: writes the files
+ * whose content or mode differs from HEAD's (blob ids are content hashes, equal in both
+ * repositories) and removes the ones the fork point did not have.
+ */
+async function materializeOverHead(context: WorktreeContext, target: string, tree: string): Promise<void> {
+  const staged = splitNul((await runGit(['ls-files', '--stage', '-z'], { cwd: target })).stdout)
+  const head = new Map<string, string>()
+  for (const record of staged) {
+    const tab = record.indexOf('\t')
+    const [mode = '', object = ''] = record.slice(0, tab).split(' ')
+    head.set(record.slice(tab + 1), `${mode} ${object}`)
+  }
+  const entries = (await listTree(context.repository, tree)).filter((entry) => entry.type !== 'commit')
+  await writeEntries(
+    context.repository,
+    target,
+    entries.filter((entry) => head.get(entry.path) !== `${entry.mode} ${entry.object}`),
+  )
+  const inTree = new Set(entries.map((entry) => entry.path))
+  const candidates = [...head.keys()].filter((relative) => !inTree.has(relative))
   if (candidates.length === 0) return
   // Tracked files matched by .gitignore were never in a snapshot (it honours .gitignore): keep HEAD's.
   const ignored = await runGit(['check-ignore', '-z', '--no-index', '--stdin'], {
@@ -97,11 +114,11 @@ async function removeFilesAbsentFromTree(target: string, inTree: ReadonlySet<str
   const keep = new Set(splitNul(ignored.stdout))
   for (const relative of candidates) {
     if (keep.has(relative)) continue
-    const file = path.join(target, relative)
-    const info = await lstat(file).catch(() => null)
+    const info = await lstat(path.join(target, relative)).catch(() => null)
     // Over the limit it was skipped by the snapshot, not deleted by the user: keep HEAD's.
-    if (info === null || (info.isFile() && info.size > maxFileBytes)) continue
-    await unlink(file)
+    if (info === null || (info.isFile() && info.size > context.maxFileBytes)) continue
+    await unlink(path.join(target, relative))
+    await pruneEmptyParents(target, relative)
   }
 }
 
@@ -132,9 +149,7 @@ export async function createWorktree(
     await runGit(['worktree', 'add', '--quiet', '-b', branch, root, git.head], { cwd: git.top })
     const target = git.prefix === '' ? root : path.join(root, git.prefix)
     await mkdir(target, { recursive: true })
-    await checkoutTree(repository, { target, tree, paths: null, deleteMissing: false })
-    const inTree = new Set((await listTree(repository, tree)).map((entry) => entry.path))
-    await removeFilesAbsentFromTree(target, inTree, context.maxFileBytes)
+    await materializeOverHead(context, target, tree)
     record = {
       sessionId: options.sessionId,
       kind: 'git-worktree',
