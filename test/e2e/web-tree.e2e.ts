@@ -132,16 +132,16 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     const other = await context.newPage()
     other.setDefaultTimeout(15_000)
     await openApp(other, host.url)
-    const folder = path.join(path.dirname(host.workspace), 'second-project')
+    const folder = path.join(path.dirname(host.workspace), 'elsewhere')
     fs.mkdirSync(folder, { recursive: true })
     await openWorkspace(page, folder)
-    const workspaceRow = page.locator('[data-testid="workspace-row"]').filter({ hasText: 'second-project' })
+    const workspaceRow = page.locator('[data-testid="workspace-row"]').filter({ hasText: 'elsewhere' })
     await workspaceRow.getByTestId('new-session').click()
     await eventually(() => openSessionId(page)).not.toBe(null)
     const id = (await openSessionId(page))!
 
     await row(other, id).waitFor()
-    const group = other.locator('[data-testid="workspace-row"]').filter({ hasText: 'second-project' })
+    const group = other.locator('[data-testid="workspace-row"]').filter({ hasText: 'elsewhere' })
     await group.waitFor()
     // The session sits in that workspace's group, not under "Other sessions".
     const rows = await other

@@ -40,6 +40,12 @@ export interface HostState {
   readonly info: HostInfo | null
   readonly workspaces: readonly Workspace[]
   readonly sessions: ReadonlyMap<string, SessionSummary>
+  /**
+   * Bumped when the tree's shape can change (a session added or removed, or its parent,
+   * workspace, archived flag or creation time changed) — not for status, title or counts,
+   * which each row reads live. Lets a 5,000-session tree skip rebuilding while text streams.
+   */
+  readonly treeVersion: number
   readonly activeWorkspaceId: string | null
   readonly openSessionId: string | null
   readonly transcript: TranscriptState | null
@@ -64,6 +70,7 @@ export function initialHostState(openSessionId: string | null): HostState {
     info: null,
     workspaces: [],
     sessions: new Map(),
+    treeVersion: 0,
     activeWorkspaceId: null,
     openSessionId,
     transcript: null,

@@ -64,6 +64,7 @@ export class HostStore {
         info,
         workspaces,
         sessions: new Map(sessions.map((session) => [session.id, session])),
+        treeVersion: this.#state.treeVersion + 1,
         activeWorkspaceId: this.#state.activeWorkspaceId ?? workspaces[0]?.id ?? null,
       })
       const open = this.#state.openSessionId
@@ -271,7 +272,10 @@ export class HostStore {
       this.#remove(sessionId)
       // Children that got their prefix inline changed lineage: take the Host's word for it.
       const sessions = await client.call('session.list', { includeArchived: true })
-      this.#set({ sessions: new Map(sessions.map((session) => [session.id, session])) })
+      this.#set({
+        sessions: new Map(sessions.map((session) => [session.id, session])),
+        treeVersion: this.#state.treeVersion + 1,
+      })
       if (result.worktree) {
         const { path, removed, reason } = result.worktree
         this.#notify(
@@ -452,7 +456,13 @@ export class HostStore {
     }
     const sessions = new Map(this.#state.sessions)
     sessions.set(session.id, session)
-    this.#set({ sessions })
+    const reshaped =
+      !current ||
+      current.parentSession !== session.parentSession ||
+      current.workspaceId !== session.workspaceId ||
+      current.archived !== session.archived ||
+      current.createdAt !== session.createdAt
+    this.#set({ sessions, ...(reshaped ? { treeVersion: this.#state.treeVersion + 1 } : {}) })
   }
 
   /** A session of a workspace opened elsewhere (another tab, the CLI): learn that workspace. */
@@ -476,6 +486,7 @@ export class HostStore {
     if (closing) writeHash(null)
     this.#set({
       sessions,
+      treeVersion: this.#state.treeVersion + 1,
       ...(closing ? { openSessionId: null, transcript: null } : {}),
     })
   }

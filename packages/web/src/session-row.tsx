@@ -10,13 +10,17 @@ const indentPx = 14
 export function SessionRow(props: {
   top: number
   row: SessionRowModel
-  parentTitle: string
   isOpen: boolean
   onOpen: () => void
   onMenu: (x: number, y: number) => void
 }) {
   const store = useStore()
-  const { session, depth, childCount, expanded, detachedFrom } = props.row
+  const { depth, childCount, expanded, detachedFrom } = props.row
+  // The row model fixes the place in the tree; status and title are read live.
+  const session = useHost((state) => state.sessions.get(props.row.session.id)) ?? props.row.session
+  const parentTitle = useHost((state) =>
+    detachedFrom === null ? '' : titleOf(state.sessions.get(detachedFrom)),
+  )
   const renaming = useHost((state) => state.renaming === session.id)
   const running = session.status === 'running'
   const forkPoint = forkPointLabel(session.parentSession, session.forkedAt)
@@ -77,7 +81,7 @@ export function SessionRow(props: {
           onDoubleClick={() => store.startRename(session.id)}
           title={
             detachedFrom
-              ? `${titleOf(session)} — forked from ${props.parentTitle || 'a session not shown here'}`
+              ? `${titleOf(session)} — forked from ${parentTitle || 'a session not shown here'}`
               : titleOf(session)
           }
         >

@@ -22,7 +22,7 @@ type Row =
 
 export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
   const store = useStore()
-  const sessions = useHost((state) => state.sessions)
+  const treeVersion = useHost((state) => state.treeVersion)
   const workspaces = useHost((state) => state.workspaces)
   const expanded = useHost((state) => state.expanded)
   const collapsed = useHost((state) => state.collapsedWorkspaces)
@@ -30,10 +30,12 @@ export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
   const openSessionId = useHost((state) => state.openSessionId)
   const [menu, setMenu] = useState<{ sessionId: string; x: number; y: number } | null>(null)
 
-  const lineage = useMemo(
-    () => buildLineage(sessions.values(), showArchived, new Set(workspaces.map((workspace) => workspace.id))),
-    [sessions, showArchived, workspaces],
-  )
+  const lineage = useMemo(() => {
+    // Rebuilt only when the shape changed (treeVersion); rows read status and title live.
+    void treeVersion
+    const sessions = store.getState().sessions.values()
+    return buildLineage(sessions, showArchived, new Set(workspaces.map((workspace) => workspace.id)))
+  }, [store, treeVersion, showArchived, workspaces])
   const rows = useMemo(() => {
     const list: Row[] = []
     const groups: Workspace[] = [...workspaces]
@@ -110,7 +112,6 @@ export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
                 key={row.session.id}
                 top={top}
                 row={row}
-                parentTitle={titleOf(sessions.get(row.session.parentSession ?? ''))}
                 isOpen={row.session.id === openSessionId}
                 onOpen={() => {
                   onNavigate()
