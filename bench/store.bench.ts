@@ -170,13 +170,18 @@ async function loadRows(root: string): Promise<BenchRow[]> {
     const loadTimes: number[] = []
     const deltas: number[] = []
     // One load per call: when it returns, nothing of that load stays reachable from this frame.
-    const measureOnce = async () => {
+    // ArrayBuffers are released after a GC on a background thread: settle before reading.
+    const settled = async () => {
       gc()
-      const before = memory()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      gc()
+      return memory()
+    }
+    const measureOnce = async () => {
+      const before = await settled()
       const opened = await timed(() => JsonlStore.open({ dir }))
       const loaded = await timed(() => opened.value.load('s'))
-      gc()
-      const after = memory()
+      const after = await settled()
       if (loaded.value.events.length !== count) throw new Error('loaded the wrong number of events')
       await opened.value.close()
       return {

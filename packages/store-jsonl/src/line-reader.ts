@@ -29,9 +29,9 @@ export async function readLines(
 ): Promise<LineReadResult> {
   const handle = await open(file, 'r')
   try {
-    // One read for most logs; a log still growing is read on in doubling chunks.
+    // One read for most logs; a bigger (or still growing) one is read on into the same buffer.
     const { size } = await handle.stat()
-    let chunkSize = Math.min(maxChunkBytes, Math.max(minChunkBytes, size + 1))
+    const buffer = Buffer.allocUnsafe(Math.min(maxChunkBytes, Math.max(minChunkBytes, size)))
     let position = 0
     let consumed = 0
     let lineNumber = 0
@@ -49,17 +49,15 @@ export async function readLines(
       stopped: true,
     })
     for (;;) {
-      const chunk = Buffer.allocUnsafe(chunkSize)
-      const { bytesRead } = await handle.read(chunk, 0, chunkSize, position)
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
       if (bytesRead === 0) break
       position += bytesRead
-      chunkSize = Math.min(maxChunkBytes, chunkSize * 2)
-      const data = chunk.subarray(0, bytesRead)
-      const firstNewline = data.indexOf(10)
-      if (firstNewline < 0) {
-        carry.push(data)
+      const data = buffer.subarray(0, bytesRead)
+      if (data.indexOf(10) < 0) {
+        carry.push(Buffer.from(data)) // copied: the buffer is reused
         continue
       }
+      const firstNewline = data.indexOf(10)
       // The line that started in earlier chunks ends here.
       let from = 0
       if (carry.length > 0) {
@@ -87,7 +85,7 @@ export async function readLines(
         consumed += end + 1 - from
         from = end + 1
       }
-      if (lastNewline + 1 < data.length) carry.push(data.subarray(lastNewline + 1))
+      if (lastNewline + 1 < data.length) carry.push(Buffer.from(data.subarray(lastNewline + 1)))
     }
     return {
       consumedBytes: consumed,
