@@ -1,0 +1,292 @@
+// @tangent/host benchmarks (issue 6): the Host's `session.fork` RPC against a copy-based fork
+// (copy the history into a new session, as opencode, Claude Code, Codex and pi do), and
+// `session.list` of 10,000 sessions from a cold start of the Host and JsonlStore.list, against
+// a raw readdir + read of every log's header line.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { type RunningHost, rpcSocketUrl, startHost } from '@tangent/host'
+import { createRpcClient, type RpcClient, type SocketLike } from '@tangent/protocol'
+import { JsonlStore } from '@tangent/store-jsonl'
+import { WebSocket } from 'ws'
+import { type BenchRow, type BenchSuite, median } from './table.js'
+
+const text = (n: number, bytes: number) => `message ${n} `.padEnd(bytes, 'lorem ipsum dolor sit amet ')
+
+/** A realistic turn of 10 events (as in store.bench.ts): short texts, one ~10 KB tool output. */
+function turnLines(firstSeq: number, n: number): string[] {
+  const callId = `call-${n}`
+  const events: [string, unknown][] = [
+    ['turn/start', {}],
+    ['user/message', { content: [{ type: 'text', text: text(n, 300) }] }],
+    ['step/start', {}],
+    [
+      'assistant/message',
+      { content: [{ type: 'tool-call', toolCallId: callId, toolName: 'read', input: { path: `f${n}.ts` } }] },
+    ],
+    ['tool/result', { callId, toolName: 'read', output: text(n, 10_000), isError: false }],
+    ['step/end', { finishReason: 'tool-calls' }],
+    ['step/start', {}],
+    ['assistant/message', { content: [{ type: 'text', text: text(n, 400) }] }],
+    ['step/end', { finishReason: 'stop' }],
+    ['turn/end', { reason: 'completed' }],
+  ]
+  return events.map(([type, data], i) =>
+    JSON.stringify({ seq: firstSeq + i, time: 1_700_000_000_000 + firstSeq + i, type, data }),
+  )
+}
+
+function header(id: string, cwd: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    type: 'session',
+    version: 1,
+    id,
+    createdAt: 1_700_000_000_000,
+    cwd,
+    inheritedEventCount: 0,
+    seed: 'inline',
+    origin: 'user',
+    ...extra,
+  })
+}
+
+/** Writes a session log of `count` events (whole turns) directly, fsynced like a durable log. */
+function writeLog(home: string, id: string, cwd: string, count: number): number {
+  const dir = path.join(home, 'sessions')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, `${id}.jsonl`)
+  const fd = fs.openSync(file, 'w')
+  fs.writeSync(fd, `${header(id, cwd)}\n`)
+  let batch: string[] = []
+  for (let seq = 0; seq < count; seq += 10) {
+    batch.push(...turnLines(seq, seq / 10))
+    if (batch.length >= 1000) {
+      fs.writeSync(fd, `${batch.join('\n')}\n`)
+      batch = []
+    }
+  }
+  if (batch.length > 0) fs.writeSync(fd, `${batch.join('\n')}\n`)
+  fs.fsyncSync(fd)
+  fs.closeSync(fd)
+  return fs.statSync(file).size
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = process.hrtime.bigint()
+  const value = await fn()
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value }
+}
+
+async function connect(host: RunningHost): Promise<RpcClient> {
+  const socket = new WebSocket(rpcSocketUrl(host.url, host.token))
+  const client = createRpcClient(socket as unknown as SocketLike)
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve)
+    socket.once('error', reject)
+  })
+  return client
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
+
+async function forkRows(root: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = []
+  const cwd = path.join(root, 'work')
+  fs.mkdirSync(cwd, { recursive: true })
+  for (const count of [1_000, 10_000, 100_000]) {
+    const home = path.join(root, `fork-${count}`)
+    const fileBytes = writeLog(home, 'source', cwd, count)
+    const host = await startHost({
+      home,
+      port: 0,
+      env: {},
+      handleSignals: false,
+      defaultCwd: cwd,
+      log: () => {},
+    })
+    const client = await connect(host)
+    const forkTimes: number[] = []
+    let childBytes = 0
+    try {
+      await client.call('session.fork', { sessionId: 'source' }) // loads the source once
+      for (let i = 0; i < 15; i++) {
+        const { ms, value } = await timed(() => client.call('session.fork', { sessionId: 'source' }))
+        forkTimes.push(ms)
+        childBytes = fs.statSync(path.join(home, 'sessions', `${value.session.id}.jsonl`)).size
+      }
+    } finally {
+      client.close()
+      await host.close()
+    }
+    // The baseline: a new session seeded with a copy of the history, flushed (same store, same disk).
+    const copyHome = path.join(root, `copy-${count}`)
+    writeLog(copyHome, 'source', cwd, count)
+    const db = await JsonlStore.open({ dir: copyHome })
+    const copyTimes: number[] = []
+    try {
+      const source = await db.load('source')
+      for (let i = 0; i < (count >= 100_000 ? 3 : 7); i++) {
+        const { ms, value } = await timed(async () => {
+          const child = db.store.create(undefined, { seed: source.events, meta: { cwd } })
+          await db.flush(child.id)
+          return child
+        })
+        copyTimes.push(ms)
+        db.store.dispose(value.id)
+      }
+    } finally {
+      await db.close()
+    }
+    const forkMs = median(forkTimes)
+    const copyMs = median(copyTimes)
+    rows.push({
+      name: `session.fork RPC @ ${count / 1000}k events (${mb(fileBytes)})`,
+      medianMs: forkMs,
+      baseline: { name: 'copy history into a new session + flush', medianMs: copyMs },
+      extra: { 'bytes written': `${childBytes} B (copy: ${mb(fileBytes)})` },
+      ...(count === 100_000
+        ? { target: { text: '≥ 50× faster than a copy-based fork', met: copyMs / forkMs >= 50 } }
+        : {}),
+    })
+    fs.rmSync(home, { recursive: true, force: true })
+    fs.rmSync(copyHome, { recursive: true, force: true })
+  }
+  return rows
+}
+
+/** 10,000 sessions: every 5th a header-only fork of the one before, the rest one turn each. */
+function writeManySessions(home: string, cwd: string, count: number): void {
+  const dir = path.join(home, 'sessions')
+  fs.mkdirSync(dir, { recursive: true })
+  for (let i = 0; i < count; i++) {
+    const id = `s${String(i).padStart(6, '0')}`
+    const lines =
+      i % 5 === 4
+        ? [
+            header(id, cwd, {
+              parentSession: `s${String(i - 1).padStart(6, '0')}`,
+              forkedAt: 10,
+              inheritedEventCount: 11,
+              seed: 'ref',
+              origin: 'fork',
+            }),
+          ]
+        : [
+            header(id, cwd, { createdAt: 1_700_000_000_000 + i }),
+            JSON.stringify({ seq: 0, time: 1, type: 'session/title', data: { title: `Session ${i}` } }),
+            ...turnLines(1, i),
+          ]
+    fs.writeFileSync(path.join(dir, `${id}.jsonl`), `${lines.join('\n')}\n`)
+  }
+}
+
+/** The floor of listing without a catalog: readdir, then read and parse each log's first line. */
+async function rawHeaders(home: string): Promise<number> {
+  const dir = path.join(home, 'sessions')
+  const names = (await fs.promises.readdir(dir)).filter((name) => name.endsWith('.jsonl'))
+  const buffer = Buffer.alloc(4096)
+  let parsed = 0
+  for (const name of names) {
+    const handle = await fs.promises.open(path.join(dir, name), 'r')
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
+    await handle.close()
+    const line = buffer.subarray(0, bytesRead).toString('utf8').split('\n', 1)[0]!
+    if ((JSON.parse(line) as { type?: string }).type === 'session') parsed++
+  }
+  return parsed
+}
+
+async function listRows(root: string): Promise<BenchRow[]> {
+  const count = 10_000
+  const home = path.join(root, 'many')
+  const cwd = path.join(root, 'work')
+  fs.mkdirSync(cwd, { recursive: true })
+  writeManySessions(home, cwd, count)
+  await (await JsonlStore.open({ dir: home })).close() // builds the catalog once, as a running Host would
+  const rawTimes: number[] = []
+  const hostListTimes: number[] = []
+  const hostStartTimes: number[] = []
+  const storeTimes: number[] = []
+  for (let i = 0; i < 7; i++) {
+    const raw = await timed(() => rawHeaders(home))
+    if (raw.value !== count) throw new Error(`raw listing found ${raw.value} headers`)
+    rawTimes.push(raw.ms)
+    // A cold Host: a new instance on the data dir; the first session.list after it started.
+    const started = await timed(() =>
+      startHost({ home, port: 0, env: {}, handleSignals: false, defaultCwd: cwd, log: () => {} }),
+    )
+    hostStartTimes.push(started.ms)
+    const host = started.value
+    try {
+      const listed = await timed(async () => {
+        const response = await host.request('/rpc', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${host.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'session.list',
+            params: { includeArchived: true },
+          }),
+        })
+        return ((await response.json()) as { result: unknown[] }).result
+      })
+      if (listed.value.length !== count) throw new Error(`session.list returned ${listed.value.length}`)
+      hostListTimes.push(listed.ms)
+    } finally {
+      await host.close()
+    }
+    const store = await timed(async () => {
+      const db = await JsonlStore.open({ dir: home })
+      const entries = await db.list()
+      await db.close()
+      return entries
+    })
+    if (store.value.length !== count) throw new Error(`JsonlStore.list returned ${store.value.length}`)
+    storeTimes.push(store.ms)
+  }
+  // Without a catalog: the first open rebuilds it by scanning every log.
+  fs.rmSync(path.join(home, 'catalog.json'))
+  const rebuild = await timed(async () => {
+    const db = await JsonlStore.open({ dir: home })
+    const entries = await db.list()
+    await db.close()
+    return entries
+  })
+  const rawMs = median(rawTimes)
+  const listMs = median(hostListTimes)
+  fs.rmSync(home, { recursive: true, force: true })
+  return [
+    {
+      name: `session.list, ${count / 1000}k sessions, first call on a cold Host (HTTP)`,
+      medianMs: listMs,
+      baseline: { name: 'readdir + read + parse each header', medianMs: rawMs },
+      extra: { 'Host start': `${median(hostStartTimes).toFixed(0)} ms` },
+      target: { text: 'session.list ≤ 100 ms from a cold start', met: listMs <= 100 },
+    },
+    {
+      name: `JsonlStore.open + list, ${count / 1000}k sessions (catalog)`,
+      medianMs: median(storeTimes),
+      baseline: { name: 'readdir + read + parse each header', medianMs: rawMs },
+    },
+    {
+      name: `JsonlStore.open + list, ${count / 1000}k sessions, catalog missing (rebuild, once)`,
+      medianMs: rebuild.ms,
+      baseline: { name: 'readdir + read + parse each header', medianMs: rawMs },
+    },
+  ]
+}
+
+export const suite: BenchSuite = {
+  title: '@tangent/host: session.fork RPC vs copy, session.list at 10k sessions',
+  async run() {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-host-bench-'))
+    try {
+      return [...(await forkRows(root)), ...(await listRows(root))]
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  },
+}

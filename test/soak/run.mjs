@@ -1,0 +1,51 @@
+// `npm run soak` (not in CI): the crash test with hundreds of kills and a load test of
+// concurrent clients. Flags: --only crash|load, --kills N (default 200), --duration SECONDS
+// (load, default 180), --clients N (default 50), --seed N. Exit 1 when a promise was broken.
+import { parseArgs } from 'node:util'
+import { runCrashTest } from './crash-driver.mjs'
+import { proveSeed } from './lib.mjs'
+import { runLoadTest } from './load-driver.mjs'
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    kills: { type: 'string', default: '200' },
+    duration: { type: 'string', default: '180' },
+    clients: { type: 'string', default: '50' },
+    seed: { type: 'string' },
+  },
+})
+if (values.seed !== undefined) process.env.TANGENT_PROVE_SEED = values.seed
+const stamp = () => new Date().toISOString().slice(11, 19)
+const log = (/** @type {string} */ line) => console.log(`${stamp()} ${line}`)
+let failed = false
+
+if (values.only === undefined || values.only === 'crash') {
+  const seed = proveSeed('soak crash', 1729)
+  const report = await runCrashTest({ seed, kills: Number(values.kills), activePerRound: 4, log })
+  console.log('\n## Crash soak\n')
+  console.log(JSON.stringify({ ...report, problems: report.problems.slice(0, 20) }, null, 2))
+  failed ||= report.problems.length > 0
+}
+
+if (values.only === undefined || values.only === 'load') {
+  const seed = proveSeed('soak load', 4711)
+  const report = await runLoadTest({
+    seed,
+    clients: Number(values.clients),
+    durationMs: Number(values.duration) * 1000,
+    log,
+  })
+  console.log('\n## Load\n')
+  console.log(
+    `${report.clients} clients for ${report.seconds} s: ${report.turns} turns (${report.turnsPerSecond}/s), ${report.forks} forks`,
+  )
+  console.log('\n| method | calls | p50 ms | p99 ms |\n|---|---|---|---|')
+  for (const [method, stats] of Object.entries(report.rpc))
+    console.log(`| ${method} | ${stats.count} | ${stats.p50} | ${stats.p99} |`)
+  console.log(`\nHost RSS (MB) every 2 s: ${report.memory.map((m) => m.rssMb).join(' ')}`)
+  console.log(`Events checked (subscription = log, live and after a restart): ${report.checkedEvents}`)
+  console.log(`Problems: ${report.problems.length === 0 ? 'none' : report.problems.slice(0, 20).join('\n')}`)
+  failed ||= report.problems.length > 0
+}
+process.exit(failed ? 1 : 0)
