@@ -2,6 +2,7 @@
 // calls, live streaming text, changed files, a non-`completed` end reason, and the turn's
 // actions ("Branch from here", "Restore files to here"). Inside a running turn the actions
 // are disabled and say why.
+import { memo } from 'react'
 import { BranchIcon } from './icon.js'
 import { MessageText } from './message-text.js'
 import { ToolCall } from './tool-call.js'
@@ -11,7 +12,8 @@ import { useStore } from './use-host.js'
 const runningReason =
   'This turn is still running: a branch needs a completed turn. Wait for it to finish (or press Esc to stop it).'
 
-export function TurnView(props: {
+// Memoised: while text streams only the running turn re-renders, not the whole transcript.
+export const TurnView = memo(function TurnView(props: {
   sessionId: string
   turn: TurnModel
   isRunning: boolean
@@ -157,4 +159,4 @@ export function TurnView(props: {
       </div>
     </section>
   )
-}
+})
