@@ -248,12 +248,16 @@ describe.skipIf(!chromiumPath)('web UI: the Host restarts', () => {
       // The page waits 0.5 s before its first retry, so "offline" shows even for a quick restart.
       const next = host.restart()
       await eventually(() => page.getByTestId('connection').textContent()).toBe('offline')
+      await page.getByTestId('connection-lost').waitFor()
       host = await next
       await eventually(() => page.getByTestId('connection').textContent()).toBe('connected')
       await eventually(() => openSessionId(page)).toBe(id)
       await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([
         expect.stringContaining('survives a restart'),
       ])
+      await eventually(() => page.getByTestId('connection-lost').count()).toBe(0)
+      // Failed reconnection attempts are not errors of their own.
+      expect(await page.getByTestId('error-banner').count()).toBe(0)
       await chat(page, 'and goes on after it')
       expect(await page.getByTestId('turn').count()).toBe(2)
     } finally {

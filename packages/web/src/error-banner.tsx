@@ -15,9 +15,16 @@ export function ErrorBanner() {
         shared.sessionIds.filter((id) => id !== openSessionId && sessions.get(id)?.status === 'running')
       : []
 
-  if (notices.length === 0 && others.length === 0) return null
+  const lost = useHost((state) => state.connection === 'closed')
+
+  if (notices.length === 0 && others.length === 0 && !lost) return null
   return (
     <div className="banners">
+      {lost ? (
+        <div className="banner banner-warning" data-testid="connection-lost" role="status">
+          <span className="banner-text">Lost the connection to the Host. Retrying…</span>
+        </div>
+      ) : null}
       {others.length > 0 ? (
         <div className="banner banner-warning" data-testid="shared-activity" role="status">
           <span>

@@ -73,7 +73,9 @@ export class HostStore {
         else this.#set({ openSessionId: null, transcript: null })
       }
     } catch (error) {
-      if (this.#client === client) this.report(error)
+      // A refused connection is shown by the connection state (and retried), not as an error.
+      const lost = (error as { data?: { code?: unknown } }).data?.code === 'connection-closed'
+      if (this.#client === client && !lost) this.report(error)
     }
   }
 
