@@ -65,3 +65,12 @@ export async function appendDurable(file: string, data: Buffer): Promise<void> {
   }
   await fsyncDirectory(path.dirname(file))
 }
+
+/** Removes `file`; a file that is already gone is fine. */
+export async function unlinkIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+}

@@ -1,7 +1,7 @@
 // JsonlStore: persists a SessionStore as one JSONL log per session (DESIGN.md §4):
 // forks by reference, group commit, crash repair on load, one writer, a catalog.
 import { existsSync, mkdirSync, statSync } from 'node:fs'
-import { unlink, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import {
   assertValidSessionId,
   closingEventsForOpenTurn,
@@ -11,12 +11,13 @@ import {
   TangentError,
 } from '@tangent/core'
 import { Catalog, type CatalogEntry, type CatalogRecord, entryOf } from './catalog.js'
-import { fsyncDirectory } from './durable-fs.js'
+import { fsyncDirectory, unlinkIfPresent } from './durable-fs.js'
 import { createOptionsOf, headerLineOf, type SessionHeaderLine } from './log-format.js'
 import type { ModelRef } from './log-scan.js'
 import { materializeFork } from './materialize.js'
 import { corruptLog, readSessionLog } from './read-log.js'
 import { SessionWriter } from './session-writer.js'
+import { sessionExists, sessionNotFound, storeClosed, storeReadOnly } from './store-errors.js'
 import { archivedMarkerFile, type StorePaths, sessionLogFile, storePaths, tornFile } from './store-paths.js'
 import { cutTornTail } from './torn-tail.js'
 import { acquireWriterLock, type WriterLock } from './writer-lock.js'
@@ -111,7 +112,7 @@ export class JsonlStore {
     this.#assertOpen()
     const live = this.store.get(id)
     if (live) return live
-    if (this.#deleting.has(id)) throw notFound(id)
+    if (this.#deleting.has(id)) throw sessionNotFound(id)
     let pending = this.#loading.get(id)
     if (!pending) {
       pending = this.#loadFromDisk(id).finally(() => this.#loading.delete(id))
@@ -164,7 +165,7 @@ export class JsonlStore {
     assertValidSessionId(id)
     this.#assertWritable()
     const record = this.#catalog.get(id)
-    if (!record) throw notFound(id)
+    if (!record) throw sessionNotFound(id)
     const marker = archivedMarkerFile(this.#paths, id)
     if (archived) await writeFile(marker, '')
     else await unlinkIfPresent(marker)
@@ -183,7 +184,7 @@ export class JsonlStore {
     assertValidSessionId(id)
     this.#assertWritable()
     const file = sessionLogFile(this.#paths, id)
-    if (this.#deleting.has(id) || (!this.store.has(id) && !existsSync(file))) throw notFound(id)
+    if (this.#deleting.has(id) || (!this.store.has(id) && !existsSync(file))) throw sessionNotFound(id)
     this.#deleting.add(id)
     try {
       await this.#loading.get(id)?.catch(() => undefined) // a failed load leaves nothing to undo
@@ -285,7 +286,7 @@ export class JsonlStore {
 
   #creationRefusal(id: string): TangentError | null {
     if (this.#closed) return storeClosed()
-    if (this.readOnly) return readOnlyError('create or fork sessions')
+    if (this.readOnly) return storeReadOnly('create or fork sessions')
     if (this.#deleting.has(id) || this.#catalog.get(id) || this.#catalog.damaged.has(id))
       return sessionExists(id)
     if (this.#writers.has(id) || existsSync(sessionLogFile(this.#paths, id))) return sessionExists(id)
@@ -293,7 +294,7 @@ export class JsonlStore {
   }
 
   #onAppended(session: Session, event: SessionEvent): void {
-    if (this.readOnly) throw readOnlyError('append')
+    if (this.readOnly) throw storeReadOnly('append')
     const writer = this.#writers.get(session.id)
     if (!writer) throw storeClosed()
     writer.enqueueEvent(event)
@@ -355,7 +356,7 @@ export class JsonlStore {
     try {
       log = await readSessionLog(file)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(id)
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw sessionNotFound(id)
       throw error
     }
     if (log.header === null) {
@@ -365,7 +366,7 @@ export class JsonlStore {
         this.#catalog.delete(id)
         this.#scheduleCatalog()
       }
-      throw notFound(id)
+      throw sessionNotFound(id)
     }
     const header = log.header
     if (header.id !== id) throw corruptLog(file, 1, `the header names session ${header.id}`)
@@ -555,7 +556,7 @@ export class JsonlStore {
 
   #assertWritable(): void {
     this.#assertOpen()
-    if (this.readOnly) throw readOnlyError('change sessions')
+    if (this.readOnly) throw storeReadOnly('change sessions')
   }
 }
 
@@ -576,35 +577,4 @@ function markersOf(events: readonly SessionEvent[]): Markers {
       markers.models.push({ seq: event.seq, model: event.data as ModelRef })
   }
   return markers
-}
-
-async function unlinkIfPresent(file: string): Promise<void> {
-  try {
-    await unlink(file)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-  }
-}
-
-function notFound(id: string): TangentError {
-  return new TangentError('session-not-found', `Session ${id} not found in this data directory.`, {
-    sessionId: id,
-  })
-}
-
-function sessionExists(id: string): TangentError {
-  return new TangentError('session-exists', `Session ${id} already exists on disk: load it instead.`, {
-    sessionId: id,
-  })
-}
-
-function storeClosed(): TangentError {
-  return new TangentError('store-closed', 'This JsonlStore is closed: open the data directory again.')
-}
-
-function readOnlyError(what: string): TangentError {
-  return new TangentError(
-    'store-read-only',
-    `This JsonlStore was opened read-only and cannot ${what}: open it without readOnly (it takes the writer lock).`,
-  )
 }

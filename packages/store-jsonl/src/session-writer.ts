@@ -162,6 +162,20 @@ export class SessionWriter {
               )
       }
     }
+    // The file is opened per group commit, not held: a Host touching thousands of sessions
+    // must not run out of descriptors, and an open costs little next to an fsync.
+    try {
+      await this.#closeHandle()
+    } catch (error) {
+      this.#error ??= new TangentError(
+        'store-write-failed',
+        `Closing session log ${this.file} failed.`,
+        {
+          file: this.file,
+        },
+        { cause: error },
+      )
+    }
   }
 
   async #commitBatch(): Promise<void> {
