@@ -146,6 +146,18 @@ describe('crash repair', () => {
     expect(child.inheritedEventCount).toBe(loaded.events.length)
   })
 
+  it('removes temp files left by an interrupted atomic write', async () => {
+    const dir = tempDataDir()
+    await writeSession(dir, 's')
+    const temp = path.join(dir, 'sessions', '.s.jsonl.tmp-123-abcd')
+    fs.writeFileSync(temp, 'half a rewrite')
+    fs.writeFileSync(path.join(dir, '.catalog.json.tmp-123-abcd'), '{')
+    const db = await openStore(dir)
+    expect(fs.existsSync(temp)).toBe(false)
+    expect(fs.existsSync(path.join(dir, '.catalog.json.tmp-123-abcd'))).toBe(false)
+    expect((await db.load('s')).events.length).toBeGreaterThan(0)
+  })
+
   it('a log without even a complete header is moved to .torn and is not a session', async () => {
     const dir = tempDataDir()
     fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true })

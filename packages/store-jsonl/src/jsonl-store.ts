@@ -1,7 +1,8 @@
 // JsonlStore: persists a SessionStore as one JSONL log per session (DESIGN.md §4):
 // forks by reference, group commit, crash repair on load, one writer, a catalog.
-import { existsSync, mkdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import {
   assertValidSessionId,
   closingEventsForOpenTurn,
@@ -97,6 +98,7 @@ export class JsonlStore {
     try {
       const catalog = await Catalog.open(paths, { verifySizes: lock.tookOver })
       const store = new JsonlStore(paths, options, lock, catalog)
+      await removeTempFiles(paths)
       await store.#removeHeaderlessLogs()
       if (catalog.dirty) await store.#persistCatalog()
       return store
@@ -558,6 +560,18 @@ export class JsonlStore {
     this.#assertOpen()
     if (this.readOnly) throw storeReadOnly('change sessions')
   }
+}
+
+/**
+ * Temp files of atomic writes that a crash interrupted (the target was never replaced).
+ * Only the writer's own kinds: a lock temp file may belong to a process racing for the lock.
+ */
+async function removeTempFiles(paths: StorePaths): Promise<void> {
+  for (const name of readdirSync(paths.dir))
+    if (name.startsWith('.catalog.json.tmp-')) await unlinkIfPresent(path.join(paths.dir, name))
+  for (const name of readdirSync(paths.sessionsDir))
+    if (name.startsWith('.') && name.includes('.jsonl.tmp-'))
+      await unlinkIfPresent(path.join(paths.sessionsDir, name))
 }
 
 function catalogStamp(paths: StorePaths): string {
