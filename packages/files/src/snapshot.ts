@@ -1,6 +1,6 @@
 // Takes a snapshot of a directory as a git tree: stage it into the directory's private index
 // (`git add -A`, fast on an unchanged tree thanks to the stat and untracked caches), write the
-// tree, and chain it onto the directory's ref so `git gc` keeps it.
+// tree, and record it under the directory's refs so `git gc` keeps it.
 import { lstat, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
@@ -38,34 +38,37 @@ async function previousTree(
   return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null
 }
 
+/** lstat, or null when the path has gone meanwhile (nothing to stage then; git add sees it gone). */
+function lstatIfPresent(file: string) {
+  return lstat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null
+    throw error
+  })
+}
+
 /** Untracked paths that must not be staged: too big, nested repositories, sockets and the like. */
 async function findSkipped(directory: SnapshotDirectory, untracked: readonly string[], maxFileBytes: number) {
-  const skipped: string[] = []
-  for (const relative of untracked) {
-    // ls-files names an embedded repository (or submodule) as `dir/`: its files are its own.
-    if (relative.endsWith('/')) {
-      skipped.push(relative)
-      continue
-    }
-    const info = await lstat(path.join(directory.path, relative)).catch((error: NodeJS.ErrnoException) => {
-      // Deleted between the listing and now: nothing to stage, git add will see it gone.
-      if (error.code === 'ENOENT') return null
-      throw error
-    })
-    if (info === null || info.isSymbolicLink()) continue
-    if (!info.isFile() || info.size > maxFileBytes) skipped.push(relative)
-  }
-  return skipped
+  const verdicts = await Promise.all(
+    untracked.map(async (relative) => {
+      // ls-files names an embedded repository (or submodule) as `dir/`: its files are its own.
+      if (relative.endsWith('/')) return true
+      const info = await lstatIfPresent(path.join(directory.path, relative))
+      if (info === null || info.isSymbolicLink()) return false
+      return !info.isFile() || info.size > maxFileBytes
+    }),
+  )
+  return untracked.filter((_, index) => verdicts[index])
 }
 
 /** Tracked paths among `changed` that have grown over the limit since they were staged. */
 async function findGrown(directory: SnapshotDirectory, changed: readonly string[], maxFileBytes: number) {
-  const grown: string[] = []
-  for (const relative of changed) {
-    const info = await lstat(path.join(directory.path, relative)).catch(() => null)
-    if (info?.isFile() && info.size > maxFileBytes) grown.push(relative)
-  }
-  return grown
+  const infos = await Promise.all(
+    changed.map((relative) => lstatIfPresent(path.join(directory.path, relative))),
+  )
+  return changed.filter((_, index) => {
+    const info = infos[index]
+    return info?.isFile() === true && info.size > maxFileBytes
+  })
 }
 
 /** Paths named by `git add --ignore-errors` as unreadable. */

@@ -148,8 +148,6 @@ export async function createWorktree(
     const branch = `tangent/${options.sessionId}`
     await runGit(['worktree', 'add', '--quiet', '-b', branch, root, git.head], { cwd: git.top })
     const target = git.prefix === '' ? root : path.join(root, git.prefix)
-    await mkdir(target, { recursive: true })
-    await materializeOverHead(context, target, tree)
     record = {
       sessionId: options.sessionId,
       kind: 'git-worktree',
@@ -162,9 +160,11 @@ export async function createWorktree(
       baseCommit: git.head,
       createdAt: new Date().toISOString(),
     }
+    // Recorded before filling it, so a fork that fails halfway can still be removed.
+    await writeRecord(repository, record)
+    await mkdir(target, { recursive: true })
+    await materializeOverHead(context, target, tree)
   } else {
-    await mkdir(root, { recursive: true })
-    await checkoutTree(repository, { target: root, tree, paths: null, deleteMissing: false })
     record = {
       sessionId: options.sessionId,
       kind: 'copy',
@@ -174,8 +174,10 @@ export async function createWorktree(
       sourceCwd: source,
       createdAt: new Date().toISOString(),
     }
+    await writeRecord(repository, record)
+    await mkdir(root, { recursive: true })
+    await checkoutTree(repository, { target: root, tree, paths: null, deleteMissing: false })
   }
-  await writeFile(recordFile(repository, options.sessionId), `${JSON.stringify(record, null, 2)}\n`)
   return {
     path: record.path,
     root,
@@ -183,6 +185,10 @@ export async function createWorktree(
     ...(record.branch ? { branch: record.branch } : {}),
     tree,
   }
+}
+
+async function writeRecord(repository: ShadowRepository, record: WorktreeRecord): Promise<void> {
+  await writeFile(recordFile(repository, record.sessionId), `${JSON.stringify(record, null, 2)}\n`)
 }
 
 async function readRecord(repository: ShadowRepository, sessionId: string): Promise<WorktreeRecord | null> {
@@ -231,9 +237,9 @@ export async function removeWorktree(
       { path: worktreePath },
     )
   }
-  if (existsSync(record.root)) {
+  if (!options.force && existsSync(record.root)) {
     const dirty = await findDirty(context, record)
-    if (dirty.length > 0 && !options.force) {
+    if (dirty.length > 0) {
       return {
         removed: false,
         reason: `${dirty.length} uncommitted change(s) would be lost: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}. Commit them (or pass force to remove anyway).`,
