@@ -11,7 +11,6 @@ import { connectRpc, seededRandom, sleep, spawnServe, tempDir } from './lib.mjs'
  * @typedef {{
  *   id: string,
  *   known: WireEvent[],          // events seen durable (after a restart, or acknowledged)
- *   ackedEnd: number,            // seq of the last turn/end whose session.prompt resolved (-1: none)
  *   inFlight: boolean,           // a session.prompt was sent and had not resolved at the kill
  *   parent: { id: string, boundary: number } | null,
  * }} Tracked
@@ -76,7 +75,7 @@ export async function runCrashTest(options) {
     let client = await connectRpc(host.info)
     for (let i = 0; i < 3; i++) {
       const summary = await client.call('session.create', { cwd: work })
-      const tracked = { id: summary.id, known: [], ackedEnd: -1, inFlight: false, parent: null }
+      const tracked = { id: summary.id, known: [], inFlight: false, parent: null }
       sessions.set(summary.id, tracked)
       const result = await client.call('session.prompt', { sessionId: summary.id, text: nextPrompt() })
       const { events } = await client.call('session.get', { sessionId: summary.id })
@@ -130,7 +129,6 @@ export async function runCrashTest(options) {
       problem(
         `${tracked.id}: prompt resolved with seqs ${result.turnStartSeq}..${result.turnEndSeq} not a turn`,
       )
-    tracked.ackedEnd = result.turnEndSeq
     tracked.known = events.slice(0, result.turnEndSeq + 1)
   }
 
@@ -160,7 +158,6 @@ export async function runCrashTest(options) {
           sessions.set(result.session.id, {
             id: result.session.id,
             known: [],
-            ackedEnd: -1,
             inFlight: false,
             parent: { id: tracked.id, boundary: result.boundary },
           })
@@ -229,6 +226,12 @@ export async function runCrashTest(options) {
       }
       if (open || lastTurnMarker(events) === 'turn/start')
         problem(`${tracked.id}: a turn is still open after restart`)
+      // Only the turn that was in flight at the kill may add events nobody acknowledged.
+      const acknowledged = Math.max(tracked.known.length, firstOwn)
+      if (!tracked.inFlight && events.length !== acknowledged)
+        problem(
+          `${tracked.id}: ${events.length - acknowledged} unacknowledged events, no prompt was in flight`,
+        )
       tracked.known = events
       tracked.inFlight = false
       if (interruptedEnd >= 0) await proveUsable(client, tracked, interruptedEnd)
@@ -250,7 +253,6 @@ export async function runCrashTest(options) {
       sessions.set(fork.session.id, {
         id: fork.session.id,
         known: [],
-        ackedEnd: -1,
         inFlight: false,
         parent: { id: tracked.id, boundary: fork.boundary },
       })
