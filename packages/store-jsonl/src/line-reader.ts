@@ -37,6 +37,7 @@ export async function readLines(
     let lineNumber = 0
     let lastLine = ''
     let carry: Buffer[] = []
+    let atEnd = false
     const emit = (text: string): boolean => {
       lineNumber++
       lastLine = text
@@ -49,8 +50,11 @@ export async function readLines(
       stopped: true,
     })
     for (;;) {
+      if (atEnd) break
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
       if (bytesRead === 0) break
+      // A short read is the end of the file (as of now): no extra read just to see nothing.
+      atEnd = bytesRead < buffer.length
       position += bytesRead
       const data = buffer.subarray(0, bytesRead)
       if (data.indexOf(10) < 0) {
