@@ -104,6 +104,8 @@ describe('host discovery', () => {
     child.kill('SIGKILL')
     await once(child, 'exit')
     expect(await turn).toBe('connection-closed')
+    console.log('DEBUG file', fs.readFileSync(path.join(home, 'sessions', `${session.id}.jsonl`), 'utf8').split('\n').map((l) => l.slice(0, 80)))
+    console.log('DEBUG files', fs.readdirSync(path.join(home, 'sessions')), fs.existsSync(path.join(home, 'catalog.json')) && fs.readFileSync(path.join(home, 'catalog.json'), 'utf8').slice(0, 400))
     expect(fs.existsSync(discoveryFile(home))).toBe(true)
     expect(await readHostDiscovery(home)).toBeNull()
 

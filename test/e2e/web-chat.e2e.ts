@@ -52,9 +52,10 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'and a second thing')
 
     const users = page.getByTestId('user-message')
-    await expect
-      .poll(() => users.allTextContents())
-      .toEqual([expect.stringContaining('hello there'), expect.stringContaining('and a second thing')])
+    await eventually(() => users.allTextContents()).toEqual([
+      expect.stringContaining('hello there'),
+      expect.stringContaining('and a second thing'),
+    ])
     const answers = await page.getByTestId('assistant-message').allTextContents()
     expect(answers).toEqual([expect.stringContaining('Turn 1'), expect.stringContaining('Turn 2')])
     expect(await row(page, id).getAttribute('data-status')).toBe('idle')
@@ -95,9 +96,9 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
 
-    await expect
-      .poll(() => page.getByTestId('user-message').allTextContents())
-      .toEqual([expect.stringContaining('first question')])
+    await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([
+      expect.stringContaining('first question'),
+    ])
     await page.getByTestId('fork-divider').waitFor()
     const childRow = row(page, child)
     await childRow.waitFor()
@@ -111,11 +112,16 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'child only')
     await row(page, parent).getByTestId('row-title').click()
     await eventually(() => openSessionId(page)).toBe(parent)
-    await expect
-      .poll(() => page.getByTestId('user-message').allTextContents())
-      .toEqual([expect.stringContaining('first question'), expect.stringContaining('second question')])
+    await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([
+      expect.stringContaining('first question'),
+      expect.stringContaining('second question'),
+    ])
     await row(page, child).getByTestId('row-title').click()
-    await eventually(() => page.getByTestId('user-message').count()).toBe(2)
+    await eventually(() => openSessionId(page)).toBe(child)
+    await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([
+      expect.stringContaining('first question'),
+      expect.stringContaining('child only'),
+    ])
   })
 
   it('edits a message in a new branch: the child stops before it and the composer holds its text', async () => {
@@ -128,9 +134,9 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
     await eventually(() => page.getByTestId('composer-input').inputValue()).toBe('rewrite me please')
-    await expect
-      .poll(() => page.getByTestId('user-message').allTextContents())
-      .toEqual([expect.stringContaining('keep this one')])
+    await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([
+      expect.stringContaining('keep this one'),
+    ])
     expect(await row(page, child).getAttribute('data-parent-id')).toBe(parent)
 
     // Sending the edited text continues the branch.

@@ -96,9 +96,10 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     }
     await row(page, childA).getByTestId('row-title').click()
     await eventually(() => openSessionId(page)).toBe(childA)
-    await expect
-      .poll(() => page.getByTestId('user-message').allTextContents())
-      .toEqual([expect.stringContaining('shared history'), expect.stringContaining('only in A')])
+    await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([
+      expect.stringContaining('shared history'),
+      expect.stringContaining('only in A'),
+    ])
   })
 
   it('shows forks made in one tab live in another', async () => {
@@ -181,19 +182,19 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     const id = await newSession(page)
     await chat(page, 'narrow window check')
     await page.setViewportSize({ width: 420, height: 760 })
-    await expect
-      .poll(() => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right))
-      .toBeLessThanOrEqual(0)
+    await eventually(() =>
+      page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right),
+    ).toBeLessThanOrEqual(0)
     await screenshot(page, 'narrow')
     await page.getByTestId('sidebar-toggle').click()
-    await expect
-      .poll(() => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().left))
-      .toBe(0)
+    await eventually(() =>
+      page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().left),
+    ).toBe(0)
     await screenshot(page, 'narrow-sidebar')
     await row(page, id).getByTestId('row-title').click()
-    await expect
-      .poll(() => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right))
-      .toBeLessThanOrEqual(0)
+    await eventually(() =>
+      page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right),
+    ).toBeLessThanOrEqual(0)
     const composer = await page.getByTestId('composer').boundingBox()
     expect(composer!.width).toBeLessThanOrEqual(420)
   })

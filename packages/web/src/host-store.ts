@@ -161,12 +161,17 @@ export class HostStore {
 
   async openSession(sessionId: string): Promise<void> {
     if (this.#state.openSessionId === sessionId && this.#state.transcript?.sessionId === sessionId) return
+    await this.#switchTo(sessionId)
+  }
+
+  /** Leaves the open session's live feed and loads another one. */
+  async #switchTo(sessionId: string): Promise<void> {
     const previous = this.#state.transcript?.sessionId
-    const client = this.#need()
-    if (previous !== undefined)
-      client
+    if (previous !== undefined && previous !== sessionId) {
+      this.#need()
         .call('session.unsubscribe', { sessionId: previous })
         .catch((error: unknown) => this.report(error))
+    }
     await this.#load(sessionId)
   }
 
@@ -231,7 +236,7 @@ export class HostStore {
         try {
           child = (await client.call('session.get', { sessionId: data.sessionId })).session
           this.#adoptChild(child, draft)
-          await this.#load(child.id)
+          await this.#switchTo(child.id)
         } catch (lookupError) {
           this.report(lookupError)
         }
@@ -240,12 +245,7 @@ export class HostStore {
       return child
     }
     this.#adoptChild(child, draft)
-    const previous = this.#state.transcript?.sessionId
-    if (previous !== undefined)
-      client
-        .call('session.unsubscribe', { sessionId: previous })
-        .catch((error: unknown) => this.report(error))
-    await this.#load(child.id)
+    await this.#switchTo(child.id)
     return child
   }
 
@@ -326,7 +326,7 @@ export class HostStore {
         'restored',
         n === 0
           ? 'Nothing to restore: no file this session changed differs from that point.'
-          : `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. Undo snapshot ${result.undoTree.slice(0, 10)}.`,
+          : `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. The files as they were before are kept in snapshot ${result.undoTree.slice(0, 10)}.`,
       )
     } catch (error) {
       const data = (error as { data?: { code?: unknown; paths?: unknown } }).data
@@ -396,7 +396,13 @@ export class HostStore {
       const { session, events } = await client.call('session.get', { sessionId })
       if (token !== this.#openToken) return
       await client.call('session.subscribe', { sessionId, fromSeq: events.length })
-      if (token !== this.#openToken) return
+      if (token !== this.#openToken) {
+        // Another session was opened meanwhile, and its unsubscribe may have gone out first.
+        if (this.#state.transcript?.sessionId !== sessionId) {
+          client.call('session.unsubscribe', { sessionId }).catch((error: unknown) => this.report(error))
+        }
+        return
+      }
       this.#upsert(session)
       const merged = mergeEvents(events, this.#buffered)
       this.#buffered = []
