@@ -201,6 +201,24 @@ describe('FileState.restore', () => {
     expect(read(w.cwd, 'star1.txt')).toBe("not the glob one, and not the session's\n")
   })
 
+  it('never deletes a file that was only left out of the target snapshot for its size', async () => {
+    const root = temps.make()
+    const cwd = path.join(root, 'project')
+    write(cwd, 'data.bin', Buffer.alloc(4000, 1))
+    const files = new FileState({ home: path.join(root, 'home'), maxFileBytes: 1000 })
+    const store = new SessionStore()
+    const session = store.create(undefined, { meta: { cwd } })
+    const w: World = { cwd, files, store, session, baseTree: (await files.snapshot(cwd)).tree }
+    const first = await turn(w, () => undefined)
+    expect(files.timeline(session)[0]?.skipped).toEqual(['data.bin'])
+    // The file shrinks under the limit: to the snapshots it looks added.
+    await turn(w, () => write(cwd, 'data.bin', 'small now\n'))
+    const result = await restore(w, first.end)
+    expect(result.restored).toEqual([])
+    expect(result.kept).toEqual(['data.bin'])
+    expect(read(cwd, 'data.bin')).toBe('small now\n')
+  })
+
   it('refuses paths that leave the directory', async () => {
     const w = await world()
     await expect(

@@ -132,6 +132,14 @@ describe('FileState.snapshot', () => {
     expect(await treeFiles(files, second.tree)).toEqual(['a.txt', 'b.txt'])
   })
 
+  it('refuses to snapshot TANGENT_HOME itself', async () => {
+    const root = temps.make()
+    const files = new FileState({ home: root })
+    await expect(files.snapshot(root)).rejects.toSatisfy((error) =>
+      TangentError.hasCode(error, 'snapshot-failed'),
+    )
+  })
+
   it('reports a nested repository as skipped instead of recording a foreign commit', async () => {
     const { root, files } = setup()
     const cwd = path.join(root, 'outer')
