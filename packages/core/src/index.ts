@@ -1,6 +1,7 @@
 // @tangent/core: the event log, Session, SessionStore and fork, replay, typed errors. Pure: no I/O.
 export { type ForkAnchor, resolveForkAnchor } from './anchor.js'
 export { TangentError, type TangentErrorCode } from './errors.js'
+export { EventIndex, indexedEventTypes } from './event-index.js'
 export * from './events.js'
 export { deepFreeze } from './freeze.js'
 export {

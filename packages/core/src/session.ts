@@ -1,11 +1,13 @@
 // A live session: a header plus an append-only list of frozen events.
 // Only a SessionStore creates sessions; appends are announced through it.
 import { TangentError } from './errors.js'
+import { EventIndex } from './event-index.js'
 import {
   asSeq,
   eventDataSchemas,
   eventTypePattern,
   isCoreEventType,
+  type ModelSelectionData,
   type SessionEvent,
   type SessionSeq,
 } from './events.js'
@@ -50,6 +52,7 @@ export class Session {
   readonly id: SessionId
   readonly header: Readonly<SessionHeader>
   readonly #events: SessionEvent[]
+  readonly #index: EventIndex
   readonly #grammar: GrammarState
   readonly #hooks: SessionHooks
   readonly #now: () => number
@@ -61,10 +64,12 @@ export class Session {
     grammar: GrammarState,
     hooks: SessionHooks,
     now: () => number,
+    index: EventIndex = EventIndex.build(events),
   ) {
     this.id = header.id
     this.header = Object.freeze({ ...header })
     this.#events = events
+    this.#index = index
     this.#grammar = grammar
     this.#hooks = hooks
     this.#now = now
@@ -103,11 +108,42 @@ export class Session {
 
   /** The latest `session/title`, else the header's title. */
   get title(): string | undefined {
-    for (let i = this.#events.length - 1; i >= 0; i--) {
-      const event = this.#events[i]!
-      if (event.type === 'session/title') return (event.data as { title: string }).title
+    const event = this.latestOfType('session/title')
+    return event ? (event.data as { title: string }).title : this.header.title
+  }
+
+  /** The latest `model/selection` in the log (inherited ones count), or null. */
+  get model(): ModelSelectionData | null {
+    const event = this.latestOfType('model/selection')
+    return event ? (event.data as ModelSelectionData) : null
+  }
+
+  /**
+   * The latest event of `type` at or before `atOrBefore` (default: the end), or
+   * undefined. O(log n) for the indexed types (titles, models, snapshots, turn
+   * markers), a backwards scan for any other.
+   */
+  latestOfType(type: string, atOrBefore: number = this.#events.length - 1): SessionEvent | undefined {
+    const last = Math.min(atOrBefore, this.#events.length - 1)
+    if (EventIndex.isIndexed(type)) {
+      const seq = this.#index.latest(type, last)
+      return seq < 0 ? undefined : this.#events[seq]
     }
-    return this.header.title
+    for (let i = last; i >= 0; i--) if (this.#events[i]!.type === type) return this.#events[i]
+    return undefined
+  }
+
+  /** Seqs of an indexed event type (`turn/end`, `snapshot/taken`, …), in order. */
+  seqsOfType(type: string): readonly number[] {
+    if (!EventIndex.isIndexed(type)) {
+      return this.#events.filter((event) => event.type === type).map((event) => event.seq)
+    }
+    return this.#index.seqs(type)
+  }
+
+  /** @internal The index of the first `count` events, for a fork's child. */
+  indexPrefix(count: number): EventIndex {
+    return this.#index.prefix(count)
   }
 
   /**
@@ -142,6 +178,7 @@ export class Session {
     this.#grammar.accept(seq, type, data)
     const event = deepFreeze({ seq, time, type, data: data ?? null }) as SessionEvent<T>
     this.#events.push(event)
+    this.#index.add(event)
     this.#hooks.appended(this, event)
     return event
   }

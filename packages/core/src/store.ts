@@ -1,6 +1,7 @@
 // SessionStore: the live sessions of one process, and the fork operation
 // (decision record seeds/000, DESIGN.md §3). Persistence listens to its events.
 import { TangentError } from './errors.js'
+import type { EventIndex } from './event-index.js'
 import type { SessionEvent, SessionSeq } from './events.js'
 import { deepFreeze } from './freeze.js'
 import { GrammarState } from './grammar.js'
@@ -175,7 +176,13 @@ export class SessionStore {
       inheritedEventCount: cut + 1,
     }
     // The prefix ends outside any turn, so the child's grammar starts idle.
-    return this.#publish(header, parent.events.slice(0, cut + 1), new GrammarState(), 'fork')
+    return this.#publish(
+      header,
+      parent.events.slice(0, cut + 1),
+      new GrammarState(),
+      'fork',
+      parent.indexPrefix(cut + 1),
+    )
   }
 
   /** Forgets the live object (storage keeps the session). Later use of it is stale. */
@@ -212,8 +219,9 @@ export class SessionStore {
     events: SessionEvent[],
     grammar: GrammarState,
     via: SessionCreatedVia,
+    index?: EventIndex,
   ): Session {
-    const session = new Session(header, events, grammar, this.#hooks, this.#now)
+    const session = new Session(header, events, grammar, this.#hooks, this.#now, index)
     this.#sessions.set(session.id, session)
     this.#published.add(session)
     for (const listener of this.#listeners.created) listener(session, via)
