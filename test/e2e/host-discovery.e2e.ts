@@ -96,16 +96,10 @@ describe('host discovery', () => {
         () => 'ended',
         (error: { data?: { code?: string } }) => error.data?.code,
       )
-    await waitFor(async () =>
-      (await client.call('session.get', { sessionId: session.id })).events.some(
-        (event) => event.type === 'step/start',
-      ),
-    )
+    await waitFor(() => streaming, 'the first delta')
     child.kill('SIGKILL')
     await once(child, 'exit')
     expect(await turn).toBe('connection-closed')
-    console.log('DEBUG file', fs.readFileSync(path.join(home, 'sessions', `${session.id}.jsonl`), 'utf8').split('\n').map((l) => l.slice(0, 80)))
-    console.log('DEBUG files', fs.readdirSync(path.join(home, 'sessions')), fs.existsSync(path.join(home, 'catalog.json')) && fs.readFileSync(path.join(home, 'catalog.json'), 'utf8').slice(0, 400))
     expect(fs.existsSync(discoveryFile(home))).toBe(true)
     expect(await readHostDiscovery(home)).toBeNull()
 
