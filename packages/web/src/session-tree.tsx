@@ -20,7 +20,7 @@ type Row =
     }
   | SessionRowModel
 
-export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
+export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; filter: string }) {
   const store = useStore()
   const treeVersion = useHost((state) => state.treeVersion)
   const workspaces = useHost((state) => state.workspaces)
@@ -36,8 +36,21 @@ export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
     const sessions = store.getState().sessions.values()
     return buildLineage(sessions, showArchived, new Set(workspaces.map((workspace) => workspace.id)))
   }, [store, treeVersion, showArchived, workspaces])
+  const query = filter.trim().toLowerCase()
+  // While filtering, titles matter, so the list follows every session change.
+  const filtering = useHost((state) => (query === '' ? null : state.sessions))
   const rows = useMemo(() => {
     const list: Row[] = []
+    if (filtering !== null) {
+      for (const session of filtering.values()) {
+        if (!showArchived && session.archived) continue
+        if (!titleOf(session).toLowerCase().includes(query)) continue
+        list.push({ kind: 'session', session, depth: 0, childCount: 0, expanded: false, detachedFrom: null })
+      }
+      return list.sort((a, b) =>
+        a.kind === 'session' && b.kind === 'session' ? b.session.updatedAt - a.session.updatedAt : 0,
+      )
+    }
     const groups: Workspace[] = [...workspaces]
     if ((lineage.roots.get('') ?? []).length > 0) groups.push({ id: '', name: 'Other sessions', path: '' })
     for (const workspace of groups) {
@@ -47,7 +60,7 @@ export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
       if (!isCollapsed) list.push(...flattenWorkspace(lineage, workspace.id, expanded))
     }
     return list
-  }, [lineage, workspaces, collapsed, expanded])
+  }, [lineage, workspaces, collapsed, expanded, filtering, query, showArchived])
 
   const viewport = useRef<HTMLDivElement>(null)
   const [scrollTop, setScrollTop] = useState(0)
@@ -122,7 +135,12 @@ export function SessionTree({ onNavigate }: { onNavigate: () => void }) {
             )
           })}
         </div>
-        {rows.length === 0 ? (
+        {rows.length === 0 && query !== '' ? (
+          <p className="tree-empty" data-testid="filter-empty">
+            No session title contains “{filter.trim()}”.
+          </p>
+        ) : null}
+        {rows.length === 0 && query === '' ? (
           <p className="tree-empty">
             Open a folder to start. Each folder is a workspace with its own sessions.
           </p>

@@ -11,6 +11,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   const showArchived = useHost((state) => state.showArchived)
   const [path, setPath] = useState('')
   const [opening, setOpening] = useState(false)
+  const [filter, setFilter] = useState('')
 
   async function openFolder(event: FormEvent) {
     event.preventDefault()
@@ -51,7 +52,20 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
           Open
         </button>
       </form>
-      <SessionTree onNavigate={onNavigate} />
+      <div className="filter">
+        <input
+          type="search"
+          data-testid="session-filter"
+          placeholder="Filter sessions"
+          aria-label="Filter sessions by title"
+          value={filter}
+          onChange={(event) => setFilter(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') setFilter('')
+          }}
+        />
+      </div>
+      <SessionTree onNavigate={onNavigate} filter={filter} />
       <label className="sidebar-foot">
         <input
           type="checkbox"
