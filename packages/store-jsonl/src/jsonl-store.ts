@@ -457,12 +457,13 @@ export class JsonlStore {
   // ── delete and materialise ──────────────────────────────────────────────────────
 
   async #materialize(record: CatalogRecord): Promise<void> {
+    // A load of this child in flight would install its own writer: let it finish first (its
+    // failure is its caller's to see). A load that starts now waits for the writer below.
+    await this.#loading.get(record.id)?.catch(() => undefined)
     let writer = this.#writers.get(record.id)
     if (!writer) {
-      const file = sessionLogFile(this.#paths, record.id)
-      writer = new SessionWriter({ file, exists: true })
+      writer = new SessionWriter({ file: sessionLogFile(this.#paths, record.id), exists: true })
       this.#writers.set(record.id, writer)
-      if (!this.store.has(record.id)) await this.#loading.get(record.id)?.catch(() => undefined)
     }
     const done = await writer.exclusive(async () => {
       const result = await materializeFork(this.#paths, record.id)
