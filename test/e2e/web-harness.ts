@@ -13,7 +13,14 @@ import { expect } from 'vitest'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const webRoot = path.join(root, 'packages/web/dist')
-export const screenshotDir = path.join(root, 'docs/screenshots')
+/**
+ * Where screenshots go: docs/screenshots with TANGENT_SCREENSHOTS=1 (to refresh the README's
+ * pictures), else a temp dir, so an ordinary test run leaves the checkout unchanged.
+ */
+export const screenshotDir =
+  process.env.TANGENT_SCREENSHOTS === '1'
+    ? path.join(root, 'docs/screenshots')
+    : path.join(os.tmpdir(), 'tangent-web-screenshots')
 
 /** The chromium binary, or null when it is not installed. */
 export function findChromium(): string | null {
