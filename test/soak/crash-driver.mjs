@@ -24,6 +24,7 @@ import { connectRpc, seededRandom, sleep, spawnServe, tempDir } from './lib.mjs'
  *   minKillMs?: number,
  *   maxKillMs?: number,
  *   demoDelayMs?: number,
+ *   proveAll?: boolean,          // fork + prompt every interrupted session (default: one per restart)
  *   log?: (line: string) => void,
  * }} options
  */
@@ -184,6 +185,7 @@ export async function runCrashTest(options) {
    * @param {import('@tangent/protocol').RpcClient} client
    */
   async function verify(client) {
+    let proved = false
     const listed = new Set((await client.call('session.list', { includeArchived: true })).map((s) => s.id))
     // A snapshot: proving an interrupted session usable adds a fork to `sessions`.
     for (const tracked of [...sessions.values()]) {
@@ -234,7 +236,10 @@ export async function runCrashTest(options) {
         )
       tracked.known = events
       tracked.inFlight = false
-      if (interruptedEnd >= 0) await proveUsable(client, tracked, interruptedEnd)
+      if (interruptedEnd >= 0 && (options.proveAll || !proved)) {
+        await proveUsable(client, tracked, interruptedEnd)
+        proved = true
+      }
     }
   }
 

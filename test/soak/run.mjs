@@ -22,7 +22,13 @@ let failed = false
 
 if (values.only === undefined || values.only === 'crash') {
   const seed = proveSeed('soak crash', 1729)
-  const report = await runCrashTest({ seed, kills: Number(values.kills), activePerRound: 4, log })
+  const report = await runCrashTest({
+    seed,
+    kills: Number(values.kills),
+    activePerRound: 4,
+    proveAll: true,
+    log,
+  })
   console.log('\n## Crash soak\n')
   console.log(JSON.stringify({ ...report, problems: report.problems.slice(0, 20) }, null, 2))
   failed ||= report.problems.length > 0
