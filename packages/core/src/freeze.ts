@@ -1,15 +1,30 @@
 // Events are deeply frozen when they enter a log, so forks can share them safely.
 
+/** Nesting depth after which the walk starts tracking visited objects (cycles are rare; a Set per event is not free). */
+const depthBeforeCycleTracking = 32
+
 export function deepFreeze<T>(value: T): T {
-  freezeAll(value, new Set())
+  freezeShallowFirst(value, 0)
   return value
 }
 
 // An object that is already frozen may still hold mutable children (a caller's
-// `Object.freeze({content: [...]})`), so frozen objects are walked too; `seen` stops cycles.
-function freezeAll(value: unknown, seen: Set<object>): void {
+// `Object.freeze({content: [...]})`), so frozen objects are walked too. Event data
+// is shallow, so the walk runs without bookkeeping; past a depth that only a
+// cycle (or absurd nesting) reaches, it continues with a `seen` set.
+function freezeShallowFirst(value: unknown, depth: number): void {
+  if (typeof value !== 'object' || value === null) return
+  if (depth > depthBeforeCycleTracking) {
+    freezeTracked(value, new Set())
+    return
+  }
+  Object.freeze(value)
+  for (const key of Object.keys(value)) freezeShallowFirst((value as Record<string, unknown>)[key], depth + 1)
+}
+
+function freezeTracked(value: unknown, seen: Set<object>): void {
   if (typeof value !== 'object' || value === null || seen.has(value)) return
   seen.add(value)
   Object.freeze(value)
-  for (const key of Object.keys(value)) freezeAll((value as Record<string, unknown>)[key], seen)
+  for (const key of Object.keys(value)) freezeTracked((value as Record<string, unknown>)[key], seen)
 }
