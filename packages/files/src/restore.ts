@@ -49,7 +49,7 @@ export interface RestoreContext {
 }
 
 /** The tree `toSeq` stands for, and the snapshot event it came from (null for baseTree). */
-export function targetOf(options: RestoreOptions): { tree: string | null; entry: TimelineEntry | null } {
+function targetOf(options: RestoreOptions): { tree: string | null; entry: TimelineEntry | null } {
   const own = snapshotsBetween(options.events, options.inheritedEventCount, options.toSeq).at(-1)
   if (own) return { tree: own.tree, entry: own }
   const inherited = snapshotsBetween(options.events, 0, options.toSeq).at(-1) ?? null

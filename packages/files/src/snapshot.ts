@@ -19,7 +19,7 @@ export interface Snapshot {
 }
 
 /** A pathspec that matches exactly `relative` (no glob, no magic). */
-export function literalPathspec(relative: string): string {
+function literalPathspec(relative: string): string {
   return `:(literal)${relative}`
 }
 

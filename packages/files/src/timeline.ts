@@ -25,8 +25,9 @@ function snapshotData(event: SessionEvent): { tree: string; changed: string[]; s
 /** Every `snapshot/taken` event of `events` with seq in [from, to]. */
 export function snapshotsBetween(events: readonly SessionEvent[], from: number, to: number): TimelineEntry[] {
   const entries: TimelineEntry[] = []
-  for (const event of events) {
-    if (event.seq < from || event.seq > to) continue
+  const last = Math.min(to, events.length - 1)
+  for (let seq = Math.max(0, from); seq <= last; seq++) {
+    const event = events[seq]!
     const data = snapshotData(event)
     if (data) entries.push({ seq: event.seq, ...data })
   }
@@ -42,7 +43,12 @@ export function treeAt(
   seq: number,
   baseTree: string | null = null,
 ): string | null {
-  return snapshotsBetween(events, 0, seq).at(-1)?.tree ?? baseTree
+  // Backwards from `seq`: the latest snapshot is usually near the end.
+  for (let i = Math.min(seq, events.length - 1); i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === 'snapshot/taken') return (event.data as { tree: string }).tree
+  }
+  return baseTree
 }
 
 /** The session's own snapshots (seq >= inheritedEventCount), oldest first. */
