@@ -1,6 +1,6 @@
 // SessionSummary (PROTOCOL.md) from the catalog entry and, when the session is live in
 // memory, its current events: the live object is fresher than the catalog.
-import { currentModel, type Session } from '@tangent/core'
+import type { Session } from '@tangent/core'
 import type { SessionSummary } from '@tangent/protocol'
 import type { CatalogEntry } from '@tangent/store-jsonl'
 import { z } from 'zod'
@@ -58,7 +58,7 @@ export function toSessionSummary(entry: CatalogEntry | undefined, live: Session 
 }
 
 function modelOf(session: Session): SessionSummary['model'] {
-  const selection = currentModel(session.events)
+  const selection = session.model
   if (!selection) return null
   return {
     provider: selection.provider,

@@ -2,13 +2,7 @@
 // resolveForkAnchor; the child takes the source's latest model, joins its workspace, and
 // gets its own directory with `files: 'worktree'`. Works on sessions only on disk, and on
 // running sessions at any completed turn without touching the running turn.
-import {
-  currentModel,
-  type ModelSelectionData,
-  resolveForkAnchor,
-  type Session,
-  TangentError,
-} from '@tangent/core'
+import { type ModelSelectionData, resolveForkAnchor, type Session, TangentError } from '@tangent/core'
 import type { SessionForkParams } from '@tangent/protocol'
 import type { ForkOutcome } from '../fork-requests.js'
 import { type HostContext, liveSession, summarize } from '../host-context.js'
@@ -52,11 +46,12 @@ async function forkSession(context: HostContext, params: SessionForkParams): Pro
   // The events as they are now: a running turn may append more, the boundary does not move.
   const events = source.events.slice()
   const boundary = resolveBoundary(source.id, events, params)
-  const latestModel = currentModel(events)
+  // Index lookups (O(log n)): a fork must not cost a scan of the whole history.
+  const latestModel = source.model
   const sourceMeta = hostMetaOf(source.header)
   const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
   const baseTree =
-    files.treeAt(events, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
+    snapshotTreeAt(source, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
   const sourceWorkspace = sourceMeta.workspaceId
   const attached = sourceWorkspace !== undefined && workspaces.has(sourceWorkspace)
 
@@ -91,7 +86,7 @@ async function forkSession(context: HostContext, params: SessionForkParams): Pro
     if (worktreePath !== undefined) await files.removeWorktree(worktreePath, { force: true })
     throw error
   }
-  if (latestModel && !sameModel(currentModel(child.events), latestModel)) {
+  if (latestModel && !sameModel(child.model, latestModel)) {
     child.append('model/selection', latestModel)
   }
   if (params.title !== undefined) child.append('session/title', { title: params.title })
@@ -123,4 +118,10 @@ function sameModel(a: ModelSelectionData | null, b: ModelSelectionData): boolean
   return (
     a !== null && a.provider === b.provider && a.model === b.model && a.reasoningEffort === b.reasoningEffort
   )
+}
+
+/** The tree of the latest `snapshot/taken` at or before `seq` (own or inherited), or null. */
+function snapshotTreeAt(session: Session, seq: number): string | null {
+  const event = session.latestOfType('snapshot/taken', seq)
+  return event ? (event.data as { tree: string }).tree : null
 }
