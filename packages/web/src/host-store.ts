@@ -73,9 +73,7 @@ export class HostStore {
         else this.#set({ openSessionId: null, transcript: null })
       }
     } catch (error) {
-      // A refused connection is shown by the connection state (and retried), not as an error.
-      const lost = (error as { data?: { code?: unknown } }).data?.code === 'connection-closed'
-      if (this.#client === client && !lost) this.report(error)
+      if (this.#client === client) this.report(error)
     }
   }
 
@@ -89,6 +87,9 @@ export class HostStore {
   report(error: unknown): void {
     const data = (error as { data?: { code?: unknown } }).data
     const code = typeof data?.code === 'string' ? data.code : 'internal'
+    // A lost connection (calls in flight, retries) is shown once by the connection banner
+    // and healed by reconnecting; a banner per failed call would only repeat it.
+    if (code === 'connection-closed') return
     const message = error instanceof Error ? error.message : String(error)
     this.#notify('error', code, message)
   }
