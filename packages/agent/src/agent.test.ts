@@ -68,11 +68,15 @@ function hangingTextStep(text: string, signal: AbortSignal | undefined): Languag
   }
 }
 
-function setup(model: MockLanguageModelV3, options: Partial<AgentOptions> = {}) {
+function setup(
+  model: MockLanguageModelV3,
+  options: Partial<AgentOptions> = {},
+  meta: Record<string, unknown> = {},
+) {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
   dirs.push(cwd)
   const store = new SessionStore()
-  const session = store.create(undefined, { meta: { cwd } })
+  const session = store.create(undefined, { meta: { cwd, ...meta } })
   const models = new ModelRegistry({ env: {}, models: { 'mock:model': model } })
   const counts = { flushes: 0 }
   const agent = new Agent({
@@ -87,6 +91,9 @@ function setup(model: MockLanguageModelV3, options: Partial<AgentOptions> = {}) 
   })
   return { cwd, store, session, agent, models, counts }
 }
+
+/** A session that already knows its first tree (a fork's `baseTree`), so no baseline snapshot is taken. */
+const withForkPointTree = { baseTree: 'fork-point-tree' }
 
 function types(events: readonly SessionEvent[]): string[] {
   return events.map((event) => event.type)
@@ -213,12 +220,16 @@ describe('Agent loop against MockLanguageModelV3', () => {
       ],
     })
     let snapshots = 0
-    const { agent, session, cwd } = setup(model, {
-      snapshot: async () => {
-        snapshots++
-        return { tree: 'abc123', changed: ['sleeper.pid'] }
+    const { agent, session, cwd } = setup(
+      model,
+      {
+        snapshot: async () => {
+          snapshots++
+          return { tree: 'abc123', changed: ['sleeper.pid'] }
+        },
       },
-    })
+      withForkPointTree,
+    )
     const pending = agent.prompt('sleep')
     const pidFile = path.join(cwd, 'sleeper.pid')
     while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === '') {
@@ -351,13 +362,17 @@ describe('Agent loop against MockLanguageModelV3', () => {
       ],
     })
     let calls = 0
-    const { agent, session } = setup(model, {
-      snapshot: async () => {
-        calls++
-        if (calls === 2) throw new Error('disk full')
-        return { tree: 'tree1', changed: ['x.txt'] }
+    const { agent, session } = setup(
+      model,
+      {
+        snapshot: async () => {
+          calls++
+          if (calls === 2) throw new Error('disk full')
+          return { tree: 'tree1', changed: ['x.txt'] }
+        },
       },
-    })
+      withForkPointTree,
+    )
     const result = await agent.prompt('go')
     expect(result.reason).toBe('completed')
     expect(dataOf(session.events, 'snapshot/taken')).toEqual([{ tree: 'tree1', changed: ['x.txt'] }])
@@ -376,6 +391,45 @@ describe('Agent loop against MockLanguageModelV3', () => {
     expect(result!.isError).toBe(true)
     expect(result!.output).toMatch(/^Invalid input for write/)
     expectValidIdleLog(session.events)
+  })
+})
+
+describe('Agent baseline snapshot', () => {
+  it('takes one baseline snapshot (changed: []) in the first turn of a session with no tree yet', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: [
+        toolStep([{ id: 'c1', name: 'write', input: { path: 'x.txt', content: '1' } }]),
+        textStep('ok'),
+        textStep('again'),
+      ],
+    })
+    const trees = ['base', 'after-write', 'unused']
+    const { agent, session } = setup(model, {
+      snapshot: async () => ({ tree: trees.shift()!, changed: ['someone-elses.txt'] }),
+    })
+    await agent.prompt('write it')
+    await agent.prompt('and talk')
+    const taken = dataOf<{ tree: string; changed: string[] }>(session.events, 'snapshot/taken')
+    expect(taken).toEqual([
+      { tree: 'base', changed: [] },
+      { tree: 'after-write', changed: ['someone-elses.txt'] },
+    ])
+    const baselineSeq = session.events.findIndex((e) => e.type === 'snapshot/taken')
+    expect(session.events[baselineSeq - 1]!.type).toBe('user/message')
+    expectValidIdleLog(session.events)
+  })
+
+  it('takes no baseline when the session has a fork-point tree', async () => {
+    const model = new MockLanguageModelV3({ doStream: [textStep('hi')] })
+    let calls = 0
+    const { agent, session } = setup(
+      model,
+      { snapshot: async () => ({ tree: `t${++calls}`, changed: [] }) },
+      withForkPointTree,
+    )
+    await agent.prompt('hello')
+    expect(calls).toBe(0)
+    expect(dataOf(session.events, 'snapshot/taken')).toEqual([])
   })
 })
 
@@ -410,12 +464,16 @@ describe('Agent abort after the tools', () => {
       doStream: [toolStep([{ id: 'c1', name: 'list', input: {} }]), textStep('never')],
     })
     let agentRef: Agent | null = null
-    const { agent, session } = setup(model, {
-      snapshot: async () => {
-        agentRef?.abort()
-        return null
+    const { agent, session } = setup(
+      model,
+      {
+        snapshot: async () => {
+          agentRef?.abort()
+          return null
+        },
       },
-    })
+      withForkPointTree,
+    )
     agentRef = agent
     expect((await agent.prompt('go')).reason).toBe('aborted')
     expect(model.doStreamCalls).toHaveLength(1)

@@ -121,6 +121,11 @@ export class Agent {
       this.session.append('user/message', { content: [{ type: 'text', text }] })
       let reason: TurnEndReason
       try {
+        // Without a first tree (no snapshot in the log, no fork-point tree), files
+        // could not be restored to the start of this session: take one now.
+        if (!this.session.latestOfType('snapshot/taken') && !this.session.header.baseTree) {
+          await this.#snapshot('baseline')
+        }
         reason = await this.#loop({ model, providerOptions, signal: controller.signal })
       } catch (error) {
         // A failure outside the model call (flush, a listener): close the turn as an error.
@@ -227,12 +232,15 @@ export class Agent {
   }
 
   /** Snapshot failures are recorded (log-only `snapshot/failed`) and never end the turn. */
-  async #snapshot(): Promise<void> {
+  async #snapshot(kind: 'step' | 'baseline' = 'step'): Promise<void> {
     const snapshot = this.#options.snapshot
     if (!snapshot) return
     try {
       const result = await snapshot(this.session)
-      if (result) this.session.append('snapshot/taken', result)
+      // A baseline records the files as this session found them: it changed nothing yet
+      // (the directory's previous snapshot may be another writer's).
+      if (result)
+        this.session.append('snapshot/taken', kind === 'baseline' ? { ...result, changed: [] } : result)
     } catch (error) {
       this.session.append('snapshot/failed', { message: errorMessage(error) })
     }
