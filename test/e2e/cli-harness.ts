@@ -50,7 +50,7 @@ export function removeSandbox(sandbox: Sandbox): void {
 export function tangent(
   sandbox: Sandbox,
   args: readonly string[],
-  options: { cwd?: string } = {},
+  options: { cwd?: string; input?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliMain, ...args], {
@@ -61,10 +61,10 @@ export function tangent(
     if (options.input !== undefined) child.stdin?.end(options.input)
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk
     })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk
     })
     child.on('error', reject)

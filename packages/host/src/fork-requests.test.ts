@@ -20,7 +20,8 @@ describe('ForkRequests', () => {
   it('forgets a failed attempt and a deleted child', async () => {
     const requests = new ForkRequests()
     await expect(requests.run('r', async () => Promise.reject(new Error('no')))).rejects.toThrow('no')
-    expect(await requests.run('r', async () => ({ childId: 'c', boundary: 1 }))).toEqual({
+    expect(await requests.run('r', async () => ({ sourceId: 's', childId: 'c', boundary: 1 }))).toEqual({
+      sourceId: 's',
       childId: 'c',
       boundary: 1,
     })

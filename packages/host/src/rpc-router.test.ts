@@ -70,7 +70,8 @@ describe('createRpcRouter', () => {
       connection: null,
     })
     expect(answer).toMatchObject({ error: { code: -32602, data: { code: 'invalid-params' } } })
-    const issues = (answer as { error: { data: { issues: { path: string[] }[] } } }).error.data.issues
+    const issues = (answer as unknown as { error: { data: { issues: { path: string[] }[] } } }).error.data
+      .issues
     expect(issues[0]?.path).toEqual(['sessionId'])
   })
 
