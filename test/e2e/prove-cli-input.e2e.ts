@@ -66,7 +66,7 @@ function expectOneLineError(
   expect(result.stderr).not.toMatch(/\n\s+at /)
 }
 
-describe('prove: bad input to the CLI', () => {
+describe('prove: bad input to the CLI', { timeout: 120_000 }, () => {
   it('bad usage: one line, exit 2', async () => {
     const cases: string[][] = [
       ['nope'],

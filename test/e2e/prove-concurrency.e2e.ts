@@ -54,7 +54,7 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true })
 })
 
-describe('prove: concurrency', () => {
+describe('prove: concurrency', { timeout: 120_000 }, () => {
   it('100 forks of one session in parallel: distinct, valid, listed, loadable after a restart', async () => {
     const client = clients[0]!
     const source = await client.call('session.create', { cwd: work })

@@ -113,7 +113,7 @@ async function caught(promise: Promise<unknown>): Promise<{ code?: string; data?
   throw new Error('expected a failure, the call succeeded')
 }
 
-describe('prove: torn and damaged files', () => {
+describe('prove: torn and damaged files', { timeout: 120_000 }, () => {
   it('a log truncated at random offsets: torn bytes kept in .torn, the good prefix loads, an open turn is closed', async () => {
     for (let round = 0; round < 16; round++) {
       const id = round % 2 === 0 ? ids.b : ids.c

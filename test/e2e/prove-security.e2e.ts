@@ -58,7 +58,7 @@ const externalAddress = Object.values(os.networkInterfaces())
   .flat()
   .find((address) => address && address.family === 'IPv4' && !address.internal)?.address
 
-describe('prove: security', () => {
+describe('prove: security', { timeout: 120_000 }, () => {
   it('HTTP /rpc: no token, a wrong token, the token elsewhere → 401; the right one → 200; /healthz is open', async () => {
     const url = `${served.info.url}/rpc`
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'host.info', params: {} })
