@@ -24,13 +24,17 @@ if (!chromiumPath && mustRunBrowser) {
   })
 }
 
+const slowPrompt =
+  'a slow answer: the demo model quotes this whole message back four characters at a time, ' +
+  'so a message this long keeps the turn running while the test looks at the page and then stops it'
+
 describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
   let host: TestHost
   let browser: Browser
   let page: Page
 
   beforeAll(async () => {
-    host = await startTestHost({ TANGENT_DEMO_DELAY_MS: '150' })
+    host = await startTestHost({ TANGENT_DEMO_DELAY_MS: '250' })
     browser = await launchBrowser()
     ;({ page } = await newPage(browser, { width: 1100, height: 760 }))
   })
@@ -46,7 +50,9 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
     await chat(page, 'one')
 
     const input = page.getByTestId('composer-input')
-    await input.fill('a slow answer with quite a few words in it so it streams for a while')
+    // ~200 characters at 4 a delta and 250 ms a delta: over 10 s of streaming, far longer
+    // than the checks below take even on a loaded machine; Esc ends it early.
+    await input.fill(slowPrompt)
     await input.press('Enter')
     const running = page.locator('[data-testid="turn"][data-running="true"]')
     await running.waitFor()
@@ -77,13 +83,13 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
     await openApp(page, host.url)
     const first = await newSession(page)
     const input = page.getByTestId('composer-input')
-    await input.fill('the first session works on something long enough to overlap with the second one')
+    await input.fill(`first session: ${slowPrompt}`)
     await input.press('Enter')
     await eventually(() => row(page, first).getAttribute('data-status')).toBe('running')
     await screenshot(page, 'running-turn')
 
     const second = await newSession(page)
-    await input.fill('the second session starts while the first one still runs in this folder')
+    await input.fill(`second session: ${slowPrompt}`)
     await input.press('Enter')
     const banner = page.getByTestId('shared-activity')
     await banner.waitFor()
