@@ -40,12 +40,19 @@ describe('agent with JsonlStore and FileState', () => {
     expect((await agent.prompt('append notes.txt: world')).reason).toBe('completed')
     expect(fs.readFileSync(path.join(cwd, 'notes.txt'), 'utf8')).toBe('hello\nworld\n')
     const snapshots = session.events.filter((event) => event.type === 'snapshot/taken')
-    expect(snapshots).toHaveLength(2)
-    expect((snapshots[1]!.data as { changed: string[] }).changed).toEqual(['notes.txt'])
+    // A baseline right after the first user message (nothing changed yet), then one per tool step.
+    expect(snapshots.map((event) => (event.data as { changed: string[] }).changed)).toEqual([
+      [],
+      ['notes.txt'],
+      ['notes.txt'],
+    ])
+    expect(session.events[snapshots[0]!.seq - 1]?.type).toBe('user/message')
 
     const child = jsonl.store.fork(session, firstEnd)
     const childAgent = makeAgent(child)
     expect((await childAgent.prompt('which turn is this?')).reason).toBe('completed')
+    // The fork inherits the parent's snapshots, so its first turn takes no baseline of its own.
+    expect(child.events.filter((event) => event.type === 'snapshot/taken')).toHaveLength(2)
     const childAnswer = child.events.findLast((event) => event.type === 'assistant/message')!.data
     expect(childAnswer).toEqual({
       content: [{ type: 'text', text: 'Turn 2: you said "which turn is this?".' }],

@@ -23,16 +23,18 @@ describe('tangent snapshots, fork --files worktree, diff, restore', () => {
   let child: string
   const notes = () => fs.readFileSync(path.join(sandbox.cwd, 'notes.txt'), 'utf8')
 
-  it('snapshots lists the seq and changed paths of each step that ran a tool', async () => {
+  it('snapshots lists the seq and changed paths of the baseline and of each step that ran a tool', async () => {
     const run = await json<{ sessionId: string }>(['run', 'write notes.txt: first'])
     parent = run.sessionId
     await json(['run', '--session', parent, 'write notes.txt: second'])
     const snapshots = await json<{ seq: number; tree: string; changed: string[] }[]>(['snapshots', parent])
-    expect(snapshots).toHaveLength(2)
-    expect(snapshots.every((snapshot) => snapshot.changed.includes('notes.txt'))).toBe(true)
-    firstSnapshot = snapshots[0]!.seq
+    // The first turn's baseline (files as the session found them), then one per tool step.
+    expect(snapshots.map((snapshot) => snapshot.changed)).toEqual([[], ['notes.txt'], ['notes.txt']])
+    const baseline = snapshots[0]!.seq
+    firstSnapshot = snapshots[1]!.seq
     const listed = await tangent(sandbox, ['snapshots', parent])
     expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`^\\s*${baseline}\\s+[0-9a-f]{12}\\s+\\(no changes\\)$`, 'm'))
     expect(listed.stdout).toMatch(new RegExp(`^\\s*${firstSnapshot}\\s+[0-9a-f]{12}\\s+notes\\.txt$`, 'm'))
   })
 

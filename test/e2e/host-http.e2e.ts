@@ -340,9 +340,10 @@ describe('methods over HTTP', () => {
     await t.call('session.prompt', { sessionId: session.id, text: 'write notes.txt: first' })
     const second = await t.call('session.prompt', { sessionId: session.id, text: 'write notes.txt: second' })
     const timeline = await t.call('snapshot.list', { sessionId: session.id })
-    expect(timeline).toHaveLength(2)
-    expect(timeline[0]?.changed).toEqual(['notes.txt'])
-    const child = await t.call('session.fork', { sessionId: session.id, atSeq: timeline[0]?.seq })
+    // The first turn's baseline (nothing changed yet), then one snapshot per tool step.
+    expect(timeline.map((entry) => entry.changed)).toEqual([[], ['notes.txt'], ['notes.txt']])
+    const firstStep = timeline[1]?.seq ?? 0
+    const child = await t.call('session.fork', { sessionId: session.id, atSeq: firstStep })
     const compared = await t.call('session.compare', { a: session.id, b: child.session.id })
     expect(compared.ancestor).toBe(session.id)
     expect(compared.forkSeq).toBe(child.boundary)
@@ -351,13 +352,11 @@ describe('methods over HTTP', () => {
     expect(compared.files.map((diff) => [diff.path, diff.status])).toEqual([['notes.txt', 'modified']])
     // Someone else edits the file: restoring to the first turn refuses, then force wins.
     fs.writeFileSync(path.join(work, 'notes.txt'), 'edited by hand\n')
-    const conflict = await rpcFailure(
-      t.call('snapshot.restore', { sessionId: session.id, seq: timeline[0]?.seq ?? 0 }),
-    )
+    const conflict = await rpcFailure(t.call('snapshot.restore', { sessionId: session.id, seq: firstStep }))
     expect(conflict.data).toMatchObject({ code: 'files-conflict', paths: ['notes.txt'] })
     const restored = await t.call('snapshot.restore', {
       sessionId: session.id,
-      seq: timeline[0]?.seq ?? 0,
+      seq: firstStep,
       force: true,
     })
     expect(restored.restored).toEqual(['notes.txt'])

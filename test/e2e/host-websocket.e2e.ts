@@ -152,7 +152,8 @@ describe('methods over a socket', () => {
     const got = await client.call('session.get', { sessionId: session.id })
     expect(got.events.at(-1)?.type).toBe('turn/end')
     const timeline = await client.call('snapshot.list', { sessionId: session.id })
-    expect(timeline.map((entry) => entry.changed)).toEqual([['plan.md']])
+    // The first turn's baseline (nothing changed yet), then the tool step's snapshot.
+    expect(timeline.map((entry) => entry.changed)).toEqual([[], ['plan.md']])
     const fork = await client.call('session.fork', { sessionId: session.id, title: 'Branch' })
     expect(fork.session).toMatchObject({
       parentSession: session.id,
@@ -172,7 +173,7 @@ describe('methods over a socket', () => {
     )
     const restored = await client.call('snapshot.restore', {
       sessionId: session.id,
-      seq: timeline[0]?.seq ?? 0,
+      seq: timeline[1]?.seq ?? 0,
     })
     expect(restored.restored).toEqual([])
     expect(await client.call('session.unsubscribe', { sessionId: session.id })).toEqual({})
