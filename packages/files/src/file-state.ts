@@ -43,6 +43,8 @@ export class FileState {
   readonly maxFileBytes: number
   readonly repository: ShadowRepository
   readonly #queue = new OperationQueue()
+  /** The latest realpath lookup: lookups settle in call order, so operations queue in call order. */
+  #resolving: Promise<unknown> = Promise.resolve()
 
   constructor(options: FileStateOptions) {
     this.repository = new ShadowRepository(options.home)
@@ -51,9 +53,8 @@ export class FileState {
   }
 
   /** Snapshots `cwd`; `changed` lists the paths that differ from its previous snapshot. */
-  async snapshot(cwd: string): Promise<Snapshot> {
-    const real = await realDirectory(cwd)
-    return this.#queue.run(real, () => this.#snapshotUnlocked(real))
+  snapshot(cwd: string): Promise<Snapshot> {
+    return this.#inOrder(cwd, (real) => this.#snapshotUnlocked(real))
   }
 
   /** Latest `snapshot/taken` tree at or before `seq`, else `baseTree`, else null. Pure. */
@@ -70,17 +71,19 @@ export class FileState {
    * Rewinds the paths this session changed after `toSeq` to their content at `toSeq`.
    * Takes an undo snapshot first; throws `files-conflict` {paths, undoTree} unless `force`.
    */
-  async restore(options: RestoreOptions): Promise<RestoreResult> {
-    const real = await realDirectory(options.cwd)
-    await this.repository.ensure()
-    return this.#queue.run(real, () => restoreSession(this.#context(), { ...options, cwd: real }))
+  restore(options: RestoreOptions): Promise<RestoreResult> {
+    return this.#inOrder(options.cwd, async (real) => {
+      await this.repository.ensure()
+      return restoreSession(this.#context(), { ...options, cwd: real })
+    })
   }
 
   /** Writes `paths` of `tree` back into cwd (removing those it lacks): the undo of a restore. */
-  async restoreTree(options: RestoreTreeOptions): Promise<RestoreResult> {
-    const real = await realDirectory(options.cwd)
-    await this.repository.ensure()
-    return this.#queue.run(real, () => restoreTree(this.#context(), { ...options, cwd: real }))
+  restoreTree(options: RestoreTreeOptions): Promise<RestoreResult> {
+    return this.#inOrder(options.cwd, async (real) => {
+      await this.repository.ensure()
+      return restoreTree(this.#context(), { ...options, cwd: real })
+    })
   }
 
   /** A directory for a forked session holding `tree` (or cwd's current state when null). */
@@ -132,6 +135,17 @@ export class FileState {
       if (key === 'size' || key === 'size-pack') kib += Number(value)
     }
     return kib * 1024
+  }
+
+  /**
+   * Runs `operation` on realpath(cwd) after the earlier operations on that directory. The
+   * lookups are chained so that calls queue in the order they were made, not in the order
+   * their (concurrent) realpath lookups happen to finish.
+   */
+  #inOrder<T>(cwd: string, operation: (real: string) => Promise<T>): Promise<T> {
+    const real = this.#resolving.then(() => realDirectory(cwd))
+    this.#resolving = real.catch(() => undefined)
+    return real.then((resolved) => this.#queue.run(resolved, () => operation(resolved)))
   }
 
   async #snapshotUnlocked(cwd: string): Promise<Snapshot> {
