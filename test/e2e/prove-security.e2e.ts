@@ -102,6 +102,35 @@ describe('prove: security', { timeout: 120_000 }, () => {
     expect(await upgradeStatus(good)).toBe(101)
   })
 
+  it('GET outside the web UI directory: encoded and raw `..` paths never serve files from elsewhere', async () => {
+    const paths = [
+      '/../../../../../../etc/passwd',
+      '/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+      '/..%2f..%2f..%2f..%2f..%2f..%2fetc%2fpasswd',
+      '/assets/..%2f..%2f..%2f..%2f..%2f..%2f..%2fetc%2fpasswd',
+      '/%2e%2e%5c%2e%2e%5cetc%5cpasswd',
+      '/%00/etc/passwd',
+      `/${encodeURIComponent(home)}/host.json`,
+      '/..%2f..%2fhome%2fhost.json',
+    ]
+    for (const target of paths) {
+      // A raw request line: fetch would normalise the `..` away before sending.
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect({ host: '127.0.0.1', port: served.info.port })
+        let text = ''
+        socket.setEncoding('utf8')
+        socket.on('data', (chunk) => {
+          text += chunk
+        })
+        socket.once('end', () => resolve(text))
+        socket.once('error', reject)
+        socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+      })
+      expect(answer, target).not.toMatch(/root:x?:0:0/)
+      expect(answer, target).not.toContain(served.info.token)
+    }
+  })
+
   it('binds 127.0.0.1 by default: not reachable on a non-loopback address without --host', async () => {
     expect(served.info.url).toBe(`http://127.0.0.1:${served.info.port}`)
     expect(await canConnect('127.0.0.1', served.info.port)).toBe(true)
