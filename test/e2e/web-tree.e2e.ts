@@ -198,23 +198,20 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     const composer = await page.getByTestId('composer').boundingBox()
     expect(composer!.width).toBeLessThanOrEqual(420)
   })
-})
 
-describe.skipIf(!chromiumPath)('web UI: a fork that cannot join its workspace', () => {
   it('adds the child to the tree and opens it, then shows workspace-attach-failed', async () => {
     let host = await startTestHost()
-    const browser = await launchBrowser()
+    let { context: own, page } = await newPage(browser)
     try {
-      let { page } = await newPage(browser)
       await openApp(page, host.url)
       await openWorkspace(page, host.workspace)
       const parent = await newSession(page)
       await chat(page, 'before the workspace goes away')
-      await page.close()
+      await own.close()
 
       // The workspace disappears while the Host is down (its registry file is lost).
       host = await host.restart(() => fs.rmSync(path.join(host.home, 'workspaces.json')))
-      ;({ page } = await newPage(browser))
+      ;({ context: own, page } = await newPage(browser))
       await openApp(page, host.url)
       await row(page, parent).getByTestId('row-title').click()
       await eventually(() => openSessionId(page)).toBe(parent)
@@ -227,20 +224,17 @@ describe.skipIf(!chromiumPath)('web UI: a fork that cannot join its workspace', 
       const child = (await openSessionId(page))!
       expect(await row(page, child).getAttribute('data-parent-id')).toBe(parent)
     } finally {
-      await browser.close()
+      await own.close()
       await host.close()
     }
   })
-})
 
-describe.skipIf(!chromiumPath)('web UI: the Host restarts', () => {
   it('shows the lost connection, reconnects by itself and shows the same sessions', async () => {
     // A fixed port and token (as with `TANGENT_TOKEN` and `--port`), so the page can come back.
     const port = await freePort()
     let host = await startTestHost({}, { port, token: 'web-restart-token' })
-    const browser = await launchBrowser()
+    const { context: own, page } = await newPage(browser)
     try {
-      const { page } = await newPage(browser)
       await openApp(page, host.url)
       await openWorkspace(page, host.workspace)
       const id = await newSession(page)
@@ -262,7 +256,7 @@ describe.skipIf(!chromiumPath)('web UI: the Host restarts', () => {
       await chat(page, 'and goes on after it')
       expect(await page.getByTestId('turn').count()).toBe(2)
     } finally {
-      await browser.close()
+      await own.close()
       await host.close()
     }
   })
