@@ -140,6 +140,30 @@ describe('prove: concurrency', { timeout: 120_000 }, () => {
     await begin()
   }, 60_000)
 
+  it('three `tangent serve` started at once on a fresh data dir: exactly one serves, the others name it', async () => {
+    const raceHome = path.join(root, 'race-home')
+    const attempts = await Promise.allSettled([0, 1, 2].map(() => spawnServe({ home: raceHome, cwd: work })))
+    const winners = attempts.filter((a) => a.status === 'fulfilled')
+    try {
+      expect(winners).toHaveLength(1)
+      const winner = (winners[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof spawnServe>>>).value
+      for (const attempt of attempts) {
+        if (attempt.status === 'fulfilled') continue
+        const message = String((attempt.reason as Error).message)
+        expect(message).toMatch(/error\[(host-running|store-locked)\]/)
+        expect(message).toContain(String(winner.pid))
+      }
+      const client = await connectRpc(winner.info)
+      expect(await client.call('host.info')).toHaveProperty('dataDir')
+      client.close()
+    } finally {
+      for (const attempt of winners)
+        await (attempt as PromiseFulfilledResult<Awaited<ReturnType<typeof spawnServe>>>).value.kill(
+          'SIGTERM',
+        )
+    }
+  }, 60_000)
+
   it('two Hosts on one data dir: the second refuses and names the holder pid', async () => {
     const shared = path.join(root, 'shared-home')
     const first = await spawnServe({ home: shared, cwd: work })

@@ -466,6 +466,15 @@ describe('prove: bad input to the Host', () => {
       const problem = mismatch(item, answer)
       if (problem) wrong.push(`${item.what}: ${problem}`)
     }
+    // A binary frame that is not UTF-8: a parse error, the socket stays usable.
+    const before = received.length
+    socket.send(Buffer.from([0xff, 0xfe, 0x7b, 0x80, 0x22]))
+    for (let wait = 0; received.length === before && wait < 500; wait++)
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    expect(received[before]).toMatchObject({
+      id: null,
+      error: { code: -32700, data: { code: 'parse-error' } },
+    })
     // Over the size limit: a JSON-RPC error, and the socket stays usable.
     const count = received.length
     socket.send(
