@@ -1,7 +1,7 @@
 // The web UI in real Chromium against a real Host: chat, branch from a turn, edit a message
 // in a new branch.
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   chat,
   chromiumPath,
@@ -35,13 +35,19 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     host = await startTestHost()
     browser = await launchBrowser()
   })
+  afterEach(() => {
+    // The page logs no errors of its own (RPC errors go to the banner, not the console).
+    expect(errors).toEqual([])
+  })
   afterAll(async () => {
     await browser?.close()
     await host?.close()
   })
+  let errors: string[] = []
+
   beforeEach(async () => {
     await context?.close()
-    ;({ context, page } = await newPage(browser))
+    ;({ context, page, errors } = await newPage(browser))
     await openApp(page, host.url)
   })
 

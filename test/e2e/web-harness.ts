@@ -131,12 +131,20 @@ export function eventually<T>(read: () => T | Promise<T>) {
   return expect.poll(read, { timeout: 15_000, interval: 50 })
 }
 
-/** A page whose actions fail after 15 s with Playwright's own message, before the test times out. */
+/**
+ * A page whose actions fail after 15 s with Playwright's own message, before the test times
+ * out. `errors` collects the page's console errors and uncaught exceptions.
+ */
 export async function newPage(browser: Browser, viewport = { width: 1280, height: 800 }) {
   const context = await browser.newContext({ viewport })
   const page = await context.newPage()
   page.setDefaultTimeout(15_000)
-  return { context, page }
+  const errors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text())
+  })
+  page.on('pageerror', (error) => errors.push(error.message))
+  return { context, page, errors }
 }
 
 export async function openApp(page: Page, url: string): Promise<void> {
