@@ -11,7 +11,10 @@ import { connectRpc, seededRandom, sleep, spawnServe, tempDir } from './lib.mjs'
  * @typedef {{
  *   id: string,
  *   known: WireEvent[],          // events seen durable (after a restart, or acknowledged)
- *   inFlight: boolean,           // a session.prompt was sent and had not resolved at the kill
+ *   inFlight: boolean,           // a session.prompt or session.rename was sent and had not resolved at the kill
+ *   title?: string,              // the last acknowledged session.rename
+ *   archived?: boolean,          // the last acknowledged session.archive
+ *   pending?: { title?: string, archived?: boolean }, // sent, not acknowledged at the kill
  *   parent: { id: string, boundary: number } | null,
  * }} Tracked
  */
@@ -57,6 +60,8 @@ export async function runCrashTest(options) {
     interruptedTurns: 0,
     completedUnacknowledged: 0,
     provenAfterInterrupt: 0,
+    acknowledgedRenames: 0,
+    acknowledgedArchives: 0,
     verifiedSessions: 0,
   }
   let counter = 0
@@ -164,6 +169,28 @@ export async function runCrashTest(options) {
           })
           continue
         }
+        if (random.chance(0.1)) {
+          const title = `title ${counter++} ${random.pick(['', 'é', '分支', '"quoted"'])}`
+          tracked.inFlight = true
+          tracked.pending = { title }
+          const summary = await client.call('session.rename', { sessionId: tracked.id, title })
+          if (events.length < summary.eventCount) problem(`${tracked.id}: rename answered before its event`)
+          tracked.known = events.slice(0, summary.eventCount)
+          tracked.title = title
+          tracked.pending = undefined
+          tracked.inFlight = false
+          stats.acknowledgedRenames++
+          continue
+        }
+        if (random.chance(0.06)) {
+          const archived = !tracked.archived
+          tracked.pending = { archived }
+          await client.call('session.archive', { sessionId: tracked.id, archived })
+          tracked.archived = archived
+          tracked.pending = undefined
+          stats.acknowledgedArchives++
+          continue
+        }
         tracked.inFlight = true
         const result = await client.call('session.prompt', { sessionId: tracked.id, text: nextPrompt() })
         tracked.inFlight = false
@@ -186,10 +213,34 @@ export async function runCrashTest(options) {
    */
   async function verify(client) {
     let proved = false
-    const listed = new Set((await client.call('session.list', { includeArchived: true })).map((s) => s.id))
+    const summaries = new Map(
+      (await client.call('session.list', { includeArchived: true })).map((summary) => [summary.id, summary]),
+    )
+    const listed = new Set(summaries.keys())
     // A snapshot: proving an interrupted session usable adds a fork to `sessions`.
     for (const tracked of [...sessions.values()]) {
       if (!listed.has(tracked.id)) problem(`${tracked.id}: missing from session.list after restart`)
+      // Acknowledged titles and archive flags survive; one in flight at the kill may or may not.
+      const summary = summaries.get(tracked.id)
+      if (summary && tracked.title !== undefined) {
+        const allowed = [tracked.title, tracked.pending?.title].filter((t) => t !== undefined)
+        if (!allowed.includes(summary.title))
+          problem(
+            `${tracked.id}: title ${JSON.stringify(summary.title)} after restart, acknowledged ${JSON.stringify(tracked.title)}`,
+          )
+      }
+      if (summary && tracked.archived !== undefined) {
+        const allowed = [tracked.archived, tracked.pending?.archived].filter((a) => a !== undefined)
+        if (!allowed.includes(summary.archived))
+          problem(
+            `${tracked.id}: archived ${summary.archived} after restart, acknowledged ${tracked.archived}`,
+          )
+      }
+      if (summary) {
+        if (tracked.title !== undefined) tracked.title = summary.title
+        if (tracked.archived !== undefined || summary.archived) tracked.archived = summary.archived
+      }
+      tracked.pending = undefined
       let events
       try {
         events = (await client.call('session.get', { sessionId: tracked.id })).events
