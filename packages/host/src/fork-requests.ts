@@ -11,7 +11,9 @@ export class ForkRequests {
   readonly #inFlight = new Map<string, Promise<ForkOutcome>>()
 
   /** Rebuilds the map from catalog headers (`forkRequestId`, `forkedAt`). */
-  static fromHeaders(headers: Iterable<{ id: string; header: Record<string, unknown> }>): ForkRequests {
+  static fromHeaders(
+    headers: Iterable<{ readonly id: string; readonly header: Readonly<Record<string, unknown>> }>,
+  ): ForkRequests {
     const requests = new ForkRequests()
     for (const { id, header } of headers) {
       const { forkRequestId, forkedAt, parentSession } = header

@@ -13,19 +13,34 @@ export function sessionMethods(
   return {
     'session.list': async (params) => {
       if (params.workspaceId !== undefined) workspaces.get(params.workspaceId)
-      const entries = await persistence.list()
-      const summaries: SessionSummary[] = entries.map((entry) =>
-        toSessionSummary(entry, persistence.store.get(entry.id)),
-      )
-      const listed = new Set(entries.map((entry) => entry.id))
-      // A session created a moment ago may not have reached the catalog yet.
-      for (const session of persistence.store.sessions()) {
-        if (!listed.has(session.id)) summaries.push(toSessionSummary(undefined, session))
+      // Already in listing order (oldest first, then id): one pass, no re-sort.
+      const entries = await persistence.listView()
+      const { store } = persistence
+      const summaries: SessionSummary[] = []
+      for (const entry of entries) {
+        const summary = toSessionSummary(entry, store.get(entry.id))
+        if (wanted(summary)) summaries.push(summary)
       }
-      return summaries
-        .filter((summary) => params.includeArchived === true || !summary.archived)
-        .filter((summary) => params.workspaceId === undefined || summary.workspaceId === params.workspaceId)
-        .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+      // A session created a moment ago may not have reached the catalog yet.
+      let added = false
+      const live = [...store.sessions()]
+      const listed = live.length > 0 ? new Set(entries.map((entry) => entry.id)) : null
+      for (const session of live) {
+        if (listed?.has(session.id)) continue
+        const summary = toSessionSummary(undefined, session)
+        if (wanted(summary)) {
+          summaries.push(summary)
+          added = true
+        }
+      }
+      return added ? summaries.sort(byAge) : summaries
+
+      function wanted(summary: SessionSummary): boolean {
+        return (
+          (params.includeArchived === true || !summary.archived) &&
+          (params.workspaceId === undefined || summary.workspaceId === params.workspaceId)
+        )
+      }
     },
 
     'session.get': async (params) => {
@@ -56,4 +71,9 @@ export function sessionMethods(
       return summarize(context, session.id)
     },
   }
+}
+
+/** The store's listing order: oldest first, then by id (code units). */
+function byAge(a: SessionSummary, b: SessionSummary): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
