@@ -4,6 +4,7 @@ import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import type { Command } from 'commander'
 import type { Backend } from '../backend.js'
+import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printNote } from '../output.js'
@@ -30,6 +31,8 @@ export function registerRunCommand(program: Command, context: CliContext): void 
 }
 
 async function runCommand(context: CliContext, text: string, flags: RunFlags): Promise<void> {
+  // The Host refuses an empty prompt too (session.prompt text is at least one character).
+  if (text.trim() === '') throw new UsageError('run needs a non-empty message, e.g. tangent run "hello"')
   const cwd = flags.session === undefined ? existingDirectory(context, flags.cwd) : undefined
   await withBackend(context, {}, async (backend) => {
     const sessionId = await targetSession(backend, flags, cwd, text)

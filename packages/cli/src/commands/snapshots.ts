@@ -15,7 +15,10 @@ export function registerSnapshotsCommand(program: Command, context: CliContext):
       const snapshots = await withBackend(context, { readOnly: true }, (backend) => backend.snapshots(id))
       if (flags.json) return printJson(context, snapshots)
       if (snapshots.length === 0) {
-        printNote(context, `No snapshots in ${id} yet: they are taken after each step that runs a tool.`)
+        printNote(
+          context,
+          `No snapshots in ${id} yet: they are taken at the first turn and after each step that runs a tool.`,
+        )
         return
       }
       const style = styleFor(context.stdout, context.env)
