@@ -2,7 +2,7 @@ import { SessionStore } from '@tangent/core'
 import { SessionSummary } from '@tangent/protocol'
 import type { CatalogEntry } from '@tangent/store-jsonl'
 import { describe, expect, it } from 'vitest'
-import { toSessionSummary } from './session-summary.js'
+import { hostMetaOf, toSessionSummary } from './session-summary.js'
 
 const entry: CatalogEntry = {
   id: 'child',
@@ -57,6 +57,30 @@ describe('toSessionSummary', () => {
       model: { provider: 'openai', model: 'gpt-4.1' },
       files: { mode: 'shared', path: '/w', baseTree: null },
       updatedAt: 100,
+    })
+  })
+
+  it('reads Host meta of the wrong shape as absent, and an unknown origin as user', () => {
+    const odd: CatalogEntry = {
+      ...entry,
+      header: {
+        workspaceId: 7,
+        files: { mode: 'elsewhere', path: '/x' },
+        baseTree: 3,
+        origin: 'alien',
+        forkRequestId: ['r'],
+      },
+    }
+    expect(hostMetaOf(odd.header)).toEqual({})
+    expect(hostMetaOf({ files: { mode: 'worktree', path: '/t', extra: 1 }, baseTree: null })).toEqual({
+      files: { mode: 'worktree', path: '/t' },
+      baseTree: null,
+    })
+    const summary = SessionSummary.parse(toSessionSummary(odd, undefined))
+    expect(summary).toMatchObject({
+      workspaceId: null,
+      origin: 'user',
+      files: { mode: 'shared', path: '/work/tree', baseTree: null },
     })
   })
 })

@@ -271,11 +271,23 @@ describe('JsonlStore: catalog', () => {
       () => fs.writeFileSync(catalogFile, '{"version":1,"sessions":[{"id":'),
       () => fs.writeFileSync(catalogFile, '{"version":1,"sessions":[]}'),
       () => fs.writeFileSync(catalogFile, '{"version":1,"sessions":"nope"}'),
+      // Valid JSON, a record of the wrong shape: the structural check must still refuse it.
+      () => {
+        const stored = JSON.parse(fs.readFileSync(catalogFile, 'utf8'))
+        stored.sessions[1].eventCount = -1
+        fs.writeFileSync(catalogFile, JSON.stringify(stored))
+      },
+      () => {
+        const stored = JSON.parse(fs.readFileSync(catalogFile, 'utf8'))
+        stored.sessions[0].header = 'a'
+        fs.writeFileSync(catalogFile, JSON.stringify(stored))
+      },
     ]
     for (const harm of damage) {
       harm()
       const again = await openStore(dir)
       expect(await again.list()).toEqual(expected.map((entry) => expect.objectContaining(entry)))
+      expect((await again.get('a'))?.header).toMatchObject({ type: 'session', id: 'a' })
       await again.close()
       open.splice(0)
       expect(JSON.parse(fs.readFileSync(catalogFile, 'utf8')).sessions).toHaveLength(2)
@@ -305,6 +317,37 @@ describe('JsonlStore: catalog', () => {
     expect((await again.list()).map((entry) => entry.id)).toEqual(['a', 'b', 'c'])
     expect((await again.get('a'))?.header).toMatchObject({ files: { mode: 'shared' }, seed: 'inline' })
     expect((await again.get('b'))?.header).toMatchObject({ seed: 'ref', parentSession: 'a' })
+  })
+
+  it('lists oldest first then by id, writes the catalog in that order, and listView and headers agree', async () => {
+    const dir = tempDataDir()
+    let clock = 100
+    const db = await JsonlStore.open({ dir, now: () => clock })
+    open.push(db)
+    for (const [id, at] of [
+      ['c', 300],
+      ['b', 100],
+      ['a', 300],
+      ['d', 200],
+    ] as const) {
+      clock = at
+      db.store.create(id, { meta: { cwd: '/w' } })
+    }
+    const order = ['b', 'd', 'a', 'c']
+    expect((await db.list()).map((entry) => entry.id)).toEqual(order)
+    expect((await db.listView()).map((entry) => entry.id)).toEqual(order)
+    expect([...db.headers()].map((entry) => entry.id).sort()).toEqual(['a', 'b', 'c', 'd'])
+    expect([...db.headers()].find((entry) => entry.id === 'a')?.header).toMatchObject({ id: 'a', cwd: '/w' })
+    clock = 50
+    db.store.create('e', { meta: { cwd: '/w' } })
+    await db.delete('d')
+    expect((await db.listView()).map((entry) => entry.id)).toEqual(['e', 'b', 'a', 'c'])
+    await db.close()
+    open.splice(0)
+    const stored = JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8'))
+    expect(stored.sessions.map((record: { id: string }) => record.id)).toEqual(['e', 'b', 'a', 'c'])
+    const again = await openStore(dir)
+    expect((await again.list()).map((entry) => entry.id)).toEqual(['e', 'b', 'a', 'c'])
   })
 
   it('setArchived persists in the catalog and survives a rebuild', async () => {
