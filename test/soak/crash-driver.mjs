@@ -61,6 +61,7 @@ export async function runCrashTest(options) {
     completedUnacknowledged: 0,
     provenAfterInterrupt: 0,
     acknowledgedRenames: 0,
+    forksOfOthers: 0,
     acknowledgedArchives: 0,
     verifiedSessions: 0,
   }
@@ -119,8 +120,12 @@ export async function runCrashTest(options) {
   } finally {
     await host.kill('SIGKILL')
   }
+  // Torn tails the Host cut off and kept (a kill landed inside a write).
+  const tornFiles = fs
+    .readdirSync(path.join(home, 'sessions'))
+    .filter((name) => name.endsWith('.torn')).length
   fs.rmSync(root, { recursive: true, force: true })
-  return { ...stats, sessions: sessions.size, problems }
+  return { ...stats, tornFiles, sessions: sessions.size, problems }
 
   /**
    * @param {Tracked} tracked
@@ -158,6 +163,20 @@ export async function runCrashTest(options) {
     try {
       await client.call('session.subscribe', { sessionId: tracked.id, fromSeq: events.length })
       while (!stop.now) {
+        if (random.chance(0.05)) {
+          // A fork of another session, which may be running a turn: at its last completed turn.
+          const other = random.pick([...sessions.values()])
+          const result = await client.call('session.fork', { sessionId: other.id })
+          stats.acknowledgedForks++
+          stats.forksOfOthers++
+          sessions.set(result.session.id, {
+            id: result.session.id,
+            known: [],
+            inFlight: false,
+            parent: { id: other.id, boundary: result.boundary },
+          })
+          continue
+        }
         if (random.chance(0.15)) {
           const result = await client.call('session.fork', { sessionId: tracked.id })
           stats.acknowledgedForks++
