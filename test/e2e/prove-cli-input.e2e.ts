@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { runCli } from 'tangent'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cliMain, hostEnv, tempDir } from '../soak/lib.mjs'
+import { cliMain, hostEnv, proveSeed, seededRandom, tempDir } from '../soak/lib.mjs'
 
 let root: string
 let home: string
@@ -116,6 +116,67 @@ describe('prove: bad input to the CLI', { timeout: 120_000 }, () => {
     const before = fs.readdirSync(path.join(home, 'sessions')).sort()
     for (const argv of cases) expectOneLineError(await tangent(argv), 1, argv.join(' '))
     expect(fs.readdirSync(path.join(home, 'sessions')).sort()).toEqual(before)
+  })
+
+  it('300 seeded random command lines: exit 0, or one line with a stable code and exit 1/2, never internal', async () => {
+    const seed = proveSeed('cli-input', 2026)
+    const random = seededRandom(seed)
+    const commands = [
+      'show',
+      'fork',
+      'archive',
+      'unarchive',
+      'delete',
+      'sessions',
+      'diff',
+      'snapshots',
+      'restore',
+      'models',
+    ]
+    const junk = () =>
+      random.pick([
+        sessionId,
+        'ghost',
+        '../x',
+        '',
+        '-',
+        '--',
+        '-1',
+        '1e9',
+        'NaN',
+        '会话',
+        'a\u0000b',
+        '--at',
+        '--before',
+        '--files',
+        'worktree',
+        '--json',
+        '--to',
+        '--force',
+        '--all',
+        '--title',
+        'x'.repeat(random.int(1, 300)),
+        String(random.int(-5, 50)),
+      ])
+    const before = fs.readdirSync(path.join(home, 'sessions')).filter((n) => n.endsWith('.jsonl')).length
+    const problems: string[] = []
+    for (let i = 0; i < 300; i++) {
+      const argv = [random.pick(commands), ...Array.from({ length: random.int(0, 4) }, junk)]
+      // Never delete or fork the one real session: only the shapes of bad input are under test.
+      if ((argv[0] === 'delete' || argv[0] === 'fork' || argv[0] === 'restore') && argv.includes(sessionId))
+        continue
+      const result = await tangent(argv)
+      const what = JSON.stringify(argv).slice(0, 120)
+      if (result.code === 0) continue
+      if (result.code !== 1 && result.code !== 2) problems.push(`${what}: exit ${result.code}`)
+      else if (!/^error\[[a-z-]+\]: [^\n]+\n$/.test(result.stderr))
+        problems.push(`${what}: stderr ${JSON.stringify(result.stderr).slice(0, 200)}`)
+      else if (result.stderr.startsWith('error[internal]')) problems.push(`${what}: ${result.stderr.trim()}`)
+    }
+    expect(problems).toEqual([])
+    expect(fs.readdirSync(path.join(home, 'sessions')).filter((n) => n.endsWith('.jsonl')).length).toBe(
+      before,
+    )
   })
 
   it('a data dir that is a file: one line, exit 1', async () => {
