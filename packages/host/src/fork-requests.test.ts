@@ -36,4 +36,21 @@ describe('ForkRequests', () => {
     ])
     expect(requests.get('r1')).toEqual({ sourceId: 'parent', childId: 'child', boundary: 7 })
   })
+
+  it('reads the headers only on first use, and only once', async () => {
+    let reads = 0
+    const requests = ForkRequests.fromHeaders(() => {
+      reads++
+      return [{ id: 'old', header: { forkRequestId: 'r0', forkedAt: 2, parentSession: 'p' } }]
+    })
+    expect(reads).toBe(0)
+    expect(await requests.run('r0', async () => ({ sourceId: 'x', childId: 'new', boundary: 9 }))).toEqual({
+      sourceId: 'p',
+      childId: 'old',
+      boundary: 2,
+    })
+    requests.forget('old')
+    expect(requests.get('r0')).toBeUndefined()
+    expect(reads).toBe(1)
+  })
 })

@@ -6,30 +6,44 @@ export interface ForkOutcome {
   boundary: number
 }
 
+type HeaderOf = { readonly id: string; readonly header: Readonly<Record<string, unknown>> }
+
 export class ForkRequests {
   readonly #done = new Map<string, ForkOutcome>()
   readonly #inFlight = new Map<string, Promise<ForkOutcome>>()
+  /** Where the requestIds of earlier runs are read, once, on first use; null once read. */
+  #headers: (() => Iterable<HeaderOf>) | null = null
 
-  /** Rebuilds the map from catalog headers (`forkRequestId`, `forkedAt`). */
-  static fromHeaders(
-    headers: Iterable<{ readonly id: string; readonly header: Readonly<Record<string, unknown>> }>,
-  ): ForkRequests {
+  /**
+   * Rebuilds the map from catalog headers (`forkRequestId`, `forkedAt`), on first use: a
+   * Host starting on 10,000 sessions does not walk them all for a map only forks read.
+   */
+  static fromHeaders(headers: Iterable<HeaderOf> | (() => Iterable<HeaderOf>)): ForkRequests {
     const requests = new ForkRequests()
-    for (const { id, header } of headers) {
+    requests.#headers = typeof headers === 'function' ? headers : () => headers
+    return requests
+  }
+
+  #outcomes(): Map<string, ForkOutcome> {
+    const read = this.#headers
+    if (read === null) return this.#done
+    this.#headers = null
+    for (const { id, header } of read()) {
       const { forkRequestId, forkedAt, parentSession } = header
       if (
         typeof forkRequestId === 'string' &&
         typeof forkedAt === 'number' &&
-        typeof parentSession === 'string'
+        typeof parentSession === 'string' &&
+        !this.#done.has(forkRequestId)
       ) {
-        requests.#done.set(forkRequestId, { sourceId: parentSession, childId: id, boundary: forkedAt })
+        this.#done.set(forkRequestId, { sourceId: parentSession, childId: id, boundary: forkedAt })
       }
     }
-    return requests
+    return this.#done
   }
 
   get(requestId: string): ForkOutcome | undefined {
-    return this.#done.get(requestId)
+    return this.#outcomes().get(requestId)
   }
 
   /**
@@ -38,7 +52,7 @@ export class ForkRequests {
    * (nothing was published); one that published a child always is.
    */
   async run<T extends ForkOutcome>(requestId: string, fork: () => Promise<T>): Promise<T | ForkOutcome> {
-    const done = this.#done.get(requestId)
+    const done = this.#outcomes().get(requestId)
     if (done) return done
     const running = this.#inFlight.get(requestId)
     if (running) return running
@@ -59,7 +73,7 @@ export class ForkRequests {
   }
 
   forget(childId: string): void {
-    for (const [requestId, outcome] of this.#done)
+    for (const [requestId, outcome] of this.#outcomes())
       if (outcome.childId === childId) this.#done.delete(requestId)
   }
 }

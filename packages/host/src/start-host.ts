@@ -83,7 +83,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       ...(options.demoDelayMs !== undefined ? { demoDelayMs: options.demoDelayMs } : {}),
     })
     const workspaces = await WorkspaceRegistry.open(home)
-    const forkRequests = ForkRequests.fromHeaders(persistence.headers())
+    const forkRequests = ForkRequests.fromHeaders(() => persistence.headers())
     const hub = new ConnectionHub()
     const agents = new AgentPool(
       (session) =>
