@@ -15,6 +15,7 @@ import { connectRpc, seededRandom, sleep, spawnServe, tempDir } from './lib.mjs'
  *   title?: string,              // the last acknowledged session.rename
  *   archived?: boolean,          // the last acknowledged session.archive
  *   pending?: { title?: string, archived?: boolean }, // sent, not acknowledged at the kill
+ *   requestId?: string,          // the fork's requestId, checked once after the next restart
  *   parent: { id: string, boundary: number } | null,
  * }} Tracked
  */
@@ -62,6 +63,7 @@ export async function runCrashTest(options) {
     provenAfterInterrupt: 0,
     acknowledgedRenames: 0,
     forksOfOthers: 0,
+    requestIdsChecked: 0,
     acknowledgedArchives: 0,
     verifiedSessions: 0,
   }
@@ -178,13 +180,15 @@ export async function runCrashTest(options) {
           continue
         }
         if (random.chance(0.15)) {
-          const result = await client.call('session.fork', { sessionId: tracked.id })
+          const requestId = `req-${options.seed}-${counter++}`
+          const result = await client.call('session.fork', { sessionId: tracked.id, requestId })
           stats.acknowledgedForks++
           sessions.set(result.session.id, {
             id: result.session.id,
             known: [],
             inFlight: false,
             parent: { id: tracked.id, boundary: result.boundary },
+            requestId,
           })
           continue
         }
@@ -260,6 +264,21 @@ export async function runCrashTest(options) {
         if (tracked.archived !== undefined || summary.archived) tracked.archived = summary.archived
       }
       tracked.pending = undefined
+      if (tracked.requestId !== undefined && tracked.parent) {
+        // An acknowledged fork's requestId still names the same child after a kill.
+        const again = await client
+          .call('session.fork', { sessionId: tracked.parent.id, requestId: tracked.requestId })
+          .catch((/** @type {unknown} */ error) => ({
+            session: { id: `error ${String(error)}` },
+            boundary: -1,
+          }))
+        if (again.session.id !== tracked.id)
+          problem(
+            `${tracked.id}: requestId ${tracked.requestId} returned ${again.session.id} after a restart`,
+          )
+        stats.requestIdsChecked++
+        tracked.requestId = undefined
+      }
       let events
       try {
         events = (await client.call('session.get', { sessionId: tracked.id })).events
