@@ -79,7 +79,7 @@ function isSorted(records: readonly CatalogRecord[]): boolean {
 }
 
 /** Listing order: oldest first, then by id (code units, as ids are ASCII). */
-export function compareRecords(a: CatalogRecord, b: CatalogRecord): number {
+function compareRecords(a: CatalogRecord, b: CatalogRecord): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
 
