@@ -33,7 +33,12 @@ if (!existsSync(resultFile)) {
 }
 const result = JSON.parse(readFileSync(resultFile, 'utf8'))
 const passed = result.numPassedTests ?? 0
-const failed = (result.numFailedTests ?? 0) + (result.numFailedTestSuites ?? 0)
+// Failed tests, plus test files that failed without running a test (an import error, a crash).
+const brokenFiles = (result.testResults ?? []).filter(
+  (file) =>
+    file.status === 'failed' && (file.assertionResults ?? []).every((test) => test.status !== 'failed'),
+).length
+const failed = (result.numFailedTests ?? 0) + brokenFiles
 const skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0)
 console.log(`\n${passed} passed, ${failed} failed${skipped ? ` (${skipped} skipped)` : ''}`)
 process.exit(failed > 0 || status !== 0 ? 1 : 0)

@@ -81,7 +81,11 @@ function usageExit(error: CommanderError, context: CliContext): number {
   if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0
   // `tangent` alone printed the help to stderr: that is still bad usage.
   if (error.code === 'commander.help') return 2
-  const message = error.message.replace(/^error:\s*/, '')
+  // Commander puts its "(Did you mean …?)" suggestion on a second line: keep one line.
+  const message = error.message
+    .replace(/^error:\s*/, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
   context.stderr.write(`error[usage]: ${message} (see \`tangent --help\`)\n`)
   return 2
 }
