@@ -18,7 +18,9 @@ import { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeli
 import {
   type CreatedWorktree,
   createWorktree,
+  type ReconcileResult,
   type RemoveWorktreeResult,
+  reconcileWorktrees,
   removeWorktree,
   type WorktreeContext,
 } from './worktree.js'
@@ -103,6 +105,15 @@ export class FileState {
   ): Promise<RemoveWorktreeResult> {
     await this.repository.ensure()
     return removeWorktree(this.#worktreeContext(), worktreePath, options)
+  }
+
+  /** Removes worktrees no session owns (crash mid-fork); keeps and reports those with changes. */
+  async reconcileWorktrees(
+    isKnownSession: (sessionId: string) => boolean,
+    options: { createdBefore?: number } = {},
+  ): Promise<ReconcileResult> {
+    await this.repository.ensure()
+    return reconcileWorktrees(this.#worktreeContext(), isKnownSession, options)
   }
 
   /** Unified diffs from tree `a` to tree `b` (null: empty), across directories of this home. */

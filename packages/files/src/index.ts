@@ -6,4 +6,4 @@ export type { RestoreOptions, RestoreResult, RestoreTreeOptions } from './restor
 export { emptyTree } from './shadow-repository.js'
 export type { Snapshot } from './snapshot.js'
 export { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
-export type { CreatedWorktree, RemoveWorktreeResult } from './worktree.js'
+export type { CreatedWorktree, ReconcileResult, RemoveWorktreeResult } from './worktree.js'

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -151,5 +151,43 @@ describe('FileState.removeWorktree', () => {
       TangentError.hasCode(error, 'not-a-worktree'),
     )
     expect(existsSync(path.join(elsewhere, 'a.txt'))).toBe(true)
+  })
+})
+
+describe('FileState.reconcileWorktrees', () => {
+  it('removes worktrees no session owns (also half-made ones) and keeps those with changes or owners', async () => {
+    const { root, home, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    const owned = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'owned' })
+    const clean = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'clean' })
+    const dirty = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'dirty' })
+    write(dirty.path, 'work.txt', 'kept: somebody worked here\n')
+    // A crash mid-fork: the record says `creating` and the content is half written.
+    const half = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'half' })
+    const record = path.join(home, 'worktrees', 'half.json')
+    writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, 'utf8')), state: 'creating' }))
+    write(half.path, 'partial.txt', 'half-materialised\n')
+
+    const result = await files.reconcileWorktrees((id) => id === 'owned')
+    expect(result.removed.sort()).toEqual([clean.root, half.root].sort())
+    expect(result.kept.map((k) => k.path)).toEqual([dirty.root])
+    expect(result.kept[0]!.reason).toContain('work.txt')
+    expect(existsSync(owned.path) && existsSync(dirty.path)).toBe(true)
+    expect(existsSync(clean.path) || existsSync(half.path)).toBe(false)
+    const branches = git(repo, 'branch', '--list', 'tangent/*')
+    expect(branches).toContain('tangent/owned')
+    expect(branches).toContain('tangent/dirty')
+    expect(branches).not.toContain('tangent/clean')
+    expect(branches).not.toContain('tangent/half')
+  })
+
+  it('leaves records created after the cut-off alone (a fork in progress)', async () => {
+    const { root, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    const cutoff = Date.now() - 60_000
+    const fresh = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'fresh' })
+    const result = await files.reconcileWorktrees(() => false, { createdBefore: cutoff })
+    expect(result).toEqual({ removed: [], kept: [] })
+    expect(existsSync(fresh.path)).toBe(true)
   })
 })

@@ -2,7 +2,7 @@
 // Inside a git repository that is a `git worktree` on branch `tangent/<session>` (so the user
 // can commit and merge); elsewhere a plain copy. Both live in TANGENT_HOME/worktrees/<session>.
 import { existsSync } from 'node:fs'
-import { lstat, mkdir, readFile, realpath, rm, unlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, realpath, rm, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { assertValidSessionId, TangentError } from '@tangent/core'
 import { z } from 'zod'
@@ -28,6 +28,11 @@ export const WorktreeRecord = z.object({
   repository: z.string().optional(),
   baseCommit: z.string().optional(),
   createdAt: z.string(),
+  /**
+   * `creating` until the fork point's content is in place: a worktree left in that state
+   * was never handed to a session (a crash mid-fork) and is safe to remove. Absent: ready.
+   */
+  state: z.enum(['creating', 'ready']).optional(),
 })
 export type WorktreeRecord = z.infer<typeof WorktreeRecord>
 
@@ -146,7 +151,6 @@ export async function createWorktree(
   let record: WorktreeRecord
   if (git) {
     const branch = `tangent/${options.sessionId}`
-    await runGit(['worktree', 'add', '--quiet', '-b', branch, root, git.head], { cwd: git.top })
     const target = git.prefix === '' ? root : path.join(root, git.prefix)
     record = {
       sessionId: options.sessionId,
@@ -159,9 +163,12 @@ export async function createWorktree(
       repository: git.top,
       baseCommit: git.head,
       createdAt: new Date().toISOString(),
+      state: 'creating',
     }
-    // Recorded before filling it, so a fork that fails halfway can still be removed.
+    // Recorded before git makes anything, so a fork that fails or crashes halfway
+    // leaves a record that `reconcileWorktrees` can clean up (no stray branch).
     await writeRecord(repository, record)
+    await runGit(['worktree', 'add', '--quiet', '-b', branch, root, git.head], { cwd: git.top })
     await mkdir(target, { recursive: true })
     await materializeOverHead(context, target, tree)
   } else {
@@ -173,11 +180,14 @@ export async function createWorktree(
       tree,
       sourceCwd: source,
       createdAt: new Date().toISOString(),
+      state: 'creating',
     }
     await writeRecord(repository, record)
     await mkdir(root, { recursive: true })
     await checkoutTree(repository, { target: root, tree, paths: null, deleteMissing: false })
   }
+  record = { ...record, state: 'ready' }
+  await writeRecord(repository, record)
   return {
     path: record.path,
     root,
@@ -237,7 +247,7 @@ export async function removeWorktree(
       { path: worktreePath },
     )
   }
-  if (!options.force && existsSync(record.root)) {
+  if (!options.force && record.state !== 'creating' && existsSync(record.root)) {
     const dirty = await findDirty(context, record)
     if (dirty.length > 0) {
       return {
@@ -267,4 +277,53 @@ export async function removeWorktree(
   }
   await rm(recordFile(repository, record.sessionId), { force: true })
   return { removed: true, ...(keptBranch ? { keptBranch } : {}) }
+}
+
+export interface ReconcileResult {
+  /** Worktrees of sessions that do not exist, removed (with their branch when it has no commits). */
+  removed: string[]
+  /** Worktrees of sessions that do not exist, kept because they hold changes (or removal failed). */
+  kept: { path: string; reason: string }[]
+}
+
+/**
+ * Removes the worktrees no session owns: those a crash left halfway through a fork
+ * (state `creating`: never handed out, removed even if partly filled) and finished
+ * ones whose session was never published. A worktree with changes of its own (for
+ * example one kept when its session was deleted) is kept and reported, never removed.
+ */
+export async function reconcileWorktrees(
+  context: WorktreeContext,
+  isKnownSession: (sessionId: string) => boolean,
+  options: { createdBefore?: number } = {},
+): Promise<ReconcileResult> {
+  const result: ReconcileResult = { removed: [], kept: [] }
+  const directory = worktreesDirectory(context.repository)
+  if (!existsSync(directory)) return result
+  for (const name of await readdir(directory)) {
+    if (!name.endsWith('.json')) continue
+    const sessionId = name.slice(0, -'.json'.length)
+    if (isKnownSession(sessionId)) continue
+    let record: WorktreeRecord | null
+    try {
+      record = await readRecord(context.repository, sessionId)
+    } catch (error) {
+      result.kept.push({ path: path.join(directory, name), reason: `unreadable record: ${String(error)}` })
+      continue
+    }
+    // A fork running right now has a record and no session yet: leave it alone.
+    if (
+      !record ||
+      (options.createdBefore !== undefined && Date.parse(record.createdAt) >= options.createdBefore)
+    )
+      continue
+    try {
+      const removal = await removeWorktree(context, record.root, { force: record.state === 'creating' })
+      if (removal.removed) result.removed.push(record.root)
+      else result.kept.push({ path: record.root, reason: removal.reason ?? 'not removed' })
+    } catch (error) {
+      result.kept.push({ path: record.root, reason: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  return result
 }

@@ -141,6 +141,9 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       throw error
     }
     const stopGc = scheduleSnapshotGc(files, report, options.snapshotGc)
+    // A crash in the middle of a worktree fork leaves a worktree (and its branch in the
+    // user's repository) that no session owns: clean those up, in the background.
+    void reconcileOrphanWorktrees(context, Date.now(), log).catch(report)
 
     let closing: Promise<void> | null = null
     const close = () => {
@@ -235,4 +238,19 @@ async function readVersion(): Promise<string> {
   const text = await fs.readFile(new URL('../package.json', import.meta.url), 'utf8')
   const version = (JSON.parse(text) as { version?: unknown }).version
   return typeof version === 'string' ? version : '0.0.0'
+}
+
+async function reconcileOrphanWorktrees(
+  context: HostContext,
+  startedAt: number,
+  log: (message: string) => void,
+): Promise<void> {
+  const known = new Set((await context.persistence.list()).map((entry) => entry.id))
+  const result = await context.files.reconcileWorktrees(
+    (sessionId) => known.has(sessionId) || context.persistence.store.has(sessionId),
+    // Forks made by this Host are finishing or published: only older records can be orphans.
+    { createdBefore: startedAt },
+  )
+  for (const removed of result.removed) log(`tangent host: removed ${removed}, a worktree no session owns`)
+  for (const kept of result.kept) log(`tangent host: kept ${kept.path} (no session owns it): ${kept.reason}`)
 }
