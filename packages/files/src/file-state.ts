@@ -1,5 +1,7 @@
 // FileState: the one object the Host creates per TANGENT_HOME to snapshot, restore, fork and
 // compare the files of sessions. Operations on one directory run one at a time; gc runs alone.
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import type { SessionEvent } from '@tangent/core'
 import { type DiffOptions, diffTrees, type FileDiff } from './diff.js'
 import { realDirectory, resolveDirectory } from './directory.js'
@@ -112,6 +114,8 @@ export class FileState {
     isKnownSession: (sessionId: string) => boolean,
     options: { createdBefore?: number } = {},
   ): Promise<ReconcileResult> {
+    // Nothing was ever forked into a worktree: no need to create the snapshot store.
+    if (!existsSync(path.join(this.home, 'worktrees'))) return { removed: [], kept: [] }
     await this.repository.ensure()
     return reconcileWorktrees(this.#worktreeContext(), isKnownSession, options)
   }

@@ -143,7 +143,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const stopGc = scheduleSnapshotGc(files, report, options.snapshotGc)
     // A crash in the middle of a worktree fork leaves a worktree (and its branch in the
     // user's repository) that no session owns: clean those up, in the background.
-    void reconcileOrphanWorktrees(context, Date.now(), log).catch(report)
+    const reconciling = reconcileOrphanWorktrees(context, Date.now(), log).catch(report)
 
     let closing: Promise<void> | null = null
     const close = () => {
@@ -154,6 +154,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         agents.abortAll()
         await stopServing()
         await agents.settled()
+        await reconciling
         unwire()
         await persistence.close()
       })()
