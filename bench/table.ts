@@ -67,15 +67,18 @@ export function renderTable(title: string, rows: readonly BenchRow[]): string {
       formatMs(row.medianMs),
       row.baseline?.name ?? '—',
       row.baseline ? formatMs(row.baseline.medianMs) : '—',
-      ratio === undefined
-        ? '—'
-        : ratio >= 1
-          ? `${ratio.toFixed(2)}×`
-          : `${ratio.toFixed(3)}× (${(1 / ratio).toFixed(0)}× faster)`,
+      formatRatio(ratio),
       ...extraKeys.map((k) => String(row.extra?.[k] ?? '')),
       row.target ? `${row.target.met ? 'met' : 'MISSED'}: ${row.target.text}` : '',
     ]
     lines.push(`| ${cells.join(' | ')} |`)
   }
   return lines.join('\n')
+}
+
+/** `2.50×` when slower than (or level with) the baseline, `0.010× (100× faster)` when clearly faster. */
+function formatRatio(ratio: number | undefined): string {
+  if (ratio === undefined) return '—'
+  if (ratio >= 0.95) return `${ratio.toFixed(2)}×`
+  return `${ratio.toFixed(3)}× (${(1 / ratio).toFixed(ratio > 0.5 ? 1 : 0)}× faster)`
 }
