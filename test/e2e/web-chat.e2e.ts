@@ -6,8 +6,8 @@ import {
   chat,
   chromiumPath,
   eventually,
+  failWithoutChromiumInCi,
   launchBrowser,
-  mustRunBrowser,
   newPage,
   newSession,
   openApp,
@@ -19,11 +19,7 @@ import {
   type TestHost,
 } from './web-harness.js'
 
-if (!chromiumPath && mustRunBrowser) {
-  it('needs chromium (CI=true)', () => {
-    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
-  })
-}
+failWithoutChromiumInCi()
 
 describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
   let host: TestHost

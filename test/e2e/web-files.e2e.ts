@@ -2,62 +2,34 @@
 // changed files under a turn, "Restore files to here" (and its conflict list), compare.
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   chat,
   chromiumPath,
   eventually,
-  launchBrowser,
-  mustRunBrowser,
-  newPage,
+  failWithoutChromiumInCi,
   newSession,
-  openApp,
   openSessionId,
-  openWorkspace,
   row,
   rowMenu,
   screenshot,
-  startTestHost,
-  type TestHost,
+  useAppPage,
 } from './web-harness.js'
 
-if (!chromiumPath && mustRunBrowser) {
-  it('needs chromium (CI=true)', () => {
-    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
-  })
-}
+failWithoutChromiumInCi()
 
 describe.skipIf(!chromiumPath)('web UI: files', () => {
-  let host: TestHost
-  let browser: Browser
-  let context: BrowserContext
-  let page: Page
-
-  beforeAll(async () => {
-    host = await startTestHost()
-    browser = await launchBrowser()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.close()
-  })
-  beforeEach(async () => {
-    await context?.close()
-    ;({ context, page } = await newPage(browser))
-    await openApp(page, host.url)
-    await openWorkspace(page, host.workspace)
-  })
+  const app = useAppPage()
 
   it('lists the files a turn changed and restores them to an earlier turn, naming conflicts first', async () => {
-    await newSession(page)
-    const file = path.join(host.workspace, 'restore-me.txt')
-    await chat(page, 'write restore-me.txt: version one')
-    await chat(page, 'write restore-me.txt: version two')
-    const first = page.getByTestId('turn').first()
-    // The folder's first snapshot may list files that were there before (README.md) too.
-    await eventually(() => first.getByTestId('changed-file').allTextContents()).toContain('restore-me.txt')
-    expect(await page.getByTestId('turn').nth(1).getByTestId('changed-file').allTextContents()).toEqual([
+    await newSession(app.page)
+    const file = path.join(app.host.workspace, 'restore-me.txt')
+    await chat(app.page, 'write restore-me.txt: version one')
+    await chat(app.page, 'write restore-me.txt: version two')
+    const first = app.page.getByTestId('turn').first()
+    // The session's baseline snapshot comes first, so a turn lists only what it changed.
+    await eventually(() => first.getByTestId('changed-file').allTextContents()).toEqual(['restore-me.txt'])
+    expect(await app.page.getByTestId('turn').nth(1).getByTestId('changed-file').allTextContents()).toEqual([
       'restore-me.txt',
     ])
     expect(fs.readFileSync(file, 'utf8')).toBe('version two\n')
@@ -71,59 +43,59 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     // Someone else edits the file: the restore refuses and names it.
     fs.writeFileSync(file, 'edited by hand\n')
     await first.getByTestId('restore-files').click()
-    const conflict = page.getByTestId('restore-conflict')
+    const conflict = app.page.getByTestId('restore-conflict')
     await conflict.waitFor()
-    expect(await page.getByTestId('conflict-paths').textContent()).toContain('restore-me.txt')
+    expect(await app.page.getByTestId('conflict-paths').textContent()).toContain('restore-me.txt')
     expect(fs.readFileSync(file, 'utf8')).toBe('edited by hand\n')
-    await screenshot(page, 'restore-conflict')
-    await page.getByTestId('restore-force').click()
+    await screenshot(app.page, 'restore-conflict')
+    await app.page.getByTestId('restore-force').click()
     await eventually(() => fs.readFileSync(file, 'utf8')).toBe('version one\n')
-    await page.getByTestId('notice').filter({ hasText: 'Restored' }).waitFor()
+    await app.page.getByTestId('notice').filter({ hasText: 'Restored' }).waitFor()
   })
 
   it('forks with Worktree from the dialog, badges both modes, and compares the branches', async () => {
-    const parent = await newSession(page)
-    await chat(page, 'write shared.txt: base')
-    await eventually(() => page.getByTestId('file-badge').getAttribute('data-mode')).toBe('shared')
+    const parent = await newSession(app.page)
+    await chat(app.page, 'write shared.txt: base')
+    await eventually(() => app.page.getByTestId('file-badge').getAttribute('data-mode')).toBe('shared')
 
-    await rowMenu(page, parent, 'menu-fork')
-    await page.getByTestId('fork-files-worktree').check()
-    await page.getByTestId('fork-confirm').click()
-    await eventually(() => openSessionId(page)).not.toBe(parent)
-    const child = (await openSessionId(page))!
-    const badge = page.getByTestId('file-badge')
+    await rowMenu(app.page, parent, 'menu-fork')
+    await app.page.getByTestId('fork-files-worktree').check()
+    await app.page.getByTestId('fork-confirm').click()
+    await eventually(() => openSessionId(app.page)).not.toBe(parent)
+    const child = (await openSessionId(app.page))!
+    const badge = app.page.getByTestId('file-badge')
     await eventually(() => badge.getAttribute('data-mode')).toBe('worktree')
     expect(await badge.textContent()).toMatch(/^worktree: /)
-    await row(page, child).getByTestId('row-file-badge').waitFor()
+    await row(app.page, child).getByTestId('row-file-badge').waitFor()
 
-    await chat(page, 'write shared.txt: changed in the worktree')
-    expect(fs.readFileSync(path.join(host.workspace, 'shared.txt'), 'utf8')).toBe('base\n')
+    await chat(app.page, 'write shared.txt: changed in the worktree')
+    expect(fs.readFileSync(path.join(app.host.workspace, 'shared.txt'), 'utf8')).toBe('base\n')
 
-    await rowMenu(page, child, 'menu-compare-parent')
-    const view = page.getByTestId('compare-view')
+    await rowMenu(app.page, child, 'menu-compare-parent')
+    const view = app.page.getByTestId('compare-view')
     await view.waitFor()
-    await eventually(() => page.getByTestId('compare-file').count()).toBeGreaterThan(0)
-    expect(await page.getByTestId('compare-b').getByTestId('compare-turn').count()).toBe(1)
-    expect(await page.getByTestId('compare-files').textContent()).toContain('shared.txt')
-    await screenshot(page, 'compare')
-    await page.getByTestId('compare-close').click()
-    await page.getByTestId('transcript').waitFor()
+    await eventually(() => app.page.getByTestId('compare-file').count()).toBeGreaterThan(0)
+    expect(await app.page.getByTestId('compare-b').getByTestId('compare-turn').count()).toBe(1)
+    expect(await app.page.getByTestId('compare-files').textContent()).toContain('shared.txt')
+    await screenshot(app.page, 'compare')
+    await app.page.getByTestId('compare-close').click()
+    await app.page.getByTestId('transcript').waitFor()
 
     // Deleting the worktree session never removes uncommitted work silently: it stays, and says so.
-    await rowMenu(page, child, 'menu-delete')
-    await page.getByTestId('delete-worktree').waitFor()
-    await page.getByTestId('confirm-delete').click()
-    await eventually(() => row(page, child).count()).toBe(0)
-    const notice = page.getByTestId('notice').filter({ hasText: 'worktree' })
+    await rowMenu(app.page, child, 'menu-delete')
+    await app.page.getByTestId('delete-worktree').waitFor()
+    await app.page.getByTestId('confirm-delete').click()
+    await eventually(() => row(app.page, child).count()).toBe(0)
+    const notice = app.page.getByTestId('notice').filter({ hasText: 'worktree' })
     await notice.waitFor()
     expect(await notice.textContent()).toMatch(/Kept its worktree/)
   })
 
   it('says which sessions share a folder', async () => {
-    const first = await newSession(page)
-    await chat(page, 'one')
-    await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
-    await eventually(() => openSessionId(page)).not.toBe(first)
-    await eventually(() => page.getByTestId('file-badge').textContent()).toMatch(/^shares files with/)
+    const first = await newSession(app.page)
+    await chat(app.page, 'one')
+    await app.page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await eventually(() => openSessionId(app.page)).not.toBe(first)
+    await eventually(() => app.page.getByTestId('file-badge').textContent()).toMatch(/^shares files with/)
   })
 })

@@ -8,8 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startHost } from '@tangent/host'
-import { type Browser, chromium, type Page } from 'playwright-core'
-import { expect } from 'vitest'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const webRoot = path.join(root, 'packages/web/dist')
@@ -45,6 +45,38 @@ if (!chromiumPath) {
     `\n${line}\n!! Chromium not found (/usr/bin/chromium): the web UI's browser tests are SKIPPED.\n` +
       `!! Install it with: sudo apt-get install chromium   (with CI=true this is a failure)\n${line}\n`,
   )
+}
+
+/** Call at a test file's top level: with CI=true a missing Chromium fails the run instead of skipping. */
+export function failWithoutChromiumInCi(): void {
+  if (!chromiumPath && mustRunBrowser) {
+    it('needs chromium (CI=true)', () => {
+      throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
+    })
+  }
+}
+
+/**
+ * Call inside a describe: one Host and one browser for the file, and before each test a fresh
+ * page with the app open on the Host's workspace. Read the fields inside tests only.
+ */
+export function useAppPage(): { host: TestHost; browser: Browser; context: BrowserContext; page: Page } {
+  const fixture = {} as { host: TestHost; browser: Browser; context: BrowserContext; page: Page }
+  beforeAll(async () => {
+    fixture.host = await startTestHost()
+    fixture.browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await fixture.browser?.close()
+    await fixture.host?.close()
+  })
+  beforeEach(async () => {
+    await fixture.context?.close()
+    Object.assign(fixture, await newPage(fixture.browser))
+    await openApp(fixture.page, fixture.host.url)
+    await openWorkspace(fixture.page, fixture.host.workspace)
+  })
+  return fixture
 }
 
 export async function launchBrowser(): Promise<Browser> {

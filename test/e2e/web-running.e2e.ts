@@ -6,8 +6,8 @@ import {
   chat,
   chromiumPath,
   eventually,
+  failWithoutChromiumInCi,
   launchBrowser,
-  mustRunBrowser,
   newPage,
   newSession,
   openApp,
@@ -18,11 +18,7 @@ import {
   type TestHost,
 } from './web-harness.js'
 
-if (!chromiumPath && mustRunBrowser) {
-  it('needs chromium (CI=true)', () => {
-    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
-  })
-}
+failWithoutChromiumInCi()
 
 const slowPrompt =
   'a slow answer: the demo model quotes this whole message back four characters at a time, ' +

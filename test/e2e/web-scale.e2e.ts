@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   chromiumPath,
   eventually,
+  failWithoutChromiumInCi,
   launchBrowser,
-  mustRunBrowser,
   newPage,
   openApp,
   row,
@@ -14,11 +14,7 @@ import {
   type TestHost,
 } from './web-harness.js'
 
-if (!chromiumPath && mustRunBrowser) {
-  it('needs chromium (CI=true)', () => {
-    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
-  })
-}
+failWithoutChromiumInCi()
 
 const sessionCount = 400
 

@@ -9,8 +9,8 @@ import {
   chat,
   chromiumPath,
   eventually,
+  failWithoutChromiumInCi,
   launchBrowser,
-  mustRunBrowser,
   newPage,
   newSession,
   openApp,
@@ -23,11 +23,7 @@ import {
   type TestHost,
 } from './web-harness.js'
 
-if (!chromiumPath && mustRunBrowser) {
-  it('needs chromium (CI=true)', () => {
-    throw new Error('Chromium is missing and CI=true: install it (apt-get install chromium).')
-  })
-}
+failWithoutChromiumInCi()
 
 describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
   let host: TestHost
