@@ -1,6 +1,8 @@
 // Confirms a delete and says what happens to the session's forks: they keep their full
 // history (the shared part is copied into them), so nothing they show is lost.
+
 import { useMemo, useState } from 'react'
+import { ChoiceOption } from './choice-option.js'
 import { Modal } from './modal.js'
 import { forkPointLabel } from './session-row.js'
 import { titleOf } from './session-tree.js'
@@ -51,34 +53,26 @@ export function DeleteDialog({ sessionId }: { sessionId: string }) {
           <legend>
             Its worktree <code>{session.files.path}</code>
           </legend>
-          <label className={worktree === 'remove' ? 'option selected' : 'option'}>
-            <input
-              type="radio"
-              name="worktree"
-              data-testid="delete-worktree-remove"
-              checked={worktree === 'remove'}
-              onChange={() => setWorktree('remove')}
-            />
-            <span>
-              <strong>Remove it</strong>
-              <span className="muted">
-                Only if it has no uncommitted changes; otherwise it stays and you are told why.
-              </span>
-            </span>
-          </label>
-          <label className={worktree === 'keep' ? 'option selected' : 'option'}>
-            <input
-              type="radio"
-              name="worktree"
-              data-testid="delete-worktree-keep"
-              checked={worktree === 'keep'}
-              onChange={() => setWorktree('keep')}
-            />
-            <span>
-              <strong>Keep it</strong>
-              <span className="muted">The folder (and its git branch) stay for you to merge or delete.</span>
-            </span>
-          </label>
+          <ChoiceOption
+            name="worktree"
+            value="remove"
+            selected={worktree}
+            onSelect={setWorktree}
+            testId="delete-worktree-remove"
+            title="Remove it"
+          >
+            Only if it has no uncommitted changes; otherwise it stays and you are told why.
+          </ChoiceOption>
+          <ChoiceOption
+            name="worktree"
+            value="keep"
+            selected={worktree}
+            onSelect={setWorktree}
+            testId="delete-worktree-keep"
+            title="Keep it"
+          >
+            The folder (and its git branch) stay for you to merge or delete.
+          </ChoiceOption>
         </fieldset>
       ) : null}
       <div className="form-actions">

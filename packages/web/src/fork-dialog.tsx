@@ -1,6 +1,8 @@
 // "Fork…": title, fork point, and where the fork's files live (Shared or Worktree),
 // with one sentence on what each means.
+
 import { type FormEvent, useState } from 'react'
+import { ChoiceOption } from './choice-option.js'
 import type { DialogState } from './host-state.js'
 import { Modal } from './modal.js'
 import { titleOf } from './session-tree.js'
@@ -55,37 +57,27 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
         </label>
         <fieldset className="choice">
           <legend>Files</legend>
-          <label className={files === 'shared' ? 'option selected' : 'option'}>
-            <input
-              type="radio"
-              name="files"
-              data-testid="fork-files-shared"
-              checked={files === 'shared'}
-              onChange={() => setFiles('shared')}
-            />
-            <span>
-              <strong>Shared</strong>
-              <span className="muted">
-                Works in the same folder as its parent: both see and overwrite each other's edits.
-              </span>
-            </span>
-          </label>
-          <label className={files === 'worktree' ? 'option selected' : 'option'}>
-            <input
-              type="radio"
-              name="files"
-              data-testid="fork-files-worktree"
-              checked={files === 'worktree'}
-              onChange={() => setFiles('worktree')}
-            />
-            <span>
-              <strong>Worktree</strong>
-              <span className="muted">
-                Gets its own copy of the files as they were at the fork point (a git worktree on a new branch
-                in a git project), so its edits stay apart.
-              </span>
-            </span>
-          </label>
+          <ChoiceOption
+            name="files"
+            value="shared"
+            selected={files}
+            onSelect={setFiles}
+            testId="fork-files-shared"
+            title="Shared"
+          >
+            Works in the same folder as its parent: both see and overwrite each other's edits.
+          </ChoiceOption>
+          <ChoiceOption
+            name="files"
+            value="worktree"
+            selected={files}
+            onSelect={setFiles}
+            testId="fork-files-worktree"
+            title="Worktree"
+          >
+            Gets its own copy of the files as they were at the fork point (a git worktree on a new branch in a
+            git project), so its edits stay apart.
+          </ChoiceOption>
         </fieldset>
         <div className="form-actions">
           <button type="button" className="button" onClick={close}>
