@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { LanguageModelV3StreamPart, LanguageModelV3StreamResult } from '@ai-sdk/provider'
+import type { LanguageModelV4StreamPart, LanguageModelV4StreamResult } from '@ai-sdk/provider'
 import { grammarStateOf, type SessionEvent, SessionStore, TangentError } from '@tangent/core'
-import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
+import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Agent, type AgentOptions } from './agent.js'
 import { ModelRegistry } from './model-registry.js'
@@ -18,25 +18,25 @@ const usage = {
   outputTokens: { total: 5, text: 5, reasoning: 0 },
 }
 
-function stream(parts: LanguageModelV3StreamPart[]): LanguageModelV3StreamResult {
+function stream(parts: LanguageModelV4StreamPart[]): LanguageModelV4StreamResult {
   return { stream: convertArrayToReadableStream(parts) }
 }
 
-function textStep(text: string): LanguageModelV3StreamResult {
+function textStep(text: string): LanguageModelV4StreamResult {
   return stream([
     { type: 'stream-start', warnings: [] },
     { type: 'text-start', id: 't' },
-    ...[...text].map((ch): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't', delta: ch })),
+    ...[...text].map((ch): LanguageModelV4StreamPart => ({ type: 'text-delta', id: 't', delta: ch })),
     { type: 'text-end', id: 't' },
     { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
   ])
 }
 
-function toolStep(calls: { id: string; name: string; input: unknown }[]): LanguageModelV3StreamResult {
+function toolStep(calls: { id: string; name: string; input: unknown }[]): LanguageModelV4StreamResult {
   return stream([
     { type: 'stream-start', warnings: [] },
     ...calls.map(
-      (call): LanguageModelV3StreamPart => ({
+      (call): LanguageModelV4StreamPart => ({
         type: 'tool-call',
         toolCallId: call.id,
         toolName: call.name,
@@ -48,10 +48,10 @@ function toolStep(calls: { id: string; name: string; input: unknown }[]): Langua
 }
 
 /** A stream that sends `text` then hangs until the call is aborted. */
-function hangingTextStep(text: string, signal: AbortSignal | undefined): LanguageModelV3StreamResult {
+function hangingTextStep(text: string, signal: AbortSignal | undefined): LanguageModelV4StreamResult {
   let sent = false
   return {
-    stream: new ReadableStream<LanguageModelV3StreamPart>({
+    stream: new ReadableStream<LanguageModelV4StreamPart>({
       pull(controller) {
         if (!sent) {
           sent = true
@@ -69,7 +69,7 @@ function hangingTextStep(text: string, signal: AbortSignal | undefined): Languag
 }
 
 function setup(
-  model: MockLanguageModelV3,
+  model: MockLanguageModelV4,
   options: Partial<AgentOptions> = {},
   meta: Record<string, unknown> = {},
 ) {
@@ -117,9 +117,9 @@ function expectValidIdleLog(events: readonly SessionEvent[]): void {
   expect(grammarStateOf(events).phase).toBe('idle')
 }
 
-describe('Agent loop against MockLanguageModelV3', () => {
+describe('Agent loop against MockLanguageModelV4', () => {
   it('runs a multi-step tool loop, one model call per step, replaying the log each time', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: [
         toolStep([{ id: 'c1', name: 'write', input: { path: 'a.txt', content: 'alpha' } }]),
         toolStep([
@@ -180,7 +180,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('stops at maxSteps with reason max-steps', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: async () => toolStep([{ id: `c${Math.random()}`, name: 'list', input: {} }]),
     })
     const { agent, session } = setup(model, { maxSteps: 3 })
@@ -193,7 +193,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('keeps the partial text when aborted during streaming', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: async (options) => hangingTextStep('Hello, wor', options.abortSignal),
     })
     const { agent, session } = setup(model)
@@ -211,7 +211,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('kills a long bash on abort and answers the remaining calls with errors', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: [
         toolStep([
           { id: 'b1', name: 'bash', input: { command: 'sleep 30 & echo $! > sleeper.pid; wait' } },
@@ -264,7 +264,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('ends with reason error and keeps the provider message when the stream fails mid-way', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: [
         stream([
           { type: 'stream-start', warnings: [] },
@@ -286,7 +286,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('ends with reason error when the model call itself throws', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: async () => {
         throw new Error('connection refused')
       },
@@ -299,7 +299,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('refuses a second prompt or a model switch while a turn runs (session-busy)', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: async (options) => hangingTextStep('…', options.abortSignal),
     })
     const { agent, session } = setup(model)
@@ -316,7 +316,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('throws model-unavailable before appending anything', async () => {
-    const { agent, session } = setup(new MockLanguageModelV3(), { defaultModel: 'openai:gpt-4.1' })
+    const { agent, session } = setup(new MockLanguageModelV4(), { defaultModel: 'openai:gpt-4.1' })
     const error = await agent.prompt('hi').catch((caught: unknown) => caught)
     expect(TangentError.hasCode(error, 'model-unavailable')).toBe(true)
     expect((error as TangentError).data).toEqual({ model: 'openai:gpt-4.1' })
@@ -328,8 +328,8 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('appends model/selection and a forked child runs with the latest one in its log', async () => {
-    const first = new MockLanguageModelV3({ doStream: async () => textStep('from A') })
-    const second = new MockLanguageModelV3({ doStream: async () => textStep('from B') })
+    const first = new MockLanguageModelV4({ doStream: async () => textStep('from A') })
+    const second = new MockLanguageModelV4({ doStream: async () => textStep('from B') })
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
     dirs.push(cwd)
     const store = new SessionStore()
@@ -354,7 +354,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('records snapshot/taken after tool steps, and a failing snapshot as snapshot/failed without ending the turn', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: [
         toolStep([{ id: 'c1', name: 'write', input: { path: 'x.txt', content: '1' } }]),
         toolStep([{ id: 'c2', name: 'write', input: { path: 'y.txt', content: '2' } }]),
@@ -382,7 +382,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
   })
 
   it('answers a call whose input does not match the schema with an error result the model can act on', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: [toolStep([{ id: 'c1', name: 'write', input: { path: 'x.txt' } }]), textStep('sorry')],
     })
     const { agent, session } = setup(model)
@@ -396,7 +396,7 @@ describe('Agent loop against MockLanguageModelV3', () => {
 
 describe('Agent baseline snapshot', () => {
   it('takes one baseline snapshot (changed: []) in the first turn of a session with no tree yet', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: [
         toolStep([{ id: 'c1', name: 'write', input: { path: 'x.txt', content: '1' } }]),
         textStep('ok'),
@@ -420,7 +420,7 @@ describe('Agent baseline snapshot', () => {
   })
 
   it('takes no baseline when the session has a fork-point tree', async () => {
-    const model = new MockLanguageModelV3({ doStream: [textStep('hi')] })
+    const model = new MockLanguageModelV4({ doStream: [textStep('hi')] })
     let calls = 0
     const { agent, session } = setup(
       model,
@@ -435,7 +435,7 @@ describe('Agent baseline snapshot', () => {
 
 describe('Agent failures outside the model call', () => {
   it('closes the turn with reason error when a flush fails mid-turn', async () => {
-    const model = new MockLanguageModelV3({ doStream: async () => textStep('never') })
+    const model = new MockLanguageModelV4({ doStream: async () => textStep('never') })
     let calls = 0
     const { agent, session } = setup(model, {
       flush: async () => {
@@ -451,7 +451,7 @@ describe('Agent failures outside the model call', () => {
   })
 
   it('reports the model it will use next', () => {
-    const { agent, session } = setup(new MockLanguageModelV3())
+    const { agent, session } = setup(new MockLanguageModelV4())
     expect(agent.modelId).toBe('mock:model')
     session.append('model/selection', { provider: 'demo', model: 'scripted' })
     expect(agent.modelId).toBe('demo:scripted')
@@ -460,7 +460,7 @@ describe('Agent failures outside the model call', () => {
 
 describe('Agent abort after the tools', () => {
   it('ends the turn without another model call when aborted while the snapshot is taken', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: [toolStep([{ id: 'c1', name: 'list', input: {} }]), textStep('never')],
     })
     let agentRef: Agent | null = null

@@ -1,14 +1,14 @@
-// `demo:scripted`: a deterministic, offline LanguageModelV3. It goes through the same
+// `demo:scripted`: a deterministic, offline LanguageModelV4. It goes through the same
 // streamText path and the same tools as a real provider, so the demo drives the real loop.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamPart,
-  LanguageModelV3StreamResult,
-  LanguageModelV3Usage,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
 } from '@ai-sdk/provider'
 import { type DemoReply, planDemoReply } from './demo-script.js'
 
@@ -19,8 +19,8 @@ export interface DemoModelOptions {
   chunkSize?: number
 }
 
-export class DemoLanguageModel implements LanguageModelV3 {
-  readonly specificationVersion = 'v3'
+export class DemoLanguageModel implements LanguageModelV4 {
+  readonly specificationVersion = 'v4'
   readonly provider = 'demo'
   readonly modelId = 'scripted'
   readonly supportedUrls: Record<string, RegExp[]> = {}
@@ -32,9 +32,9 @@ export class DemoLanguageModel implements LanguageModelV3 {
     this.#chunkSize = options.chunkSize ?? 4
   }
 
-  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
     const reply = planDemoReply(options.prompt)
-    const content: LanguageModelV3Content[] =
+    const content: LanguageModelV4Content[] =
       reply.kind === 'text'
         ? [{ type: 'text', text: reply.text }]
         : reply.calls.map((call) => ({
@@ -46,13 +46,13 @@ export class DemoLanguageModel implements LanguageModelV3 {
     return { content, ...finishOf(reply, options), warnings: [] }
   }
 
-  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
     const reply = planDemoReply(options.prompt)
     const parts = this.#parts(reply, options)
     const signal = options.abortSignal
     const delayMs = this.#delayMs
     let index = 0
-    const stream = new ReadableStream<LanguageModelV3StreamPart>({
+    const stream = new ReadableStream<LanguageModelV4StreamPart>({
       async pull(controller) {
         const part = parts[index++]
         if (!part) {
@@ -70,8 +70,8 @@ export class DemoLanguageModel implements LanguageModelV3 {
     return { stream }
   }
 
-  #parts(reply: DemoReply, options: LanguageModelV3CallOptions): LanguageModelV3StreamPart[] {
-    const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }]
+  #parts(reply: DemoReply, options: LanguageModelV4CallOptions): LanguageModelV4StreamPart[] {
+    const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }]
     if (reply.kind === 'text') {
       parts.push({ type: 'text-start', id: 'text-1' })
       for (const delta of chunks(reply.text, this.#chunkSize))
@@ -101,8 +101,8 @@ function chunks(text: string, size: number): string[] {
 /** Deterministic finish reason and a rough token count (4 characters a token). */
 function finishOf(
   reply: DemoReply,
-  options: LanguageModelV3CallOptions,
-): { finishReason: { unified: 'stop' | 'tool-calls'; raw: string }; usage: LanguageModelV3Usage } {
+  options: LanguageModelV4CallOptions,
+): { finishReason: { unified: 'stop' | 'tool-calls'; raw: string }; usage: LanguageModelV4Usage } {
   const inputTokens = Math.ceil(JSON.stringify(options.prompt).length / 4)
   const outputTokens = Math.ceil(
     (reply.kind === 'text' ? reply.text.length : JSON.stringify(reply.calls).length) / 4,

@@ -1,7 +1,7 @@
 // What the offline demo model answers, as a pure function of the prompt: commands in the
 // latest user message become tool calls; after the tool results, a short report; otherwise
 // a text reply that quotes the message and says which turn of the conversation this is.
-import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider'
+import type { LanguageModelV4Prompt, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider'
 
 export interface DemoToolCall {
   readonly toolCallId: string
@@ -29,7 +29,7 @@ export function parseDemoCommand(line: string): Omit<DemoToolCall, 'toolCallId'>
   return null
 }
 
-export function planDemoReply(prompt: LanguageModelV3Prompt): DemoReply {
+export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {
   const lastUser = prompt.findLastIndex((message) => message.role === 'user')
   if (lastUser < 0) return { kind: 'text', text: 'Hello! Send me a message.' }
   const turn = prompt.filter((message) => message.role === 'user').length
@@ -50,7 +50,7 @@ export function planDemoReply(prompt: LanguageModelV3Prompt): DemoReply {
 }
 
 /** One line (or a few) per tool call of the step, in call order. */
-function report(after: LanguageModelV3Prompt): string {
+function report(after: LanguageModelV4Prompt): string {
   const results = new Map<string, { output: string; isError: boolean }>()
   for (const message of after) {
     if (message.role !== 'tool') continue
@@ -95,7 +95,7 @@ function clip(text: string): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text
 }
 
-function outputText(output: LanguageModelV3ToolResultOutput): { output: string; isError: boolean } {
+function outputText(output: LanguageModelV4ToolResultOutput): { output: string; isError: boolean } {
   switch (output.type) {
     case 'text':
       return { output: output.value, isError: false }

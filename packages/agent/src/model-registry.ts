@@ -3,7 +3,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import { TangentError } from '@tangent/core'
 import { DemoLanguageModel } from './demo-model.js'
@@ -16,7 +16,7 @@ export interface ModelRegistryOptions {
   /** Delay between demo deltas (else TANGENT_DEMO_DELAY_MS, else 0). */
   demoDelayMs?: number
   /** Extra models by `provider:model` id (embedders, tests); they win over the built-in providers. */
-  models?: Record<string, LanguageModelV3>
+  models?: Record<string, LanguageModelV4>
 }
 
 export interface ModelListing {
@@ -40,7 +40,7 @@ export class ModelRegistry {
   readonly #env: Record<string, string | undefined>
   readonly #openaiCompatibleBaseUrl: string | undefined
   readonly #demoDelayMs: number
-  readonly #custom: ReadonlyMap<string, LanguageModelV3>
+  readonly #custom: ReadonlyMap<string, LanguageModelV4>
 
   constructor(options: ModelRegistryOptions = {}) {
     this.#env = { ...(options.env ?? process.env) }
@@ -87,7 +87,7 @@ export class ModelRegistry {
   }
 
   /** The AI SDK model for `id`; throws `invalid-model` or `model-unavailable` (saying what to set). */
-  resolve(id: string): LanguageModelV3 {
+  resolve(id: string): LanguageModelV4 {
     const custom = this.#custom.get(id)
     if (custom) return custom
     const { provider, model } = ModelRegistry.parse(id)

@@ -1,6 +1,6 @@
 // One model call: streamText with tools that have no `execute` (so the SDK never runs a
 // second step), deltas forwarded as they arrive, the final content collected for the log.
-import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import { type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai'
 import { type LoggedAssistantPart, StepContent } from './step-content.js'
@@ -33,7 +33,7 @@ export interface ModelStepOutcome {
 }
 
 export interface ModelStepRequest {
-  model: LanguageModelV3
+  model: LanguageModelV4
   system?: string
   messages: ModelMessage[]
   tools: AgentToolSet
