@@ -6,6 +6,7 @@ import { maxModelIdChars, maxPromptChars, maxRequestIdChars, maxTitleChars } fro
 import {
   FileDiff,
   FileMode,
+  FolderEntry,
   SessionEvent,
   SessionSummary,
   SnapshotEntry,
@@ -27,6 +28,10 @@ export const HostInfoResult = z.object({
   dataDir: z.string(),
   defaultModel: z.string(),
   models: z.array(z.object({ id: z.string(), available: z.boolean(), reason: z.string().optional() })),
+  /** Extension: the folder the Host was started in (its workspace is opened at start). */
+  startFolder: z.string().optional(),
+  /** Extension: the user's home directory (what `~` means in folder paths). */
+  homeDir: z.string().optional(),
 })
 export type HostInfoResult = z.infer<typeof HostInfoResult>
 
@@ -35,10 +40,31 @@ export type WorkspaceListParams = z.infer<typeof WorkspaceListParams>
 export const WorkspaceListResult = z.array(Workspace)
 export type WorkspaceListResult = z.infer<typeof WorkspaceListResult>
 
+/** `path`: absolute, `~` or `~/…` (the Host user's home), or relative to the Host's start folder. */
 export const WorkspaceOpenParams = z.object({ path: FilePath })
 export type WorkspaceOpenParams = z.infer<typeof WorkspaceOpenParams>
 export const WorkspaceOpenResult = Workspace
 export type WorkspaceOpenResult = z.infer<typeof WorkspaceOpenResult>
+
+/** Extension: the subfolders of a folder, for a folder picker. */
+export const WorkspaceBrowseParams = z.object({
+  /** Absolute, `~`, `~/…` or relative to the Host's start folder; default: the start folder. */
+  path: FilePath.optional(),
+  /** Include folders whose name starts with a dot (default false). */
+  hidden: z.boolean().optional(),
+})
+export type WorkspaceBrowseParams = z.infer<typeof WorkspaceBrowseParams>
+export const WorkspaceBrowseResult = z.object({
+  /** The real path listed. */
+  path: z.string(),
+  /** Its parent, null at the root. */
+  parent: z.string().nullable(),
+  /** Subfolders sorted by name (symlinks to folders included); at most 1,000. */
+  folders: z.array(FolderEntry),
+  /** True when more than 1,000 subfolders exist. */
+  truncated: z.boolean(),
+})
+export type WorkspaceBrowseResult = z.infer<typeof WorkspaceBrowseResult>
 
 export const SessionListParams = z.object({
   workspaceId: WorkspaceId.optional(),
@@ -181,14 +207,32 @@ export const SnapshotRestoreResult = z.object({
   kept: z.array(z.string()).optional(),
   /** The tree taken before writing: the restore's undo. */
   undoTree: z.string(),
+  /** Extension: the seq of the `files/restored` event that records it (undo it with snapshot.undoRestore). */
+  seq: Seq.optional(),
 })
 export type SnapshotRestoreResult = z.infer<typeof SnapshotRestoreResult>
+
+/**
+ * Extension: undo a restore. Writes back, for the paths the restore at `seq` rewound, the
+ * content they had before it; refuses with `files-conflict` when one of them changed since
+ * the restore (unless `force`). Recorded as a `files/restored` event with `undoOf`.
+ */
+export const SnapshotUndoRestoreParams = z.object({
+  sessionId: SessionId,
+  /** The seq of the `files/restored` event to undo; default the latest restore not undone yet. */
+  seq: Seq.optional(),
+  force: z.boolean().optional(),
+})
+export type SnapshotUndoRestoreParams = z.infer<typeof SnapshotUndoRestoreParams>
+export const SnapshotUndoRestoreResult = SnapshotRestoreResult
+export type SnapshotUndoRestoreResult = z.infer<typeof SnapshotUndoRestoreResult>
 
 /** Method name → its params and result schemas. */
 export const methods = {
   'host.info': { params: HostInfoParams, result: HostInfoResult },
   'workspace.list': { params: WorkspaceListParams, result: WorkspaceListResult },
   'workspace.open': { params: WorkspaceOpenParams, result: WorkspaceOpenResult },
+  'workspace.browse': { params: WorkspaceBrowseParams, result: WorkspaceBrowseResult },
   'session.list': { params: SessionListParams, result: SessionListResult },
   'session.create': { params: SessionCreateParams, result: SessionCreateResult },
   'session.get': { params: SessionGetParams, result: SessionGetResult },
@@ -204,6 +248,7 @@ export const methods = {
   'session.compare': { params: SessionCompareParams, result: SessionCompareResult },
   'snapshot.list': { params: SnapshotListParams, result: SnapshotListResult },
   'snapshot.restore': { params: SnapshotRestoreParams, result: SnapshotRestoreResult },
+  'snapshot.undoRestore': { params: SnapshotUndoRestoreParams, result: SnapshotUndoRestoreResult },
 } as const
 
 export type Methods = typeof methods

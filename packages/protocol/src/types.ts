@@ -59,6 +59,8 @@ export const Workspace = z.object({
   id: z.string(),
   path: z.string(),
   name: z.string(),
+  /** When the folder was last opened (epoch ms); workspace.list is most recent first. */
+  openedAt: z.number().optional(),
 })
 export type Workspace = z.infer<typeof Workspace>
 
@@ -81,3 +83,25 @@ export const SnapshotEntry = z.object({
   changed: z.array(z.string()),
 })
 export type SnapshotEntry = z.infer<typeof SnapshotEntry>
+
+/** One folder `workspace.browse` lists. */
+export const FolderEntry = z.object({ name: z.string(), path: z.string() })
+export type FolderEntry = z.infer<typeof FolderEntry>
+
+/**
+ * Data of a `files/restored` event (log-only, between turns): a restore of the session's files
+ * to the state at `toSeq`, or (with `undoOf`) the undo of the restore recorded at seq `undoOf`.
+ * `tree`/`changed` are the directory after it (it counts as a snapshot of the session's timeline);
+ * `undoTree` is the directory before it, which `snapshot.undoRestore` writes back.
+ */
+export const FilesRestoredData = z.object({
+  toSeq: z.number().int().min(-1).optional(),
+  undoOf: z.number().int().min(0).optional(),
+  tree: z.string(),
+  changed: z.array(z.string()),
+  skipped: z.array(z.string()).optional(),
+  restored: z.array(z.string()),
+  kept: z.array(z.string()),
+  undoTree: z.string(),
+})
+export type FilesRestoredData = z.infer<typeof FilesRestoredData>
