@@ -34,7 +34,7 @@ describe('TangentError', () => {
     const foreign = { [Symbol.for('tangent.error')]: true, code: 'session-stale', message: 'stale', data: {} }
     expect(foreign instanceof TangentError).toBe(false)
     expect(TangentError.isInstance(foreign)).toBe(true)
-    expect(TangentError.isInstance(new TangentError('x', 'y'))).toBe(true)
+    expect(TangentError.isInstance(new TangentError('internal', 'y'))).toBe(true)
   })
 
   it('isInstance rejects other values', () => {

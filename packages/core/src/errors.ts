@@ -1,31 +1,19 @@
 // Typed, serialisable errors. Every failure a caller can hit carries a stable
-// kebab-case `code` (the same string the Host puts in `error.data.code`).
+// kebab-case `code` from the closed list of error-codes.ts (the same string the Host puts
+// in `error.data.code`).
+import type { ErrorCode } from './error-codes.js'
 
-export type TangentErrorCode =
-  | 'session-not-found'
-  | 'session-stale'
-  | 'session-exists'
-  | 'invalid-boundary'
-  | 'open-turn'
-  | 'invalid-session-id'
-  | 'fork-unavailable'
-  | 'grammar-violation'
-  | 'invalid-event'
-  | (string & {})
+/** @deprecated Use `ErrorCode`: the codes are one closed list now. */
+export type TangentErrorCode = ErrorCode
 
 const marker = Symbol.for('tangent.error')
 
 export class TangentError extends Error {
   readonly [marker] = true
-  readonly code: TangentErrorCode
+  readonly code: ErrorCode
   readonly data: Record<string, unknown>
 
-  constructor(
-    code: TangentErrorCode,
-    message: string,
-    data: Record<string, unknown> = {},
-    options?: ErrorOptions,
-  ) {
+  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}, options?: ErrorOptions) {
     super(message, options)
     this.name = 'TangentError'
     this.code = code
@@ -38,11 +26,11 @@ export class TangentError extends Error {
   }
 
   /** True when `value` is a TangentError with the given code. */
-  static hasCode(value: unknown, code: TangentErrorCode): value is TangentError {
+  static hasCode(value: unknown, code: ErrorCode): value is TangentError {
     return TangentError.isInstance(value) && value.code === code
   }
 
-  toJSON(): { name: string; code: string; message: string; data: Record<string, unknown> } {
+  toJSON(): { name: string; code: ErrorCode; message: string; data: Record<string, unknown> } {
     return { name: this.name, code: this.code, message: this.message, data: this.data }
   }
 }

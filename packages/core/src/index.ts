@@ -1,5 +1,6 @@
 // @tangent/core: the event log, Session, SessionStore and fork, replay, typed errors. Pure: no I/O.
 export { type ForkAnchor, resolveForkAnchor } from './anchor.js'
+export { type ErrorCode, errorCodeList, errorCodes, isErrorCode } from './error-codes.js'
 export { TangentError, type TangentErrorCode } from './errors.js'
 export { EventIndex, indexedEventTypes } from './event-index.js'
 export * from './events.js'

@@ -1,6 +1,10 @@
-// Error codes of PROTOCOL.md ("Errors"): the standard JSON-RPC codes and the stable
-// `error.data.code` strings every error carries.
+// Error codes of docs/protocol.md ("Errors"): the standard JSON-RPC codes and the stable
+// `error.data.code` strings every error carries. The strings are core's one closed list,
+// imported from the dependency-free `@tangent/core/error-codes` (this package runs in browsers).
+import { type ErrorCode, errorCodeList, isErrorCode } from '@tangent/core/error-codes'
 import { z } from 'zod'
+
+export { type ErrorCode, errorCodeList, errorCodes, isErrorCode } from '@tangent/core/error-codes'
 
 export const rpcErrorCodes = {
   parseError: -32700,
@@ -11,34 +15,14 @@ export const rpcErrorCodes = {
   application: -32000,
 } as const
 
-/** The `data.code` strings of PROTOCOL.md, plus the ones of the standard codes. */
-export const ErrorDataCode = z.enum([
-  'parse-error',
-  'invalid-request',
-  'method-not-found',
-  'invalid-params',
-  'payload-too-large',
-  /** HTTP 401 body: missing or wrong bearer token. */
-  'unauthorized',
-  'session-not-found',
-  'session-busy',
-  'fork-unavailable',
-  'invalid-boundary',
-  'open-turn',
-  'session-exists',
-  'workspace-attach-failed',
-  'workspace-not-found',
-  'files-conflict',
-  'model-unavailable',
-  /** A model id that is not `provider:model` of a known provider (code -32602). */
-  'invalid-model',
-  'internal',
-  /** Client side: the socket closed before the answer came. */
-  'connection-closed',
-])
+/** Every `error.data.code` a client can receive (core's `errorCodeList`). */
+export const ErrorDataCode = z.enum(errorCodeList)
 export type ErrorDataCode = z.infer<typeof ErrorDataCode>
 
-/** `error.data`: always a `code`; other fields depend on it (`sessionId`, `issues`, `paths`, …). */
+/**
+ * `error.data`: always a `code`; other fields depend on it (`sessionId`, `issues`, `paths`, …).
+ * `code` stays a plain string on the wire so that a newer Host's codes still parse.
+ */
 export const RpcErrorData = z.looseObject({ code: z.string() })
 export type RpcErrorData = z.infer<typeof RpcErrorData>
 
@@ -61,8 +45,16 @@ export class RpcError extends Error {
     this.data = data ?? { code: 'internal' }
   }
 
-  /** The stable `data.code` string (e.g. `session-busy`). */
-  get dataCode(): string {
-    return this.data.code
+  /**
+   * The stable `data.code` (e.g. `session-busy`); `internal` for a code this client does not
+   * know (a newer Host's), whose raw string stays in `data.code`.
+   */
+  get dataCode(): ErrorCode {
+    return isErrorCode(this.data.code) ? this.data.code : 'internal'
+  }
+
+  /** True when `error` is an RpcError whose `data.code` is `code`: `RpcError.is(e, 'session-busy')`. */
+  static is(error: unknown, code: ErrorCode): error is RpcError {
+    return error instanceof RpcError && error.data.code === code
   }
 }

@@ -1,0 +1,84 @@
+// The one closed list of error codes: every `TangentError.code`, every `error.data.code` the
+// Host sends and every `error[<code>]` the CLI prints is a key here. No imports, so a browser
+// bundle can take it alone (`@tangent/core/error-codes`). docs/protocol.md lists them all.
+
+/** Error code → when it is raised (one line, for the docs). */
+export const errorCodes = {
+  // JSON-RPC and transport
+  'parse-error': 'the request body or WebSocket message is not valid JSON',
+  'invalid-request': 'not a JSON-RPC 2.0 request, an empty or oversized batch, or a subscription over HTTP',
+  'method-not-found': 'the method is not in the protocol',
+  'invalid-params': 'params fail the method schema, or name a path or requestId the method cannot use',
+  'payload-too-large': 'the HTTP body or WebSocket message exceeds the size limit',
+  unauthorized: 'the bearer token is missing or wrong (HTTP 401)',
+  internal: 'an unexpected failure; the Host keeps running and logs it',
+  'connection-closed': 'client side: the connection closed before the answer came',
+  'host-unreachable': 'no Host answers at the URL (or with the token) a client was given',
+  'host-running': 'tangent serve: a Host already serves this data directory',
+  'port-in-use': 'the Host cannot listen: the port is taken by another process',
+
+  // Sessions and the event log
+  'session-not-found': 'an unknown session id',
+  'session-busy': 'the session is running a turn (or a restore) and the call needs it idle',
+  'session-exists': 'a session with this id already exists (in memory or on disk)',
+  'session-stale': 'a Session object that its store no longer holds',
+  'invalid-session-id': 'a session id outside the pattern: 1-128 of A-Z a-z 0-9 _ -, starting alphanumeric',
+  'invalid-boundary': 'a fork boundary or anchor seq that is not in the log',
+  'open-turn': 'a fork boundary that falls inside a turn',
+  'fork-unavailable': 'no completed turn at or after the anchor (a running turn, or none yet)',
+  'grammar-violation': 'an append that breaks the turn grammar of the log',
+  'invalid-event':
+    'an event whose type is not noun/verb, whose data fails its schema, or whose seq is not dense',
+
+  // Persistence
+  'store-locked': 'another process holds the writer lock of the data directory',
+  'store-read-only': 'a write on a store opened read-only',
+  'store-closed': 'a call on a store that was closed',
+  'store-write-failed': 'writing or closing a session log failed (disk full, permissions)',
+  'corrupt-log': 'a session log has a malformed line that is not a torn tail',
+  'parent-log-missing': 'a fork reads its prefix from a parent log that is missing',
+  'home-not-directory': 'the data directory (TANGENT_HOME) exists but is not a directory',
+
+  // Workspaces and folders
+  'workspace-not-found': 'an unknown workspace id',
+  'workspace-attach-failed':
+    'a fork was published but could not join the workspace (data.sessionId is the child)',
+  'corrupt-workspaces': 'the workspaces file of the data directory is not valid',
+  'folder-not-found':
+    'workspace.browse or workspace.open of a path that does not exist or is not a directory',
+
+  // File state
+  'files-conflict': 'a restore or undo would overwrite files changed since by another writer (data.paths)',
+  'not-a-restore': 'snapshot.undoRestore of a seq that is not a files/restored event, or nothing to undo',
+  'snapshot-unavailable': 'the snapshot tree needed is missing, or no snapshot exists at or before the seq',
+  'snapshot-failed': 'a snapshot of the working directory could not be taken',
+  'git-failed': 'a git command of the shadow repository failed, or git is not installed',
+  'worktree-exists': 'the directory for a worktree fork already exists',
+  'not-a-worktree': 'removing a directory that is not a worktree Tangent created',
+  'not-a-directory': 'a working directory that does not exist or is not a directory',
+  'invalid-path': 'a file path that is empty, absolute or climbs out with ..',
+
+  // The agent and its tools
+  'model-unavailable': 'the model provider is not configured (no API key or base URL)',
+  'invalid-model': 'a model id that is not provider:model of a known provider',
+  'path-outside-cwd': 'a tool path that leads outside the session working directory',
+  'cwd-missing': 'the session working directory is unset or no longer exists',
+  'tool-failed': 'a tool could not do what was asked (reported to the model as an error result)',
+  aborted: 'the turn was aborted (the reason of the abort signal)',
+
+  // The CLI
+  'cwd-not-found': 'tangent run --cwd names something that is not a directory',
+  'turn-error': 'tangent run: the turn ended with reason error',
+  usage: 'a command line that does not parse (exit code 2)',
+} as const
+
+/** A stable, kebab-case error code. */
+export type ErrorCode = keyof typeof errorCodes
+
+/** Every error code, in declaration order. */
+export const errorCodeList = Object.keys(errorCodes) as ErrorCode[]
+
+/** True when `value` is one of the declared error codes. */
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(errorCodes, value)
+}
