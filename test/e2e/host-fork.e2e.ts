@@ -62,10 +62,14 @@ describe('session.fork', () => {
     })
     const source = await t.call('session.get', { sessionId: session.id })
     const child = await t.call('session.get', { sessionId: fork.session.id })
-    expect(child.events).toEqual(source.events.slice(0, fork.boundary + 1))
+    expect(child.events.slice(0, fork.boundary + 1)).toEqual(source.events.slice(0, fork.boundary + 1))
+    // Then its own title, so the tree tells the branches apart.
+    expect(child.events.slice(fork.boundary + 1)).toMatchObject([
+      { type: 'session/title', data: { title: expect.stringMatching(/ · fork 1$/) } },
+    ])
     // The child runs on its own.
     const next = await t.call('session.prompt', { sessionId: fork.session.id, text: 'in the branch' })
-    expect(next.turnStartSeq).toBe(fork.boundary + 1)
+    expect(next.turnStartSeq).toBe(fork.boundary + 2)
   })
 
   it('forks a running session at a completed turn without disturbing the running turn', async () => {
@@ -98,7 +102,8 @@ describe('session.fork', () => {
       'turn/end',
     ])
     const child = (await t.call('session.get', { sessionId: latest.session.id })).events
-    expect(child).toEqual(source.slice(0, latest.boundary + 1))
+    expect(child.slice(0, latest.boundary + 1)).toEqual(source.slice(0, latest.boundary + 1))
+    expect(child.slice(latest.boundary + 1).map((event) => event.type)).toEqual(['session/title'])
   })
 
   it('gives the child the source’s latest model selection', async () => {
@@ -112,7 +117,7 @@ describe('session.fork', () => {
     expect(fork.boundary).toBe(turns[0]?.turnEndSeq)
     expect(fork.session.model).toEqual({ provider: 'demo', model: 'scripted', reasoningEffort: 'high' })
     const child = await t.call('session.get', { sessionId: fork.session.id })
-    expect(child.events.at(-1)).toMatchObject({
+    expect(child.events.at(-2)).toMatchObject({
       seq: fork.boundary + 1,
       type: 'model/selection',
       data: { provider: 'demo', model: 'scripted', reasoningEffort: 'high' },

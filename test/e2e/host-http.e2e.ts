@@ -187,17 +187,18 @@ describe('methods over HTTP', () => {
     fs.symlinkSync(t.work, link)
     const first = await t.call('workspace.open', { path: t.work })
     const again = await t.call('workspace.open', { path: link })
-    expect(again).toEqual(first)
-    expect(first).toEqual({ id: first.id, path: t.work, name: path.basename(t.work) })
-    expect(await t.call('workspace.list')).toContainEqual(first)
+    expect(again).toEqual({ ...first, openedAt: again.openedAt })
+    expect(again.openedAt).toBeGreaterThanOrEqual(first.openedAt ?? Number.POSITIVE_INFINITY)
+    expect(first).toEqual({ id: first.id, path: t.work, name: path.basename(t.work), openedAt: first.openedAt })
+    expect(await t.call('workspace.list')).toContainEqual(again)
     const missing = await rpcFailure(t.call('workspace.open', { path: path.join(t.work, 'nope') }))
     expect(missing.code).toBe(-32602)
-    expect(missing.data.code).toBe('invalid-params')
+    expect(missing.data.code).toBe('folder-not-found')
     fs.writeFileSync(path.join(t.work, 'file.txt'), 'x')
     const file = await rpcFailure(t.call('workspace.open', { path: path.join(t.work, 'file.txt') }))
-    expect(file.data.code).toBe('invalid-params')
+    expect(file.data.code).toBe('folder-not-found')
     const relative = await rpcFailure(t.call('workspace.open', { path: 'relative/dir' }))
-    expect(relative.data.code).toBe('invalid-params')
+    expect(relative.data.code).toBe('folder-not-found')
   })
 
   it('session.create puts the session in its workspace; unknown workspace is workspace-not-found', async () => {
@@ -327,7 +328,8 @@ describe('methods over HTTP', () => {
     expect(up.a.events[0]?.seq).toBe(child.boundary + 1)
     const sibling = await t.call('session.compare', { a: grandchild.session.id, b: child.session.id })
     expect([sibling.ancestor, sibling.forkSeq]).toEqual([child.session.id, grandchild.boundary])
-    expect(sibling.a.events).toEqual([])
+    // The grandchild's own events: only the title that tells it apart.
+    expect(sibling.a.events.map((event) => event.type)).toEqual(['session/title'])
     const stranger = await t.call('session.create', {})
     const unrelated = await t.call('session.compare', { a: root.id, b: stranger.id })
     expect([unrelated.ancestor, unrelated.forkSeq]).toEqual([null, null])
@@ -347,7 +349,7 @@ describe('methods over HTTP', () => {
     const compared = await t.call('session.compare', { a: session.id, b: child.session.id })
     expect(compared.ancestor).toBe(session.id)
     expect(compared.forkSeq).toBe(child.boundary)
-    expect(compared.b.events).toEqual([])
+    expect(compared.b.events.map((event) => event.type)).toEqual(['session/title'])
     expect(compared.a.events.at(-1)?.seq).toBe(second.turnEndSeq)
     expect(compared.files.map((diff) => [diff.path, diff.status])).toEqual([['notes.txt', 'modified']])
     // Someone else edits the file: restoring to the first turn refuses, then force wins.
@@ -362,6 +364,11 @@ describe('methods over HTTP', () => {
     expect(restored.restored).toEqual(['notes.txt'])
     expect(restored.undoTree).toMatch(/^[0-9a-f]{40}$/)
     expect(fs.readFileSync(path.join(work, 'notes.txt'), 'utf8')).toBe('first\n')
+    // The restore is an event of its own, with what it restored to and its undo tree.
+    const log = await t.call('session.get', { sessionId: session.id, fromSeq: restored.seq ?? 0 })
+    expect(log.events).toMatchObject([
+      { seq: restored.seq, type: 'files/restored', data: { toSeq: firstStep, restored: ['notes.txt'], undoTree: restored.undoTree } },
+    ])
     fs.rmSync(work, { recursive: true, force: true })
   })
 })

@@ -7,6 +7,8 @@ export const indexedEventTypes: readonly string[] = [
   'model/selection',
   'session/title',
   'snapshot/taken',
+  // A restore of the session's files (the files plugin): it records a tree like a snapshot.
+  'files/restored',
   'turn/start',
   'turn/end',
 ]

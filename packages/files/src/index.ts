@@ -5,5 +5,5 @@ export { defaultMaxFileBytes, FileState, type FileStateOptions, type GcResult } 
 export type { RestoreOptions, RestoreResult, RestoreTreeOptions } from './restore.js'
 export { emptyTree } from './shadow-repository.js'
 export type { Snapshot } from './snapshot.js'
-export { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
+export { type SessionLike, snapshotEventTypes, type TimelineEntry, timeline, treeAt } from './timeline.js'
 export type { CreatedWorktree, ReconcileResult, RemoveWorktreeResult } from './worktree.js'

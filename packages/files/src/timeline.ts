@@ -1,5 +1,7 @@
-// Pure readers of a session log's `snapshot/taken` events: the tree at a seq, and a
-// session's own snapshot timeline (a fork starts with none; its header has `baseTree`).
+// Pure readers of a session log's snapshots: `snapshot/taken` events, and `files/restored`
+// events (a restore, or its undo, records the directory it left: it is a snapshot too).
+// The tree at a seq, and a session's own timeline (a fork starts with none; its header has
+// `baseTree`).
 import type { SessionEvent } from '@tangent/core'
 
 export interface TimelineEntry {
@@ -14,15 +16,18 @@ export interface SessionLike {
   readonly inheritedEventCount: number
 }
 
+/** Event types that record the state of a session's directory. */
+export const snapshotEventTypes: ReadonlySet<string> = new Set(['snapshot/taken', 'files/restored'])
+
 function snapshotData(event: SessionEvent): { tree: string; changed: string[]; skipped: string[] } | null {
-  if (event.type !== 'snapshot/taken') return null
+  if (!snapshotEventTypes.has(event.type)) return null
   // Core validated the data when it was appended (`SnapshotTakenData`).
   const data = event.data as { tree: string; changed: string[]; skipped?: string[] }
   // Copies: logged data is frozen, and callers may sort what they get.
   return { tree: data.tree, changed: [...data.changed], skipped: [...(data.skipped ?? [])] }
 }
 
-/** Every `snapshot/taken` event of `events` with seq in [from, to]. */
+/** Every snapshot event of `events` with seq in [from, to]. */
 export function snapshotsBetween(events: readonly SessionEvent[], from: number, to: number): TimelineEntry[] {
   const entries: TimelineEntry[] = []
   const last = Math.min(to, events.length - 1)
@@ -35,7 +40,7 @@ export function snapshotsBetween(events: readonly SessionEvent[], from: number, 
 }
 
 /**
- * The tree of the latest `snapshot/taken` at or before `seq` (inherited events included),
+ * The tree of the latest snapshot event at or before `seq` (inherited events included),
  * else `baseTree` (the header's tree at the fork point), else null.
  */
 export function treeAt(
@@ -46,7 +51,7 @@ export function treeAt(
   // Backwards from `seq`: the latest snapshot is usually near the end.
   for (let i = Math.min(seq, events.length - 1); i >= 0; i--) {
     const event = events[i]!
-    if (event.type === 'snapshot/taken') return (event.data as { tree: string }).tree
+    if (snapshotEventTypes.has(event.type)) return (event.data as { tree: string }).tree
   }
   return baseTree
 }

@@ -13,30 +13,58 @@ function recorder(): Connection & { got: string[] } {
 }
 
 describe('ConnectionHub', () => {
-  it('broadcasts to all, session notifications to subscribers only', () => {
+  it('broadcasts to every connection and records subscriptions per connection', async () => {
     const hub = new ConnectionHub()
     const a = recorder()
     const b = recorder()
     hub.add(a)
     hub.add(b)
-    hub.subscribe(a, 's1')
+    await hub.subscribe(a, 's1', async () => () => {})
     hub.broadcast('session.deleted', { sessionId: 'x' })
-    hub.notifySubscribers('s1', 'session.delta', { sessionId: 's1', kind: 'text', text: 'hi' })
-    expect(a.got).toHaveLength(2)
+    expect(a.got).toEqual(['session.deleted {"sessionId":"x"}'])
     expect(b.got).toEqual(['session.deleted {"sessionId":"x"}'])
     expect(hub.isSubscribed(a, 's1')).toBe(true)
+    expect(hub.isSubscribed(b, 's1')).toBe(false)
   })
 
-  it('forgets subscriptions of a removed connection and of a dropped session', () => {
+  it('subscribes a pair once, and ends subscriptions of a removed connection and of a dropped session', async () => {
     const hub = new ConnectionHub()
     const a = recorder()
     hub.add(a)
-    hub.subscribe(a, 's1')
-    hub.subscribe(a, 's2')
+    const ended: string[] = []
+    let opened = 0
+    const open = (id: string) => async () => {
+      opened++
+      return () => ended.push(id)
+    }
+    await hub.subscribe(a, 's1', open('s1'))
+    await hub.subscribe(a, 's1', open('s1'))
+    await hub.subscribe(a, 's2', open('s2'))
+    expect(opened).toBe(2)
     hub.dropSession('s1')
+    expect(ended).toEqual(['s1'])
     expect(hub.hasSubscribers('s1')).toBe(false)
     hub.remove(a)
+    expect(ended).toEqual(['s1', 's2'])
     expect(hub.hasSubscribers('s2')).toBe(false)
     expect(hub.size).toBe(0)
+  })
+
+  it('ends a subscription that finished opening after its connection closed', async () => {
+    const hub = new ConnectionHub()
+    const a = recorder()
+    hub.add(a)
+    let release: () => void = () => {}
+    const ended: string[] = []
+    const pending = hub.subscribe(a, 's1', async () => {
+      await new Promise<void>((resolve) => {
+        release = resolve
+      })
+      return () => ended.push('s1')
+    })
+    hub.remove(a)
+    release()
+    await pending
+    expect(ended).toEqual(['s1'])
   })
 })

@@ -1,5 +1,6 @@
 // The WebSocket connections of a Host and their session subscriptions: broadcasts go to
-// every connection, session events and deltas only to the session's subscribers.
+// every connection; a subscription is the runtime's (Runtime.subscribe), held here per
+// connection so it ends when the client unsubscribes, disconnects or the session goes.
 import type { NotificationName, NotificationParams } from '@tangent/protocol'
 
 /** One client connection that can receive notifications (a WebSocket). */
@@ -8,22 +9,24 @@ export interface Connection {
   notify<N extends NotificationName>(method: N, params: NotificationParams<N>): void
 }
 
+/** Ends one subscription. */
+export type Unsubscribe = () => void
+
 export class ConnectionHub {
   readonly #connections = new Set<Connection>()
-  readonly #subscribers = new Map<string, Set<Connection>>()
-  readonly #subscriptionsOf = new Map<Connection, Set<string>>()
+  /** Per connection: session id → its unsubscribe (null while the subscription is being made). */
+  readonly #subscriptions = new Map<Connection, Map<string, Unsubscribe | null>>()
 
   add(connection: Connection): void {
     this.#connections.add(connection)
-    this.#subscriptionsOf.set(connection, new Set())
+    this.#subscriptions.set(connection, new Map())
   }
 
-  /** Forgets a closed connection and its subscriptions. */
+  /** Forgets a closed connection and ends its subscriptions. */
   remove(connection: Connection): void {
     this.#connections.delete(connection)
-    for (const sessionId of this.#subscriptionsOf.get(connection) ?? [])
-      this.unsubscribe(connection, sessionId)
-    this.#subscriptionsOf.delete(connection)
+    for (const unsubscribe of this.#subscriptions.get(connection)?.values() ?? []) unsubscribe?.()
+    this.#subscriptions.delete(connection)
   }
 
   get size(): number {
@@ -34,45 +37,47 @@ export class ConnectionHub {
     for (const connection of this.#connections) connection.notify(method, params)
   }
 
-  /** Sends to the subscribers of one session. */
-  notifySubscribers<N extends NotificationName>(
-    sessionId: string,
-    method: N,
-    params: NotificationParams<N>,
-  ): void {
-    const subscribers = this.#subscribers.get(sessionId)
-    if (subscribers) for (const connection of subscribers) connection.notify(method, params)
-  }
-
   hasSubscribers(sessionId: string): boolean {
-    return (this.#subscribers.get(sessionId)?.size ?? 0) > 0
+    for (const sessions of this.#subscriptions.values()) if (sessions.has(sessionId)) return true
+    return false
   }
 
   isSubscribed(connection: Connection, sessionId: string): boolean {
-    return this.#subscribers.get(sessionId)?.has(connection) ?? false
+    return this.#subscriptions.get(connection)?.has(sessionId) ?? false
   }
 
-  subscribe(connection: Connection, sessionId: string): void {
-    let subscribers = this.#subscribers.get(sessionId)
-    if (!subscribers) {
-      subscribers = new Set()
-      this.#subscribers.set(sessionId, subscribers)
+  /**
+   * Subscribes a connection to a session once: `open` makes the subscription and returns
+   * its unsubscribe. A second call for the same pair does nothing. If the connection closed
+   * or unsubscribed meanwhile, the new subscription is ended at once.
+   */
+  async subscribe(connection: Connection, sessionId: string, open: () => Promise<Unsubscribe>): Promise<void> {
+    const sessions = this.#subscriptions.get(connection)
+    if (!sessions || sessions.has(sessionId)) return
+    sessions.set(sessionId, null)
+    let unsubscribe: Unsubscribe
+    try {
+      unsubscribe = await open()
+    } catch (error) {
+      if (sessions.get(sessionId) === null) sessions.delete(sessionId)
+      throw error
     }
-    subscribers.add(connection)
-    this.#subscriptionsOf.get(connection)?.add(sessionId)
+    if (this.#subscriptions.get(connection) !== sessions || sessions.get(sessionId) !== null) {
+      unsubscribe()
+      return
+    }
+    sessions.set(sessionId, unsubscribe)
   }
 
   unsubscribe(connection: Connection, sessionId: string): void {
-    const subscribers = this.#subscribers.get(sessionId)
-    subscribers?.delete(connection)
-    if (subscribers?.size === 0) this.#subscribers.delete(sessionId)
-    this.#subscriptionsOf.get(connection)?.delete(sessionId)
+    const sessions = this.#subscriptions.get(connection)
+    const unsubscribe = sessions?.get(sessionId)
+    sessions?.delete(sessionId)
+    unsubscribe?.()
   }
 
   /** A deleted session: nobody stays subscribed to it. */
   dropSession(sessionId: string): void {
-    for (const connection of this.#subscribers.get(sessionId) ?? [])
-      this.#subscriptionsOf.get(connection)?.delete(sessionId)
-    this.#subscribers.delete(sessionId)
+    for (const connection of this.#connections) this.unsubscribe(connection, sessionId)
   }
 }

@@ -4,7 +4,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { writeFileAtomic } from './write-file-atomic.js'
+import { writeFileAtomic } from '@tangent/runtime'
 
 export const HostDiscovery = z.object({
   pid: z.number().int().positive(),

@@ -14,6 +14,7 @@ const standardCodes: Record<string, number> = {
   // A malformed id or model name is a params problem, whoever noticed it.
   'invalid-session-id': rpcErrorCodes.invalidParams,
   'invalid-model': rpcErrorCodes.invalidParams,
+  'folder-not-found': rpcErrorCodes.invalidParams,
 }
 
 export function rpcError(

@@ -1,5 +1,6 @@
-// Workspaces: directories that group sessions, persisted in `home/workspaces.json`.
-// A path is realpath'd, so one directory is one workspace however it was named.
+// Workspaces: folders that group sessions, persisted in `home/workspaces.json`. A path is
+// realpath'd, so one folder is one workspace however it was named. A session belongs to the
+// deepest workspace folder that holds its cwd, whenever either was made (docs/architecture.md §7).
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
@@ -17,6 +18,17 @@ export class WorkspaceRegistry {
   private constructor(file: string, workspaces: Workspace[]) {
     this.#file = file
     this.#workspaces = new Map(workspaces.map((workspace) => [workspace.id, workspace]))
+  }
+
+  /** Whose folder contains `cwd` (the deepest), else `recorded` when it still exists, else null. */
+  readonly workspaceOf = (cwd: string, recorded: string | undefined): string | null => {
+    let best: Workspace | undefined
+    for (const workspace of this.#workspaces.values()) {
+      if (!isInside(cwd, workspace.path)) continue
+      if (best === undefined || workspace.path.length > best.path.length) best = workspace
+    }
+    if (best !== undefined) return best.id
+    return recorded !== undefined && this.#workspaces.has(recorded) ? recorded : null
   }
 
   static async open(home: string): Promise<WorkspaceRegistry> {
@@ -41,8 +53,9 @@ export class WorkspaceRegistry {
     return new WorkspaceRegistry(file, parsed.workspaces)
   }
 
+  /** Most recently opened first. */
   list(): Workspace[] {
-    return [...this.#workspaces.values()]
+    return [...this.#workspaces.values()].sort((a, b) => (b.openedAt ?? 0) - (a.openedAt ?? 0))
   }
 
   has(id: string): boolean {
@@ -64,11 +77,12 @@ export class WorkspaceRegistry {
     return workspace
   }
 
-  /** The workspace of an existing directory, created on first open. */
-  async open(directory: string): Promise<Workspace> {
-    const real = await realDirectory(directory)
-    for (const workspace of this.#workspaces.values()) if (workspace.path === real) return workspace
-    const workspace: Workspace = { id: randomUUID(), path: real, name: path.basename(real) || real }
+  /** The workspace of an existing folder (already realpath'd), created on first open; marks it opened now. */
+  async open(real: string, now = Date.now()): Promise<Workspace> {
+    let workspace = [...this.#workspaces.values()].find((candidate) => candidate.path === real)
+    workspace = workspace
+      ? { ...workspace, openedAt: now }
+      : { id: randomUUID(), path: real, name: path.basename(real) || real, openedAt: now }
     this.#workspaces.set(workspace.id, workspace)
     await this.#save()
     return workspace
@@ -79,20 +93,8 @@ export class WorkspaceRegistry {
   }
 }
 
-/** The realpath of an existing directory, else `invalid-params` naming the problem. */
-export async function realDirectory(directory: string, field = 'path'): Promise<string> {
-  const fail = (why: string) =>
-    new TangentError('invalid-params', `${directory} ${why}: give the path of an existing directory.`, {
-      issues: [{ path: [field], message: why }],
-    })
-  if (!path.isAbsolute(directory)) throw fail('is not an absolute path')
-  let real: string
-  try {
-    real = await fs.realpath(directory)
-  } catch {
-    throw fail('does not exist')
-  }
-  const stat = await fs.stat(real)
-  if (!stat.isDirectory()) throw fail('is not a directory')
-  return real
+function isInside(child: string, folder: string): boolean {
+  if (child === folder) return true
+  const prefix = folder.endsWith(path.sep) ? folder : folder + path.sep
+  return child.startsWith(prefix)
 }

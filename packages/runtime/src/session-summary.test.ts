@@ -2,7 +2,8 @@ import { SessionStore } from '@tangent/core'
 import { SessionSummary } from '@tangent/protocol'
 import type { CatalogEntry } from '@tangent/store-jsonl'
 import { describe, expect, it } from 'vitest'
-import { hostMetaOf, toSessionSummary } from './session-summary.js'
+import { headerMetaOf } from './header-meta.js'
+import { toSessionSummary } from './session-summary.js'
 
 const entry: CatalogEntry = {
   id: 'child',
@@ -71,8 +72,8 @@ describe('toSessionSummary', () => {
         forkRequestId: ['r'],
       },
     }
-    expect(hostMetaOf(odd.header)).toEqual({})
-    expect(hostMetaOf({ files: { mode: 'worktree', path: '/t', extra: 1 }, baseTree: null })).toEqual({
+    expect(headerMetaOf(odd.header)).toEqual({})
+    expect(headerMetaOf({ files: { mode: 'worktree', path: '/t', extra: 1 }, baseTree: null })).toEqual({
       files: { mode: 'worktree', path: '/t' },
       baseTree: null,
     })

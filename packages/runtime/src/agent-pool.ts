@@ -1,4 +1,4 @@
-// The live agents of a Host, one per session, created lazily (on the first prompt or
+// The live agents of a runtime, one per session, created lazily (on the first prompt or
 // model change) so sessions that are only read or forked never start one.
 import type { Agent, AgentDelta, PromptResult } from '@tangent/agent'
 import type { Session } from '@tangent/core'

@@ -1,0 +1,44 @@
+// The header fields the runtime adds to a session at create and fork (beyond core's header):
+// declared and parsed here only. Reads are tolerant — a field of the wrong shape reads as
+// absent — with plain type guards, not zod: session.list reads this for each of 10,000
+// sessions, and a zod parse per entry cost more than everything else the list does.
+import type { FileMode } from '@tangent/protocol'
+
+export interface SessionHeaderMeta {
+  /** The workspace the session was created in or forked into (worktree forks live outside it). */
+  workspaceId?: string
+  /** The session's directory and how it got it: the parent's (`shared`) or its own (`worktree`). */
+  files?: { mode: FileMode; path: string }
+  /** The files' tree at the fork point (or at creation); null when none was known. */
+  baseTree?: string | null
+  /** The fork's requestId, so a retry after a restart finds the same child. */
+  forkRequestId?: string
+}
+
+export function headerMetaOf(header: Readonly<Record<string, unknown>>): SessionHeaderMeta {
+  const meta: SessionHeaderMeta = {}
+  const { workspaceId, files, baseTree, forkRequestId } = header
+  if (typeof workspaceId === 'string') meta.workspaceId = workspaceId
+  const filesMeta = filesOf(files)
+  if (filesMeta) meta.files = filesMeta
+  if (typeof baseTree === 'string' || baseTree === null) meta.baseTree = baseTree
+  if (typeof forkRequestId === 'string') meta.forkRequestId = forkRequestId
+  return meta
+}
+
+/** The meta to write into a new header (only the fields that are set). */
+export function headerMetaFields(meta: SessionHeaderMeta): Record<string, unknown> {
+  const fields: Record<string, unknown> = {}
+  if (meta.workspaceId !== undefined) fields.workspaceId = meta.workspaceId
+  if (meta.files !== undefined) fields.files = { mode: meta.files.mode, path: meta.files.path }
+  if (meta.baseTree !== undefined) fields.baseTree = meta.baseTree
+  if (meta.forkRequestId !== undefined) fields.forkRequestId = meta.forkRequestId
+  return fields
+}
+
+function filesOf(value: unknown): SessionHeaderMeta['files'] {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { mode, path } = value as { mode?: unknown; path?: unknown }
+  if ((mode !== 'shared' && mode !== 'worktree') || typeof path !== 'string') return undefined
+  return { mode, path }
+}

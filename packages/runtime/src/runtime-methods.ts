@@ -1,0 +1,35 @@
+// Every method of docs/protocol.md that is a session operation, mapped onto the runtime:
+// the Host routes JSON-RPC to these, and the contract suite calls them in-process, so no
+// front-end can grow its own version of an operation. (Subscriptions need a connection:
+// the Host adapts them over `Runtime.subscribe`.)
+import type { MethodName, MethodParams, MethodResult } from '@tangent/protocol'
+import type { Runtime } from './runtime.js'
+
+type RuntimeMethodName = Exclude<MethodName, 'session.subscribe' | 'session.unsubscribe'>
+
+export type RuntimeMethods = {
+  [M in RuntimeMethodName]: (params: MethodParams<M>) => Promise<MethodResult<M>>
+}
+
+export function runtimeMethods(runtime: Runtime): RuntimeMethods {
+  return {
+    'host.info': async () => runtime.info(),
+    'workspace.list': async () => runtime.listWorkspaces(),
+    'workspace.open': (params) => runtime.openWorkspace(params),
+    'workspace.browse': (params) => runtime.browseFolders(params),
+    'session.list': (params) => runtime.listSessions(params),
+    'session.get': (params) => runtime.getSession(params),
+    'session.create': (params) => runtime.createSession(params),
+    'session.prompt': (params) => runtime.prompt(params),
+    'session.abort': (params) => runtime.abort(params),
+    'session.fork': (params) => runtime.fork(params),
+    'session.rename': (params) => runtime.rename(params),
+    'session.archive': (params) => runtime.setArchived(params),
+    'session.delete': (params) => runtime.delete(params),
+    'session.setModel': (params) => runtime.setModel(params),
+    'session.compare': (params) => runtime.compare(params),
+    'snapshot.list': (params) => runtime.listSnapshots(params),
+    'snapshot.restore': (params) => runtime.restore(params),
+    'snapshot.undoRestore': (params) => runtime.undoRestore(params),
+  }
+}

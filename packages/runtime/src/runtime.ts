@@ -1,0 +1,801 @@
+// The runtime: the one implementation of every session operation (docs/architecture.md §1,
+// §7), over the store, file state, models and live agents. It alone holds the store and owns
+// durability — every operation that appends flushes before it answers — and it emits the
+// events front-ends turn into notifications. The Host's methods and the CLI are adapters.
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { Agent, type AgentDelta, defaultModelId, ModelRegistry, providerNames } from '@tangent/agent'
+import {
+  type ModelSelectionData,
+  resolveForkAnchor,
+  type Session,
+  type SessionEvent,
+  TangentError,
+} from '@tangent/core'
+import { FileState } from '@tangent/files'
+import type {
+  FilesRestoredData,
+  HostInfoResult,
+  SessionCompareParams,
+  SessionCompareResult,
+  SessionCreateParams,
+  SessionDeleteParams,
+  SessionDeleteResult,
+  SessionForkParams,
+  SessionForkResult,
+  SessionGetResult,
+  SessionListParams,
+  SessionPromptResult,
+  SessionSetModelParams,
+  SessionSummary,
+  SnapshotEntry,
+  SnapshotRestoreParams,
+  SnapshotRestoreResult,
+  SnapshotUndoRestoreParams,
+  Workspace,
+  WorkspaceBrowseParams,
+  WorkspaceBrowseResult,
+} from '@tangent/protocol'
+import { JsonlStore } from '@tangent/store-jsonl'
+import { AgentPool } from './agent-pool.js'
+import { browseFolders, realFolder } from './folders.js'
+import { type ForkOutcome, ForkRequests } from './fork-requests.js'
+import { headerMetaFields, headerMetaOf } from './header-meta.js'
+import { commonAncestor, lineageOf } from './lineage.js'
+import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
+import { restoreEventOf, undoableRestore } from './restore-events.js'
+import { toSessionSummary } from './session-summary.js'
+import { sessionsRunningIn } from './shared-activity.js'
+import { WorkspaceRegistry } from './workspaces.js'
+
+export interface RuntimeOptions {
+  /** TANGENT_HOME: sessions, catalog, snapshots, workspaces.json. */
+  home: string
+  /** Environment for provider keys, TANGENT_MODEL and TANGENT_DEMO_DELAY_MS (default process.env). */
+  env?: Record<string, string | undefined>
+  /** Model of new sessions and of logs without a selection (default TANGENT_MODEL, else `demo:scripted`). */
+  defaultModel?: string
+  /** Delay between demo model deltas (default TANGENT_DEMO_DELAY_MS of `env`). */
+  demoDelayMs?: number
+  /** The folder the user started in: cwd of sessions made without one, base of relative folder paths. */
+  startFolder?: string
+  /** Open `startFolder` as a workspace (what `tangent serve` does). */
+  openStartFolder?: boolean
+  /** What `~` means in folder paths (default os.homedir()). */
+  homeDir?: string
+  /** No writer lock, no writes: for commands that only read beside another writer. */
+  readOnly?: boolean
+  /** Where unexpected errors are logged (default console.error). */
+  report?: (error: unknown) => void
+  /** The agent of a session (tests, embedders); default: the standard agent with file snapshots. */
+  createAgent?: (session: Session, runtime: { flush: () => Promise<void>; models: ModelRegistry }) => Agent
+}
+
+interface ForkAttempt extends ForkOutcome {
+  /** The source's workspace the child could not join (only on the attempt that made the child). */
+  attachFailedWorkspaceId?: string
+}
+
+/** Receives one session's events (backlog first, then live, no gap, no duplicate) and deltas. */
+export interface SessionListener {
+  onEvent(event: SessionEvent): void
+  onDelta?(delta: AgentDelta): void
+}
+
+/** Event types that change what a SessionSummary shows (status, title, model). */
+const summaryEventTypes: ReadonlySet<string> = new Set([
+  'turn/start',
+  'turn/end',
+  'session/title',
+  'model/selection',
+])
+
+export class Runtime {
+  readonly home: string
+  readonly version: string
+  readonly defaultModel: string
+  readonly startFolder: string
+  readonly homeDir: string
+  readonly readOnly: boolean
+  readonly models: ModelRegistry
+  readonly files: FileState
+  readonly #store: JsonlStore
+  readonly #workspaces: WorkspaceRegistry
+  readonly #agents: AgentPool
+  readonly #forkRequests: ForkRequests
+  readonly #emitter: RuntimeEmitter
+  readonly #report: (error: unknown) => void
+  /** Sessions in an operation that must not overlap a turn (restore, delete): id → what. */
+  readonly #exclusive = new Map<string, string>()
+  /** Per session, summary announcements run in order, so the last one sent is the newest. */
+  readonly #announcing = new Map<string, Promise<void>>()
+  readonly #sessionListeners = new Map<string, Set<SessionListener>>()
+  readonly #unwire: (() => void)[] = []
+  #closing: Promise<void> | null = null
+
+  private constructor(init: {
+    options: RuntimeOptions
+    home: string
+    version: string
+    startFolder: string
+    store: JsonlStore
+    workspaces: WorkspaceRegistry
+    report: (error: unknown) => void
+  }) {
+    const { options, store } = init
+    const env = options.env ?? process.env
+    this.home = init.home
+    this.version = init.version
+    this.startFolder = init.startFolder
+    this.homeDir = options.homeDir ?? os.homedir()
+    this.readOnly = options.readOnly === true
+    this.defaultModel = options.defaultModel ?? (env.TANGENT_MODEL || defaultModelId)
+    this.#report = init.report
+    this.#store = store
+    this.#workspaces = init.workspaces
+    this.#emitter = new RuntimeEmitter(init.report)
+    this.models = new ModelRegistry({
+      env,
+      ...(options.demoDelayMs !== undefined ? { demoDelayMs: options.demoDelayMs } : {}),
+    })
+    this.files = new FileState({ home: init.home })
+    this.#forkRequests = ForkRequests.fromHeaders(() => store.headers())
+    const flushOf = (session: Session) => () => store.flush(session.id)
+    const createAgent =
+      options.createAgent ??
+      ((session: Session) =>
+        new Agent({
+          session,
+          flush: flushOf(session),
+          models: this.models,
+          defaultModel: this.defaultModel,
+          snapshot: (live) => this.files.snapshot(live.header.cwd),
+        }))
+    this.#agents = new AgentPool(
+      (session) => createAgent(session, { flush: flushOf(session), models: this.models }),
+      (sessionId, delta) => this.#onDelta(sessionId, delta),
+    )
+    this.#wireStore()
+  }
+
+  /** Opens the data directory (the writer lock unless readOnly), workspaces and models. */
+  static async open(options: RuntimeOptions): Promise<Runtime> {
+    const home = path.resolve(options.home)
+    const report =
+      options.report ??
+      ((error: unknown) =>
+        console.error(`tangent: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
+    if (!options.readOnly) await fs.mkdir(home, { recursive: true, mode: 0o700 })
+    // Real paths everywhere, so one directory is always the same string (shared activity, workspaces).
+    const startFolder = await fs.realpath(options.startFolder ?? process.cwd())
+    const store = await JsonlStore.open({ dir: home, readOnly: options.readOnly === true })
+    try {
+      const workspaces = await WorkspaceRegistry.open(home)
+      const runtime = new Runtime({
+        options,
+        home,
+        version: await readVersion(),
+        startFolder,
+        store,
+        workspaces,
+        report,
+      })
+      if (options.openStartFolder && !options.readOnly) await workspaces.open(startFolder)
+      return runtime
+    } catch (error) {
+      await store.close()
+      throw error
+    }
+  }
+
+  on<E extends RuntimeEventName>(name: E, listener: RuntimeEventMap[E]): () => void {
+    return this.#emitter.on(name, listener)
+  }
+
+  // --- host and workspaces -------------------------------------------------------------
+
+  info(): HostInfoResult {
+    return {
+      version: this.version,
+      dataDir: this.home,
+      defaultModel: this.defaultModel,
+      models: this.models.list().map((model) => ({
+        id: model.id,
+        available: model.available,
+        ...(model.reason !== undefined ? { reason: model.reason } : {}),
+      })),
+      startFolder: this.startFolder,
+      homeDir: this.homeDir,
+    }
+  }
+
+  listWorkspaces(): Workspace[] {
+    return this.#workspaces.list()
+  }
+
+  /** Opens (or reopens) the workspace of a folder: absolute, `~`, `~/…` or relative to the start folder. */
+  async openWorkspace(params: { path: string }): Promise<Workspace> {
+    this.#assertWritable('open a folder')
+    const real = await realFolder(params.path, this.#folderBase())
+    const workspace = await this.#workspaces.open(real)
+    // Sessions made in this folder before it was opened now belong to it.
+    for (const session of this.#store.store.sessions()) {
+      if (this.#workspaces.workspaceOf(session.header.cwd, undefined) === workspace.id)
+        this.#announce(session.id, 'session-updated')
+    }
+    return workspace
+  }
+
+  browseFolders(params: WorkspaceBrowseParams): Promise<WorkspaceBrowseResult> {
+    return browseFolders(params.path, {
+      ...this.#folderBase(),
+      ...(params.hidden !== undefined ? { hidden: params.hidden } : {}),
+    })
+  }
+
+  // --- reading -------------------------------------------------------------------------
+
+  async listSessions(params: SessionListParams = {}): Promise<SessionSummary[]> {
+    if (params.workspaceId !== undefined) this.#workspaces.get(params.workspaceId)
+    // Already in listing order (oldest first, then id): one pass, no re-sort.
+    const entries = await this.#store.listView()
+    const live = this.#store.store
+    const summaries: SessionSummary[] = []
+    const wanted = (summary: SessionSummary) =>
+      (params.includeArchived === true || !summary.archived) &&
+      (params.workspaceId === undefined || summary.workspaceId === params.workspaceId)
+    for (const entry of entries) {
+      const summary = this.#summaryOf(entry, live.get(entry.id))
+      if (wanted(summary)) summaries.push(summary)
+    }
+    // A session created a moment ago may not have reached the catalog yet.
+    let added = false
+    const sessions = [...live.sessions()]
+    const listed = sessions.length > 0 ? new Set(entries.map((entry) => entry.id)) : null
+    for (const session of sessions) {
+      if (listed?.has(session.id)) continue
+      const summary = this.#summaryOf(undefined, session)
+      if (wanted(summary)) {
+        summaries.push(summary)
+        added = true
+      }
+    }
+    return added ? summaries.sort(byAge) : summaries
+  }
+
+  async getSession(params: { sessionId: string; fromSeq?: number | undefined }): Promise<SessionGetResult> {
+    const session = await this.#load(params.sessionId)
+    const entry = await this.#store.get(params.sessionId)
+    // Synchronous from here: the summary and the events describe the same moment.
+    return { session: this.#summaryOf(entry, session), events: session.events.slice(params.fromSeq ?? 0) }
+  }
+
+  async summary(sessionId: string): Promise<SessionSummary> {
+    const entry = await this.#store.get(sessionId)
+    const live = this.#store.store.get(sessionId)
+    if (!entry && !live) throw sessionNotFound(sessionId)
+    return this.#summaryOf(entry, live)
+  }
+
+  /**
+   * Sends `listener` the session's events from `fromSeq` (when given), then every later
+   * one, with no gap and no duplicate, and its live deltas; returns the unsubscribe.
+   */
+  async subscribe(
+    sessionId: string,
+    options: { fromSeq?: number | undefined },
+    listener: SessionListener,
+  ): Promise<() => void> {
+    const session = await this.#load(sessionId)
+    // No await from here to the registration: nothing can be appended in between.
+    if (options.fromSeq !== undefined) for (const event of session.events.slice(options.fromSeq)) listener.onEvent(event)
+    let set = this.#sessionListeners.get(sessionId)
+    if (!set) {
+      set = new Set()
+      this.#sessionListeners.set(sessionId, set)
+    }
+    set.add(listener)
+    return () => {
+      set.delete(listener)
+      if (set.size === 0 && this.#sessionListeners.get(sessionId) === set) this.#sessionListeners.delete(sessionId)
+    }
+  }
+
+  async compare(params: SessionCompareParams): Promise<SessionCompareResult> {
+    const a = await this.#load(params.a)
+    const b = await this.#load(params.b)
+    const parentOf = async (id: string) => {
+      const entry = await this.#store.get(id)
+      const header = this.#store.store.get(id)?.header
+      if (header) return { parentSession: header.parentSession ?? null, forkedAt: header.forkedAt ?? null }
+      return entry ? { parentSession: entry.parentSession, forkedAt: entry.forkedAt } : undefined
+    }
+    const { ancestor, forkSeq } = commonAncestor(await lineageOf(a.id, parentOf), await lineageOf(b.id, parentOf), {
+      a: a.lastSeq,
+      b: b.lastSeq,
+    })
+    const from = (forkSeq ?? -1) + 1
+    const files = await this.files.diffTrees(this.#latestTree(a), this.#latestTree(b))
+    return {
+      ancestor,
+      forkSeq,
+      a: { events: a.events.slice(from) },
+      b: { events: b.events.slice(from) },
+      files,
+    }
+  }
+
+  async listSnapshots(params: { sessionId: string }): Promise<SnapshotEntry[]> {
+    const session = await this.#load(params.sessionId)
+    return this.files.timeline({ events: session.events, inheritedEventCount: session.inheritedEventCount })
+  }
+
+  // --- writing -------------------------------------------------------------------------
+
+  async createSession(params: SessionCreateParams = {}): Promise<SessionSummary> {
+    this.#assertWritable('create a session')
+    const workspace = params.workspaceId !== undefined ? this.#workspaces.get(params.workspaceId) : undefined
+    const cwd =
+      params.cwd !== undefined
+        ? await realFolder(params.cwd, this.#folderBase())
+        : (workspace?.path ?? this.startFolder)
+    const model = this.#validateModel(params.model ?? this.defaultModel)
+    const workspaceId = workspace?.id ?? this.#workspaces.workspaceOf(cwd, undefined) ?? undefined
+    const session = this.#store.store.create(undefined, {
+      meta: { cwd, ...headerMetaFields(workspaceId !== undefined ? { workspaceId } : {}) },
+    })
+    session.append('model/selection', model)
+    if (params.title !== undefined) session.append('session/title', { title: params.title })
+    await this.#store.flush(session.id)
+    return this.summary(session.id)
+  }
+
+  /** Runs one turn; resolves when it ends (aborted and error included). */
+  async prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult> {
+    this.#assertWritable('run a turn')
+    const session = await this.#load(params.sessionId)
+    this.#assertIdle(session, 'send another prompt')
+    // Synchronous from the check to the turn's first append: two prompts cannot both start.
+    return this.#agents.prompt(session, params.text)
+  }
+
+  async abort(params: { sessionId: string }): Promise<{ aborted: boolean }> {
+    const agent = this.#agents.get(params.sessionId)
+    if (agent) return { aborted: agent.abort() }
+    await this.summary(params.sessionId)
+    return { aborted: false }
+  }
+
+  async setModel(params: SessionSetModelParams): Promise<SessionSummary> {
+    this.#assertWritable('change the model')
+    const session = await this.#load(params.sessionId)
+    this.#assertIdle(session, 'change its model')
+    this.#agents.obtain(session).setModel(params.model, params.reasoningEffort)
+    await this.#store.flush(session.id)
+    return this.summary(session.id)
+  }
+
+  async rename(params: { sessionId: string; title: string }): Promise<SessionSummary> {
+    this.#assertWritable('rename a session')
+    const session = await this.#load(params.sessionId)
+    this.#assertIdle(session, 'rename it')
+    session.append('session/title', { title: params.title })
+    await this.#store.flush(session.id)
+    return this.summary(session.id)
+  }
+
+  async setArchived(params: { sessionId: string; archived: boolean }): Promise<SessionSummary> {
+    this.#assertWritable('archive a session')
+    await this.summary(params.sessionId)
+    await this.#store.setArchived(params.sessionId, params.archived)
+    const summary = await this.summary(params.sessionId)
+    this.#emitter.emit('session-updated', summary)
+    return summary
+  }
+
+  /**
+   * Forks at an anchor (docs/architecture.md §7): the child takes the source's latest model,
+   * a distinguishing title, its workspace, and its own directory with `files: 'worktree'`.
+   * The same `requestId` returns the same child.
+   */
+  async fork(params: SessionForkParams): Promise<SessionForkResult> {
+    this.#assertWritable('fork a session')
+    const attempt = () => this.#fork(params)
+    const outcome: ForkAttempt = params.requestId
+      ? await this.#forkRequests.run(params.requestId, attempt)
+      : await attempt()
+    if (outcome.sourceId !== params.sessionId) {
+      throw new TangentError(
+        'invalid-params',
+        `requestId ${JSON.stringify(params.requestId)} was already used to fork session ${outcome.sourceId}: use a new requestId for each fork.`,
+        { issues: [{ path: ['requestId'], message: 'already used for a fork of another session' }] },
+      )
+    }
+    if (outcome.attachFailedWorkspaceId !== undefined) {
+      throw new TangentError(
+        'workspace-attach-failed',
+        `Forked ${params.sessionId} into ${outcome.childId}, but the child could not join workspace ${outcome.attachFailedWorkspaceId} (it no longer exists). The child is listed without a workspace.`,
+        { sessionId: outcome.childId, workspaceId: outcome.attachFailedWorkspaceId },
+      )
+    }
+    const child = await this.summary(outcome.childId)
+    return { session: child, boundary: outcome.boundary }
+  }
+
+  async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
+    this.#assertWritable('delete a session')
+    const session = await this.#load(params.sessionId)
+    this.#assertIdle(session, 'delete it')
+    const meta = headerMetaOf(session.header)
+    return this.#exclusively(session, 'being deleted', async () => {
+      this.#agents.remove(session.id)
+      const { materialized } = await this.#store.delete(session.id)
+      this.#forkRequests.forget(session.id)
+      this.#sessionListeners.delete(session.id)
+      this.#emitter.emit('session-deleted', session.id)
+      for (const childId of materialized) this.#announce(childId, 'session-updated')
+      if (meta.files?.mode !== 'worktree') return { deleted: true as const, materialized }
+      const choice = params.worktree ?? 'remove'
+      if (choice === 'keep') {
+        return {
+          deleted: true as const,
+          materialized,
+          worktree: { path: meta.files.path, removed: false, reason: 'kept as asked' },
+        }
+      }
+      // Without force only a clean worktree is removed; one with changes stays and the answer says why.
+      const outcome = await this.files.removeWorktree(meta.files.path, { force: choice === 'force' })
+      return {
+        deleted: true as const,
+        materialized,
+        worktree: {
+          path: meta.files.path,
+          removed: outcome.removed,
+          ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+        },
+      }
+    })
+  }
+
+  /**
+   * Rewinds the files this session changed after `seq`; refuses with `files-conflict` when
+   * another writer changed them since (unless force). Recorded as a `files/restored` event
+   * with its undo tree, the same from every client.
+   */
+  async restore(params: SnapshotRestoreParams): Promise<SnapshotRestoreResult> {
+    this.#assertWritable('restore files')
+    const session = await this.#load(params.sessionId)
+    this.#assertIdle(session, 'restore its files')
+    if (params.seq > session.lastSeq) {
+      throw new TangentError(
+        'invalid-params',
+        `Session ${session.id} has no seq ${params.seq} (its last is ${session.lastSeq}): pick a seq from \`tangent show\`.`,
+        { issues: [{ path: ['seq'], message: 'past the end of the session' }] },
+      )
+    }
+    return this.#exclusively(session, 'restoring its files', async () => {
+      const outcome = await this.files.restore({
+        cwd: session.header.cwd,
+        events: session.events,
+        inheritedEventCount: session.inheritedEventCount,
+        baseTree: headerMetaOf(session.header).baseTree ?? null,
+        toSeq: params.seq,
+        force: params.force ?? false,
+      })
+      const data: FilesRestoredData = {
+        toSeq: params.seq,
+        tree: outcome.snapshot.tree,
+        changed: outcome.snapshot.changed,
+        skipped: outcome.snapshot.skipped,
+        restored: outcome.restored,
+        kept: outcome.kept,
+        undoTree: outcome.undoTree,
+      }
+      const event = session.append('files/restored', data)
+      await this.#store.flush(session.id)
+      return { restored: outcome.restored, kept: outcome.kept, undoTree: outcome.undoTree, seq: event.seq }
+    })
+  }
+
+  /**
+   * Undoes a restore: writes back what its paths held before it, refusing with
+   * `files-conflict` when one changed since the restore (unless force).
+   */
+  async undoRestore(params: SnapshotUndoRestoreParams): Promise<SnapshotRestoreResult> {
+    this.#assertWritable('undo a restore')
+    const session = await this.#load(params.sessionId)
+    this.#assertIdle(session, 'undo a restore')
+    const target = undoableRestore(session, params.seq)
+    return this.#exclusively(session, 'undoing a restore', async () => {
+      const outcome = await this.files.restoreTree({
+        cwd: session.header.cwd,
+        tree: target.data.undoTree,
+        paths: target.data.restored,
+        expectTree: target.data.tree,
+        force: params.force ?? false,
+      })
+      const data: FilesRestoredData = {
+        undoOf: target.seq,
+        tree: outcome.snapshot.tree,
+        changed: outcome.snapshot.changed,
+        skipped: outcome.snapshot.skipped,
+        restored: outcome.restored,
+        kept: outcome.kept,
+        undoTree: outcome.undoTree,
+      }
+      const event = session.append('files/restored', data)
+      await this.#store.flush(session.id)
+      return { restored: outcome.restored, kept: outcome.kept, undoTree: outcome.undoTree, seq: event.seq }
+    })
+  }
+
+  // --- life cycle ----------------------------------------------------------------------
+
+  /** Sessions with a running turn. */
+  runningSessions(): string[] {
+    return [...this.#store.store.sessions()].filter((session) => session.isTurnOpen).map((session) => session.id)
+  }
+
+  /** Resolves when every turn started through this runtime has ended. */
+  settled(): Promise<void> {
+    return this.#agents.settled()
+  }
+
+  /** Removes worktrees no session owns (a crash in the middle of a worktree fork). */
+  async reconcileWorktrees(startedAt: number, log: (message: string) => void): Promise<void> {
+    const known = new Set((await this.#store.list()).map((entry) => entry.id))
+    const result = await this.files.reconcileWorktrees(
+      (sessionId) => known.has(sessionId) || this.#store.store.has(sessionId),
+      // Forks made since start are finishing or published: only older records can be orphans.
+      { createdBefore: startedAt },
+    )
+    for (const removed of result.removed) log(`tangent: removed ${removed}, a worktree no session owns`)
+    for (const kept of result.kept) log(`tangent: kept ${kept.path} (no session owns it): ${kept.reason}`)
+  }
+
+  /** Aborts running turns (they end `aborted`), waits for them, flushes and closes the store. Idempotent. */
+  close(options: { abort?: boolean } = {}): Promise<void> {
+    this.#closing ??= (async () => {
+      if (options.abort !== false) this.#agents.abortAll()
+      await this.#agents.settled()
+      await Promise.allSettled([...this.#announcing.values()])
+      for (const unwire of this.#unwire) unwire()
+      await this.#store.close()
+    })()
+    return this.#closing
+  }
+
+  // --- internals -----------------------------------------------------------------------
+
+  async #fork(params: SessionForkParams): Promise<ForkAttempt> {
+    const store = this.#store
+    const source = await this.#load(params.sessionId)
+    // The events as they are now: a running turn may append more, the boundary does not move.
+    const boundary = resolveBoundary(source, params)
+    const latestModel = source.model
+    const sourceMeta = headerMetaOf(source.header)
+    const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
+    const baseTree = treeAt(source, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
+    const sourceWorkspace = sourceMeta.workspaceId ?? this.#workspaces.workspaceOf(source.header.cwd, undefined) ?? undefined
+    const attached = sourceWorkspace !== undefined && this.#workspaces.has(sourceWorkspace)
+    const title = params.title ?? (await this.#forkTitle(source))
+
+    const childId = store.store.newId()
+    let cwd = source.header.cwd
+    let worktreePath: string | undefined
+    if (params.files === 'worktree') {
+      const worktree = await this.files.createWorktree({ cwd: source.header.cwd, tree: baseTree, sessionId: childId })
+      worktreePath = worktree.path
+      cwd = worktree.path
+    }
+    let child: Session
+    try {
+      // Durability: the child's header points into the source's file through `boundary`.
+      await store.flush(source.id)
+      const current = store.store.get(source.id) ?? (await store.load(source.id))
+      child = store.store.fork(current, boundary, childId, {
+        meta: {
+          cwd,
+          ...headerMetaFields({
+            ...(attached ? { workspaceId: sourceWorkspace } : {}),
+            files: { mode: params.files ?? 'shared', path: cwd },
+            baseTree,
+            ...(params.requestId !== undefined ? { forkRequestId: params.requestId } : {}),
+          }),
+        },
+      })
+    } catch (error) {
+      if (worktreePath !== undefined) await this.files.removeWorktree(worktreePath, { force: true })
+      throw error
+    }
+    // The child runs with the source's latest model, even one chosen after the fork point.
+    if (latestModel && !sameModel(child.model, latestModel)) child.append('model/selection', latestModel)
+    child.append('session/title', { title })
+    await store.flush(child.id)
+    return {
+      sourceId: source.id,
+      childId: child.id,
+      boundary,
+      ...(sourceWorkspace !== undefined && !attached ? { attachFailedWorkspaceId: sourceWorkspace } : {}),
+    }
+  }
+
+  /** "<source title> · fork N", N counting the source's forks (this one included). */
+  async #forkTitle(source: Session): Promise<string> {
+    const entries = await this.#store.listView()
+    let forks = 0
+    for (const entry of entries) if (entry.parentSession === source.id) forks++
+    for (const session of this.#store.store.sessions())
+      if (session.header.parentSession === source.id && !entries.some((entry) => entry.id === session.id)) forks++
+    const base = source.title?.trim() || `Session ${source.id.slice(-6)}`
+    return `${base} · fork ${forks + 1}`.slice(0, 200)
+  }
+
+  #latestTree(session: Session): string | null {
+    return treeAt(session, session.lastSeq) ?? headerMetaOf(session.header).baseTree ?? null
+  }
+
+  async #load(sessionId: string): Promise<Session> {
+    const live = this.#store.store.get(sessionId)
+    if (live) return live
+    try {
+      return await this.#store.load(sessionId)
+    } catch (error) {
+      if (TangentError.hasCode(error, 'session-not-found')) throw sessionNotFound(sessionId)
+      throw error
+    }
+  }
+
+  #summaryOf(entry: Parameters<typeof toSessionSummary>[0], live: Session | undefined): SessionSummary {
+    return toSessionSummary(entry, live, { workspaceOf: this.#workspaces.workspaceOf })
+  }
+
+  #folderBase(): { homeDir: string; base: string } {
+    return { homeDir: this.homeDir, base: this.startFolder }
+  }
+
+  /** Refuses calls that need an idle session (no turn, no restore or delete under way). */
+  #assertIdle(session: Session, action: string): void {
+    const other = this.#exclusive.get(session.id)
+    if (session.isTurnOpen || other !== undefined) {
+      throw new TangentError(
+        'session-busy',
+        `Session ${session.id} is ${other ?? 'running a turn'}: wait for it to end${other ? '' : ' or abort it'} before you ${action}.`,
+        { sessionId: session.id },
+      )
+    }
+  }
+
+  async #exclusively<T>(session: Session, what: string, work: () => Promise<T>): Promise<T> {
+    this.#exclusive.set(session.id, what)
+    try {
+      return await work()
+    } finally {
+      this.#exclusive.delete(session.id)
+    }
+  }
+
+  #assertWritable(action: string): void {
+    if (this.readOnly) {
+      throw new TangentError(
+        'store-read-only',
+        `This process opened ${this.home} read-only: it cannot ${action}.`,
+        { home: this.home },
+      )
+    }
+  }
+
+  /** `provider:model` of a known provider, else `invalid-model` (unavailable is fine: that is checked at prompt). */
+  #validateModel(id: string): ModelSelectionData {
+    const parsed = ModelRegistry.parse(id)
+    if (!(providerNames as readonly string[]).includes(parsed.provider)) {
+      throw new TangentError(
+        'invalid-model',
+        `Unknown model provider "${parsed.provider}" in "${id}": use one of ${providerNames.join(', ')}.`,
+        { model: id },
+      )
+    }
+    return parsed
+  }
+
+  #wireStore(): void {
+    const store = this.#store.store
+    this.#unwire.push(
+      store.on('created', (session, via) => {
+        if (via !== 'load') this.#announce(session.id, 'session-created')
+      }),
+      store.on('appended', (session, event) => {
+        this.#emitter.emit('event', session.id, event)
+        const listeners = this.#sessionListeners.get(session.id)
+        if (listeners) for (const listener of [...listeners]) this.#safely(() => listener.onEvent(event))
+        if (summaryEventTypes.has(event.type)) this.#announce(session.id, 'session-updated')
+        if (event.type === 'turn/start') {
+          const cwd = session.header.cwd
+          const running = sessionsRunningIn(store, cwd)
+          if (running.length >= 2) this.#emitter.emit('shared-activity', { cwd, sessionIds: running })
+        }
+      }),
+    )
+  }
+
+  #onDelta(sessionId: string, delta: AgentDelta): void {
+    this.#emitter.emit('delta', sessionId, delta)
+    const listeners = this.#sessionListeners.get(sessionId)
+    if (listeners) for (const listener of [...listeners]) this.#safely(() => listener.onDelta?.(delta))
+  }
+
+  #safely(work: () => void): void {
+    try {
+      work()
+    } catch (error) {
+      this.#report(error)
+    }
+  }
+
+  #announce(sessionId: string, name: 'session-created' | 'session-updated'): void {
+    if (!this.#emitter.has(name)) return
+    const previous = this.#announcing.get(sessionId) ?? Promise.resolve()
+    const next = previous
+      .then(async () => {
+        const entry = await this.#store.get(sessionId)
+        const live = this.#store.store.get(sessionId)
+        if (!entry && !live) return // deleted meanwhile
+        this.#emitter.emit(name, this.#summaryOf(entry, live))
+      })
+      .catch(this.#report)
+      .finally(() => {
+        if (this.#announcing.get(sessionId) === next) this.#announcing.delete(sessionId)
+      })
+    this.#announcing.set(sessionId, next)
+  }
+}
+
+/** The one `session-not-found` of the runtime. */
+export function sessionNotFound(sessionId: string): TangentError {
+  return new TangentError(
+    'session-not-found',
+    `Session ${sessionId} not found: list sessions with \`tangent sessions --all\` or session.list.`,
+    { sessionId },
+  )
+}
+
+function resolveBoundary(source: Session, params: SessionForkParams): number {
+  try {
+    return resolveForkAnchor(source.events, { atSeq: params.atSeq, before: params.before })
+  } catch (error) {
+    if (TangentError.isInstance(error)) {
+      throw new TangentError(error.code, error.message, {
+        ...error.data,
+        sessionId: source.id,
+        atSeq: params.atSeq ?? null,
+      })
+    }
+    throw error
+  }
+}
+
+/** The tree of the latest snapshot (taken, or left by a restore) at or before `seq`: index lookups, no scan. */
+function treeAt(session: Session, seq: number): string | null {
+  const taken = session.latestOfType('snapshot/taken', seq)
+  const restored = restoreEventOf(session.latestOfType('files/restored', seq))
+  if (restored && (!taken || restored.seq > taken.seq)) return restored.data.tree
+  return taken ? (taken.data as { tree: string }).tree : null
+}
+
+function sameModel(a: ModelSelectionData | null, b: ModelSelectionData): boolean {
+  return (
+    a !== null && a.provider === b.provider && a.model === b.model && a.reasoningEffort === b.reasoningEffort
+  )
+}
+
+/** The store's listing order: oldest first, then by id (code units). */
+function byAge(a: SessionSummary, b: SessionSummary): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
+
+async function readVersion(): Promise<string> {
+  const text = await fs.readFile(new URL('../package.json', import.meta.url), 'utf8')
+  const version = (JSON.parse(text) as { version?: unknown }).version
+  return typeof version === 'string' ? version : '0.0.0'
+}
