@@ -5,6 +5,7 @@ import { CompareView } from './compare-view.js'
 import { Composer } from './composer.js'
 import { DeleteDialog } from './delete-dialog.js'
 import { ErrorBanner } from './error-banner.js'
+import { FolderBrowser } from './folder-browser.js'
 import { ForkDialog } from './fork-dialog.js'
 import { RestoreDialog } from './restore-dialog.js'
 import { SessionHeader } from './session-header.js'
@@ -38,6 +39,7 @@ export function App() {
       </main>
       {dialog?.kind === 'fork' ? <ForkDialog dialog={dialog} /> : null}
       {dialog?.kind === 'delete' ? <DeleteDialog sessionId={dialog.sessionId} /> : null}
+      {dialog?.kind === 'browse' ? <FolderBrowser dialog={dialog} /> : null}
       {conflict ? <RestoreDialog conflict={conflict} /> : null}
     </div>
   )

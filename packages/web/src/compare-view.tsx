@@ -1,7 +1,7 @@
 // Two branches side by side: each side's turns after their common ancestor, then the
 // unified diff between their latest files.
 import { useMemo } from 'react'
-import { titleOf } from './session-tree.js'
+import { titleOf } from './session-display.js'
 import { buildTranscript } from './transcript-model.js'
 import { useHost, useStore } from './use-host.js'
 import type { FileDiff, SessionEvent } from './wire.js'

@@ -14,6 +14,11 @@ export function Composer() {
   const connected = useHost((state) => state.connection === 'open')
   const draft = useHost((state) => state.draft)
   const canWrite = useHost((state) => state.openSessionId !== null || state.workspaces.length > 0)
+  const startsIn = useHost((state) =>
+    state.openSessionId === null
+      ? state.workspaces.find((workspace) => workspace.id === state.activeWorkspaceId)?.name
+      : undefined,
+  )
   const [text, setText] = useState('')
   const input = useRef<HTMLTextAreaElement>(null)
 
@@ -66,7 +71,9 @@ export function Composer() {
             canWrite
               ? running
                 ? 'The agent is working… (Esc stops it)'
-                : 'Message the agent'
+                : startsIn
+                  ? `Message the agent: starts a new session in ${startsIn}`
+                  : 'Message the agent'
               : 'Open a folder first'
           }
           disabled={!canWrite}

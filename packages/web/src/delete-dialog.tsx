@@ -4,8 +4,7 @@
 import { useMemo, useState } from 'react'
 import { ChoiceOption } from './choice-option.js'
 import { Modal } from './modal.js'
-import { forkPointLabel } from './session-row.js'
-import { titleOf } from './session-tree.js'
+import { forkPointLabel, titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
 export function DeleteDialog({ sessionId }: { sessionId: string }) {

@@ -1,6 +1,6 @@
 // Errors from the Host (with their stable code) and short notices, above the transcript.
 // Also the shared-directory warning when another session runs in the same folder.
-import { titleOf } from './session-tree.js'
+import { titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
 export function ErrorBanner() {

@@ -1,7 +1,7 @@
 // The file mode of a session, said plainly: a worktree of its own, or the directory it
 // shares with other sessions (whose edits it sees and overwrites).
 import { useMemo } from 'react'
-import { titleOf } from './session-tree.js'
+import { titleOf } from './session-display.js'
 import { useHost } from './use-host.js'
 import type { SessionSummary } from './wire.js'
 

@@ -5,7 +5,7 @@ import { type FormEvent, useState } from 'react'
 import { ChoiceOption } from './choice-option.js'
 import type { DialogState } from './host-state.js'
 import { Modal } from './modal.js'
-import { titleOf } from './session-tree.js'
+import { titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
 type ForkDialogState = Extract<DialogState, { kind: 'fork' }>

@@ -23,7 +23,9 @@ export interface CompareState {
   readonly result: CompareResult | null
 }
 
+/** A restore (to the turn ending at `seq`) or the undo of one (the `files/restored` at `seq`) refused with `files-conflict`. */
 export interface RestoreConflict {
+  readonly kind: 'restore' | 'undo'
   readonly sessionId: string
   readonly seq: number
   readonly paths: readonly string[]
@@ -32,6 +34,8 @@ export interface RestoreConflict {
 export type DialogState =
   | { readonly kind: 'fork'; readonly sessionId: string; readonly atSeq?: number; readonly before?: boolean }
   | { readonly kind: 'delete'; readonly sessionId: string }
+  /** The folder browser, starting at `path` (default: the Host's start folder). */
+  | { readonly kind: 'browse'; readonly path?: string }
 
 export interface HostState {
   readonly dialog: DialogState | null

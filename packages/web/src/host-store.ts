@@ -1,11 +1,18 @@
 // The UI's single source of state: what the Host said (workspaces, sessions, the open
 // session's log) plus view state (expanded rows, dialogs, errors). Components read it
 // through `useHost` and change it only through the actions below.
-import { type DialogState, type HostState, initialHostState, type Notice } from './host-state.js'
+import { RpcError } from '@tangent/protocol'
+import {
+  type DialogState,
+  type HostState,
+  initialHostState,
+  type Notice,
+  type RestoreConflict,
+} from './host-state.js'
 import { ancestorsOf } from './lineage.js'
 import { applyDelta, applyLiveEvent, emptyStreaming, mergeEvents } from './session-log.js'
 import { randomId, titleFromMessage, writeHash } from './store-helpers.js'
-import type { ForkRequest, RpcClient, SessionEvent, SessionSummary } from './wire.js'
+import type { BrowseResult, ForkRequest, RpcClient, SessionEvent, SessionSummary, Workspace } from './wire.js'
 
 export class HostStore {
   #state: HostState
@@ -65,7 +72,7 @@ export class HostStore {
         workspaces,
         sessions: new Map(sessions.map((session) => [session.id, session])),
         treeVersion: this.#state.treeVersion + 1,
-        activeWorkspaceId: this.#state.activeWorkspaceId ?? workspaces[0]?.id ?? null,
+        activeWorkspaceId: pickActiveWorkspace(this.#state.activeWorkspaceId, workspaces, info.startFolder),
       })
       const open = this.#state.openSessionId
       if (open !== null) {
@@ -85,8 +92,7 @@ export class HostStore {
   // ---- notices ----
 
   report(error: unknown): void {
-    const data = (error as { data?: { code?: unknown } }).data
-    const code = typeof data?.code === 'string' ? data.code : 'internal'
+    const code = error instanceof RpcError ? error.dataCode : 'internal'
     // A lost connection (calls in flight, retries) is shown once by the connection banner
     // and healed by reconnecting; a banner per failed call would only repeat it.
     if (code === 'connection-closed') return
@@ -130,17 +136,39 @@ export class HostStore {
 
   // ---- workspaces and sessions ----
 
-  async openWorkspace(path: string): Promise<boolean> {
+  /**
+   * Opens a folder as a workspace (`~`, `~/x` and paths relative to the Host's start folder
+   * work too) and selects it. Like `workspace.list`, the most recently opened comes first.
+   */
+  async openWorkspace(path: string, onError?: (error: unknown) => void): Promise<Workspace | null> {
     const client = this.#need()
     try {
       const workspace = await client.call('workspace.open', { path })
       const others = this.#state.workspaces.filter((w) => w.id !== workspace.id)
-      this.#set({ workspaces: [...others, workspace], activeWorkspaceId: workspace.id })
-      return true
+      const collapsed = new Set(this.#state.collapsedWorkspaces)
+      collapsed.delete(workspace.id)
+      this.#set({
+        workspaces: [workspace, ...others],
+        activeWorkspaceId: workspace.id,
+        collapsedWorkspaces: collapsed,
+      })
+      return workspace
     } catch (error) {
-      this.report(error)
-      return false
+      if (onError) onError(error)
+      else this.report(error)
+      return null
     }
+  }
+
+  /**
+   * The subfolders of `path` (default: the Host's start folder), for the folder browser.
+   * Throws the Host's error (e.g. RpcError `folder-not-found`): the browser shows it in place.
+   */
+  async browse(path: string | undefined, hidden: boolean): Promise<BrowseResult> {
+    return this.#need().call('workspace.browse', {
+      ...(path !== undefined && path.trim() !== '' ? { path: path.trim() } : {}),
+      ...(hidden ? { hidden } : {}),
+    })
   }
 
   async createSession(workspaceId: string | null): Promise<SessionSummary | null> {
@@ -232,10 +260,11 @@ export class HostStore {
       const result = await client.call('session.fork', { ...request, requestId: randomId() })
       child = result.session
     } catch (error) {
-      const data = (error as { data?: { code?: unknown; sessionId?: unknown } }).data
-      if (data?.code === 'workspace-attach-failed' && typeof data.sessionId === 'string') {
+      const attached = error instanceof RpcError && error.dataCode === 'workspace-attach-failed'
+      const childId = attached ? error.data.sessionId : undefined
+      if (typeof childId === 'string') {
         try {
-          child = (await client.call('session.get', { sessionId: data.sessionId })).session
+          child = (await client.call('session.get', { sessionId: childId })).session
           this.#adoptChild(child, draft)
           await this.#switchTo(child.id)
         } catch (lookupError) {
@@ -317,6 +346,7 @@ export class HostStore {
 
   // ---- files and compare ----
 
+  /** Restores the session's files to the end of the turn at `seq` (recorded as a `files/restored` row). */
   async restore(sessionId: string, seq: number, force = false): Promise<void> {
     try {
       const result = await this.#need().call('snapshot.restore', { sessionId, seq, force })
@@ -327,16 +357,49 @@ export class HostStore {
         'restored',
         n === 0
           ? 'Nothing to restore: no file this session changed differs from that point.'
-          : `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. The files as they were before are kept in snapshot ${result.undoTree.slice(0, 10)}.`,
+          : result.seq !== undefined
+            ? `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. Undo it from its row in the transcript.`
+            : `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. The files as they were before are kept in snapshot ${result.undoTree.slice(0, 10)}.`,
       )
     } catch (error) {
-      const data = (error as { data?: { code?: unknown; paths?: unknown } }).data
-      if (data?.code === 'files-conflict' && Array.isArray(data.paths)) {
-        this.#set({ restoreConflict: { sessionId, seq, paths: data.paths.map(String) } })
-        return
-      }
-      this.report(error)
+      if (!this.#conflict(error, { kind: 'restore', sessionId, seq })) this.report(error)
     }
+  }
+
+  /**
+   * Undoes the restore recorded at `seq` (a `files/restored` event): its files go back to
+   * how they were just before it. A `files-conflict` opens the same dialog as a restore's.
+   */
+  async undoRestore(sessionId: string, seq: number, force = false): Promise<boolean> {
+    try {
+      const result = await this.#need().call('snapshot.undoRestore', {
+        sessionId,
+        seq,
+        ...(force ? { force } : {}),
+      })
+      const n = result.restored.length
+      this.#set({ restoreConflict: null })
+      this.#notify(
+        'info',
+        'restore-undone',
+        n === 0
+          ? 'Undid the restore: no file needed changing.'
+          : `Undid the restore: ${n} file${n === 1 ? '' : 's'} back as before it: ${result.restored.join(', ')}.`,
+      )
+      return true
+    } catch (error) {
+      if (!this.#conflict(error, { kind: 'undo', sessionId, seq })) this.report(error)
+      return false
+    }
+  }
+
+  /** A `files-conflict` from a restore or its undo: lists the paths in the conflict dialog. */
+  #conflict(error: unknown, what: Omit<RestoreConflict, 'paths'>): boolean {
+    if (!(error instanceof RpcError) || error.dataCode !== 'files-conflict') return false
+    const paths = error.data.paths
+    if (!Array.isArray(paths)) return false
+    this.#set({ restoreConflict: { ...what, paths: paths.map(String) } })
+    return true
   }
 
   dismissConflict(): void {
@@ -514,4 +577,18 @@ export class HostStore {
     this.#state = { ...this.#state, ...patch }
     for (const listener of this.#listeners) listener()
   }
+}
+
+/**
+ * The workspace to select once connected: the one already selected, else the folder the Host
+ * was started in (so a first run starts where the user is), else the most recently opened.
+ */
+export function pickActiveWorkspace(
+  current: string | null,
+  workspaces: readonly Workspace[],
+  startFolder: string | undefined,
+): string | null {
+  if (current !== null && workspaces.some((workspace) => workspace.id === current)) return current
+  const start = startFolder === undefined ? undefined : workspaces.find((w) => w.path === startFolder)
+  return start?.id ?? workspaces[0]?.id ?? null
 }

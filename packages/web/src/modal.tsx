@@ -1,19 +1,32 @@
-// A modal shell on the native <dialog>: focus trapping and Esc come from the browser.
-import { type ReactNode, useEffect, useRef } from 'react'
+// A modal shell on the native <dialog>: focus trapping and Esc come from the browser. On
+// close, focus goes back to whatever had it before (the button that opened the dialog).
+import { type KeyboardEvent, type ReactNode, useLayoutEffect, useRef } from 'react'
 
-export function Modal(props: { title: string; testId: string; onClose: () => void; children: ReactNode }) {
+export function Modal(props: {
+  title: string
+  testId: string
+  onClose: () => void
+  children: ReactNode
+  className?: string
+  onKeyDown?: (event: KeyboardEvent<HTMLDialogElement>) => void
+}) {
   const dialog = useRef<HTMLDialogElement>(null)
-  useEffect(() => {
+  useLayoutEffect(() => {
     const element = dialog.current
+    const opener = document.activeElement
     if (element && !element.open) element.showModal()
-    return () => element?.close()
+    return () => {
+      element?.close()
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+    }
   }, [])
   return (
     <dialog
       ref={dialog}
-      className="modal"
+      className={props.className ? `modal ${props.className}` : 'modal'}
       data-testid={props.testId}
       aria-label={props.title}
+      onKeyDown={props.onKeyDown}
       onCancel={(event) => {
         event.preventDefault()
         props.onClose()

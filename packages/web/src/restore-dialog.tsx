@@ -1,20 +1,22 @@
-// Shown when "Restore files to here" refuses: lists the files someone else changed since
-// this session's latest snapshot, and offers to overwrite them anyway.
+// Shown when "Restore files to here" or a restore's "Undo" refuses (`files-conflict`): lists
+// the files someone else changed since, and offers to overwrite them anyway.
 import type { RestoreConflict } from './host-state.js'
 import { Modal } from './modal.js'
 import { useStore } from './use-host.js'
 
 export function RestoreDialog({ conflict }: { conflict: RestoreConflict }) {
   const store = useStore()
+  const undo = conflict.kind === 'undo'
   return (
     <Modal
-      title="Restore would overwrite other changes"
+      title={undo ? 'Undo would overwrite other changes' : 'Restore would overwrite other changes'}
       testId="restore-conflict"
       onClose={() => store.dismissConflict()}
     >
       <p>
-        These files were changed after this session last touched them — by you, another session, or another
-        tool. Restoring would overwrite those changes:
+        {undo
+          ? 'These files were changed after the restore — by you, another session, or another tool. Undoing it would overwrite those changes:'
+          : 'These files were changed after this session last touched them — by you, another session, or another tool. Restoring would overwrite those changes:'}
       </p>
       <ul className="conflict-paths" data-testid="conflict-paths">
         {conflict.paths.map((path) => (
@@ -23,19 +25,34 @@ export function RestoreDialog({ conflict }: { conflict: RestoreConflict }) {
           </li>
         ))}
       </ul>
-      <p className="muted">An undo snapshot is taken first either way.</p>
+      <p className="muted">
+        {undo
+          ? 'The files as they are now are kept in a snapshot first either way.'
+          : 'An undo snapshot is taken first either way.'}
+      </p>
       <div className="form-actions">
         <button type="button" className="button" onClick={() => store.dismissConflict()}>
           Cancel
         </button>
-        <button
-          type="button"
-          className="button danger"
-          data-testid="restore-force"
-          onClick={() => void store.restore(conflict.sessionId, conflict.seq, true)}
-        >
-          Restore anyway
-        </button>
+        {undo ? (
+          <button
+            type="button"
+            className="button danger"
+            data-testid="undo-force"
+            onClick={() => void store.undoRestore(conflict.sessionId, conflict.seq, true)}
+          >
+            Undo anyway
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="button danger"
+            data-testid="restore-force"
+            onClick={() => void store.restore(conflict.sessionId, conflict.seq, true)}
+          >
+            Restore anyway
+          </button>
+        )}
       </div>
     </Modal>
   )

@@ -3,8 +3,7 @@
 
 import { FileBadge } from './file-badge.js'
 import { BranchIcon } from './icon.js'
-import { forkPointLabel } from './session-row.js'
-import { titleOf } from './session-tree.js'
+import { forkPointLabel, titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
 export function SessionHeader({ onToggleSidebar }: { onToggleSidebar: () => void }) {

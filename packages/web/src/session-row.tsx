@@ -2,7 +2,7 @@
 // fork point, child count, file mode and the row menu button.
 import { useEffect, useRef, useState } from 'react'
 import type { SessionRowModel } from './lineage.js'
-import { rowHeight, titleOf } from './session-tree.js'
+import { forkPointLabel, rowHeight, titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
 const indentPx = 14
@@ -126,12 +126,6 @@ export function SessionRow(props: {
       </button>
     </div>
   )
-}
-
-/** "from #12": the parent's last seq the fork copied; "from start" for an empty prefix. */
-export function forkPointLabel(parent: string | null, forkedAt: number | null): string | null {
-  if (parent === null || forkedAt === null) return null
-  return forkedAt < 0 ? 'from start' : `from #${forkedAt}`
 }
 
 function RenameInput({ initial, onDone }: { initial: string; onDone: (title: string | null) => void }) {

@@ -4,11 +4,11 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { buildLineage, flattenWorkspace, type SessionRowModel } from './lineage.js'
 import { RowMenu } from './row-menu.js'
+import { rowHeight, titleOf } from './session-display.js'
 import { SessionRow } from './session-row.js'
 import { useHost, useStore } from './use-host.js'
 import type { Workspace } from './wire.js'
 
-export const rowHeight = 30
 const overscan = 8
 
 type Row =
@@ -28,6 +28,7 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
   const collapsed = useHost((state) => state.collapsedWorkspaces)
   const showArchived = useHost((state) => state.showArchived)
   const openSessionId = useHost((state) => state.openSessionId)
+  const activeWorkspaceId = useHost((state) => state.activeWorkspaceId)
   const [menu, setMenu] = useState<{ sessionId: string; x: number; y: number } | null>(null)
 
   const lineage = useMemo(() => {
@@ -112,6 +113,7 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
                   workspace={row.workspace}
                   count={row.count}
                   collapsed={row.collapsed}
+                  active={row.workspace.id === activeWorkspaceId}
                   onToggle={() => store.toggleWorkspace(row.workspace.id)}
                   onNew={() => {
                     onNavigate()
@@ -156,13 +158,16 @@ function WorkspaceRow(props: {
   workspace: Workspace
   count: number
   collapsed: boolean
+  /** The selected workspace: where a new session starts. */
+  active: boolean
   onToggle: () => void
   onNew: () => void
 }) {
   const { workspace } = props
   return (
     <div
-      className="tree-row workspace-row"
+      className={props.active ? 'tree-row workspace-row active' : 'tree-row workspace-row'}
+      data-active={props.active}
       style={{ top: props.top, height: rowHeight }}
       data-testid="workspace-row"
       data-workspace-id={workspace.id}
@@ -171,7 +176,12 @@ function WorkspaceRow(props: {
         type="button"
         className="workspace-name"
         aria-expanded={!props.collapsed}
-        title={workspace.path || 'Sessions without a workspace'}
+        aria-current={props.active ? 'true' : undefined}
+        title={
+          workspace.path
+            ? `${workspace.path}${props.active ? ' (selected: new sessions start here)' : ''}`
+            : 'Sessions without a workspace'
+        }
         onClick={props.onToggle}
       >
         <span className={props.collapsed ? 'chevron' : 'chevron open'} aria-hidden="true">
@@ -192,9 +202,4 @@ function WorkspaceRow(props: {
       </button>
     </div>
   )
-}
-
-export function titleOf(session: { title: string; id: string } | undefined): string {
-  if (!session) return ''
-  return session.title.trim() === '' ? `Untitled ${session.id.slice(-4)}` : session.title
 }

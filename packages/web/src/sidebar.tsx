@@ -1,6 +1,7 @@
-// The left column: connection state, "open folder", the lineage tree, the archive toggle.
+// The left column: connection state, "open folder" (a path, `~`, the start folder and recent
+// folders as suggestions, or Browse…), the lineage tree, the archive toggle.
 
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, useMemo, useState } from 'react'
 import { BranchIcon } from './icon.js'
 import { SessionTree } from './session-tree.js'
 import { useHost, useStore } from './use-host.js'
@@ -12,6 +13,12 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   const [path, setPath] = useState('')
   const [opening, setOpening] = useState(false)
   const [filter, setFilter] = useState('')
+  const startFolder = useHost((state) => state.info?.startFolder)
+  const workspaces = useHost((state) => state.workspaces)
+  const activePath = useHost(
+    (state) => state.workspaces.find((workspace) => workspace.id === state.activeWorkspaceId)?.path,
+  )
+  const choices = useMemo(() => folderChoices(startFolder, workspaces), [startFolder, workspaces])
 
   async function openFolder(event: FormEvent) {
     event.preventDefault()
@@ -39,17 +46,40 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
           {connection === 'open' ? 'connected' : connection === 'connecting' ? 'connecting…' : 'offline'}
         </span>
       </div>
-      <form className="open-folder" onSubmit={openFolder}>
+      <form className="open-folder" onSubmit={openFolder} aria-label="Open a folder">
         <input
           data-testid="workspace-path"
-          placeholder="Open folder: /path/to/project"
-          aria-label="Folder path"
+          placeholder="Open folder: ~/project or /path"
+          aria-label="Folder path (~ is your home folder)"
+          list="folder-choices"
           value={path}
           onChange={(event) => setPath(event.target.value)}
           spellCheck={false}
+          autoCapitalize="off"
+          autoCorrect="off"
         />
+        <datalist id="folder-choices" data-testid="folder-choices">
+          {choices.map((choice) => (
+            <option key={choice.path} value={choice.path} label={choice.label} />
+          ))}
+        </datalist>
         <button type="submit" data-testid="workspace-open" disabled={opening || path.trim() === ''}>
           Open
+        </button>
+        <button
+          type="button"
+          data-testid="workspace-browse"
+          disabled={connection !== 'open'}
+          title="Pick a folder by browsing"
+          onClick={() => {
+            const typed = path.trim()
+            store.openDialog({
+              kind: 'browse',
+              ...(typed ? { path: typed } : activePath ? { path: activePath } : {}),
+            })
+          }}
+        >
+          Browse…
         </button>
       </form>
       <div className="filter">
@@ -83,4 +113,18 @@ function connectionText(connection: string): string {
   if (connection === 'open') return 'Connected to the Host'
   if (connection === 'connecting') return 'Connecting to the Host…'
   return 'Lost the connection to the Host; retrying'
+}
+
+/** The folder box's suggestions: the start folder, then the recently opened folders, each once. */
+export function folderChoices(
+  startFolder: string | undefined,
+  workspaces: readonly { readonly path: string; readonly name: string }[],
+): { path: string; label: string }[] {
+  const choices: { path: string; label: string }[] = []
+  if (startFolder) choices.push({ path: startFolder, label: 'Start folder' })
+  for (const workspace of workspaces) {
+    if (workspace.path === '' || choices.some((choice) => choice.path === workspace.path)) continue
+    choices.push({ path: workspace.path, label: `Recent: ${workspace.name}` })
+  }
+  return choices
 }

@@ -67,3 +67,102 @@ describe('buildTranscript', () => {
     expect(turn?.end).toBeNull()
   })
 })
+
+describe('buildTranscript: file restores', () => {
+  const restored = log(
+    ['snapshot/taken', { tree: 't0', changed: [] }],
+    ['turn/start', {}],
+    ['user/message', { content: [{ type: 'text', text: 'write notes.txt: one' }] }],
+    ['turn/end', { reason: 'completed' }],
+    ['snapshot/taken', { tree: 't1', changed: ['notes.txt'] }],
+    ['turn/start', {}],
+    ['user/message', { content: [{ type: 'text', text: 'write notes.txt: two' }] }],
+    ['turn/end', { reason: 'completed' }],
+    ['snapshot/taken', { tree: 't2', changed: ['notes.txt'] }],
+    [
+      'files/restored',
+      { toSeq: 3, tree: 't1', changed: ['notes.txt'], restored: ['notes.txt'], kept: [], undoTree: 't2' },
+    ],
+    // A snapshot between turns after a restore belongs to the restore, not the turn before it.
+    ['snapshot/taken', { tree: 't1', changed: ['notes.txt'] }],
+    [
+      'files/restored',
+      { undoOf: 9, tree: 't2', changed: ['notes.txt'], restored: ['notes.txt'], kept: [], undoTree: 't1' },
+    ],
+    [
+      'files/restored',
+      {
+        toSeq: -1,
+        tree: 't0',
+        changed: ['notes.txt'],
+        restored: [],
+        kept: ['new.txt'],
+        skipped: ['locked.bin'],
+        undoTree: 't2',
+      },
+    ],
+  )
+
+  it('shows a restore as its own row between turns, not as a change of the turn before it', () => {
+    const blocks = buildTranscript(restored, 0)
+    expect(blocks.map((b) => b.kind)).toEqual(['turn', 'turn', 'restore', 'restore', 'restore'])
+    const second = blocks[1]
+    if (second?.kind !== 'turn') throw new Error('expected a turn')
+    expect(second.turn.changed).toEqual(['notes.txt'])
+    expect(second.turn.lastSnapshotSeq).toBe(8)
+    expect(blocks[2]).toEqual({
+      kind: 'restore',
+      seq: 9,
+      toSeq: 3,
+      undoOf: null,
+      restored: ['notes.txt'],
+      kept: [],
+      skipped: [],
+      undoneAt: 11,
+      inherited: false,
+    })
+  })
+
+  it('marks an undo with the restore it undid, and a restore to the start', () => {
+    const blocks = buildTranscript(restored, 0)
+    expect(blocks[3]).toMatchObject({ kind: 'restore', seq: 11, toSeq: null, undoOf: 9, undoneAt: null })
+    expect(blocks[4]).toMatchObject({
+      kind: 'restore',
+      seq: 12,
+      toSeq: -1,
+      undoOf: null,
+      restored: [],
+      kept: ['new.txt'],
+      skipped: ['locked.bin'],
+      undoneAt: null,
+    })
+  })
+
+  it('leaves a restore not undone until its undo arrives', () => {
+    const blocks = buildTranscript(restored.slice(0, 10), 0)
+    expect(blocks.at(-1)).toMatchObject({ kind: 'restore', seq: 9, undoneAt: null })
+  })
+
+  it('marks a restore from a fork prefix as inherited', () => {
+    const blocks = buildTranscript(restored.slice(0, 10), 10)
+    expect(blocks.map((b) => b.kind)).toEqual(['turn', 'turn', 'restore', 'fork-point'])
+    expect(blocks[2]).toMatchObject({ kind: 'restore', inherited: true })
+  })
+
+  it('tolerates a malformed files/restored event', () => {
+    const blocks = buildTranscript(log(['files/restored', { restored: 'nope', toSeq: 'x' }]), 0)
+    expect(blocks).toEqual([
+      {
+        kind: 'restore',
+        seq: 0,
+        toSeq: null,
+        undoOf: null,
+        restored: [],
+        kept: [],
+        skipped: [],
+        undoneAt: null,
+        inherited: false,
+      },
+    ])
+  })
+})

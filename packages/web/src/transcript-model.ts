@@ -1,6 +1,7 @@
 // Turns a session's event log into what the transcript shows: turns with their user
-// message, assistant text, tool calls paired with their results, changed files and end.
-// Pure, so it is tested without a browser.
+// message, assistant text, tool calls paired with their results, changed files and end;
+// between turns, model changes and file restores (and their undos). Pure, so it is tested
+// without a browser.
 import type { SessionEvent } from './wire.js'
 
 export interface ToolItem {
@@ -30,10 +31,31 @@ export interface TurnModel {
   readonly inherited: boolean
 }
 
+/** A `files/restored` event: a restore of the session's files, or (with `undoOf`) its undo. */
+export interface RestoreModel {
+  readonly kind: 'restore'
+  readonly seq: number
+  /** The seq the files were restored to (a turn's end; -1 for the start); null when unknown. */
+  readonly toSeq: number | null
+  /** Set on an undo: the seq of the restore it undid. */
+  readonly undoOf: number | null
+  /** The paths written back. */
+  readonly restored: readonly string[]
+  /** Paths it left as they were (created later, or kept on purpose). */
+  readonly kept: readonly string[]
+  /** Paths it could not restore. */
+  readonly skipped: readonly string[]
+  /** The seq of the event that undid this restore, once it is undone. */
+  undoneAt: number | null
+  /** True when it came from the parent (a fork's prefix). */
+  readonly inherited: boolean
+}
+
 export type TranscriptBlock =
   | { readonly kind: 'turn'; readonly turn: TurnModel }
   | { readonly kind: 'model'; readonly seq: number; readonly model: string }
   | { readonly kind: 'fork-point'; readonly seq: number }
+  | RestoreModel
 
 export function buildTranscript(
   events: readonly SessionEvent[],
@@ -41,6 +63,7 @@ export function buildTranscript(
 ): TranscriptBlock[] {
   const blocks: TranscriptBlock[] = []
   const tools = new Map<string, ToolItem>()
+  const restores = new Map<number, RestoreModel>()
   let turn: TurnModel | null = null
   let lastTurn: TurnModel | null = null
   let forkMarked = inheritedEventCount <= 0
@@ -108,6 +131,29 @@ export function buildTranscript(
         }
         break
       }
+      case 'files/restored': {
+        const restore: RestoreModel = {
+          kind: 'restore',
+          seq: event.seq,
+          toSeq: typeof data.toSeq === 'number' ? data.toSeq : null,
+          undoOf: typeof data.undoOf === 'number' ? data.undoOf : null,
+          restored: strings(data.restored),
+          kept: strings(data.kept),
+          skipped: strings(data.skipped),
+          undoneAt: null,
+          inherited: event.seq < inheritedEventCount,
+        }
+        if (restore.undoOf !== null) {
+          const undone = restores.get(restore.undoOf)
+          if (undone) undone.undoneAt = event.seq
+        } else {
+          restores.set(event.seq, restore)
+        }
+        blocks.push(restore)
+        // A snapshot after a restore records the restore, not the turn before it.
+        lastTurn = null
+        break
+      }
       case 'model/selection':
         blocks.push({
           kind: 'model',
@@ -159,6 +205,10 @@ function partsText(content: unknown): string {
     else if (p.type === 'file') texts.push(`[file ${String(p.mediaType)}]`)
   }
   return texts.join('\n')
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

@@ -1,12 +1,14 @@
 // The open session's conversation. Sticks to the bottom while text streams, unless the
-// reader scrolled up; the streaming block keeps its place so nothing jumps.
+// reader scrolled up; the streaming block keeps its place so nothing jumps. With no session
+// open: a one-click start in the selected workspace.
 
-import { useLayoutEffect, useMemo, useRef } from 'react'
+import { useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { BranchIcon } from './icon.js'
-import { titleOf } from './session-tree.js'
+import { RestoreRow } from './restore-row.js'
+import { titleOf } from './session-display.js'
 import { buildTranscript, openTurn } from './transcript-model.js'
 import { TurnView } from './turn-view.js'
-import { useHost } from './use-host.js'
+import { useHost, useStore } from './use-host.js'
 
 export function Transcript() {
   const transcript = useHost((state) => state.transcript)
@@ -21,7 +23,7 @@ export function Transcript() {
   const blocks = useMemo(() => buildTranscript(events ?? [], inherited), [events, inherited])
   const running = openTurn(blocks)
   const hasSnapshots = useMemo(
-    () => (events ?? []).some((event) => event.type === 'snapshot/taken'),
+    () => (events ?? []).some((event) => event.type === 'snapshot/taken' || event.type === 'files/restored'),
     [events],
   )
 
@@ -33,19 +35,7 @@ export function Transcript() {
     if (element && pinned.current && (events || streaming)) element.scrollTop = element.scrollHeight
   }, [events, streaming])
 
-  if (!transcript || !session) {
-    return (
-      <div className="transcript empty-state" data-testid="transcript-empty">
-        <div>
-          <h2>Branch your conversations</h2>
-          <p>
-            Open a folder on the left and start a session. Any completed turn can be branched: try approach B
-            without losing approach A, then compare them.
-          </p>
-        </div>
-      </div>
-    )
-  }
+  if (!transcript || !session) return <StartHere />
 
   return (
     <div
@@ -77,6 +67,16 @@ export function Transcript() {
               </div>
             )
           }
+          if (block.kind === 'restore') {
+            return (
+              <RestoreRow
+                key={`restore:${block.seq}`}
+                sessionId={session.id}
+                restore={block}
+                running={running !== null}
+              />
+            )
+          }
           if (block.kind === 'model') {
             return (
               <div className="divider" key={`model:${block.seq}`}>
@@ -95,6 +95,72 @@ export function Transcript() {
             />
           )
         })}
+      </div>
+    </div>
+  )
+}
+
+/**
+ * No session open: start one in the selected workspace (on a first run, the folder the Host
+ * was started in) with one click, or open a folder when there is none.
+ */
+function StartHere() {
+  const store = useStore()
+  const workspace = useHost((state) =>
+    state.workspaces.find((candidate) => candidate.id === state.activeWorkspaceId),
+  )
+  const connected = useHost((state) => state.connection === 'open')
+  const [starting, setStarting] = useState(false)
+
+  async function start() {
+    if (!workspace) return
+    setStarting(true)
+    await store.createSession(workspace.id)
+    setStarting(false)
+  }
+
+  return (
+    <div className="transcript empty-state" data-testid="transcript-empty">
+      <div className="start-here">
+        {workspace ? (
+          <>
+            <h2 data-testid="start-workspace">Start in {workspace.name}</h2>
+            <p className="start-path">
+              <code data-testid="start-path">{workspace.path}</code>
+            </p>
+            <button
+              type="button"
+              className="button primary start-button"
+              data-testid="start-session"
+              disabled={!connected || starting}
+              onClick={() => void start()}
+            >
+              {starting ? 'Starting…' : 'New session'}
+            </button>
+            <p>
+              Or just type below: your first message starts a session here. Any completed turn can be
+              branched: try approach B without losing approach A, then compare them.
+            </p>
+          </>
+        ) : (
+          <>
+            <h2>Branch your conversations</h2>
+            <p>
+              Open a folder to work in: type its path on the left (<code>~</code> is your home folder) or
+              browse to it. Any completed turn can be branched: try approach B without losing approach A, then
+              compare them.
+            </p>
+            <button
+              type="button"
+              className="button primary start-button"
+              data-testid="start-browse"
+              disabled={!connected}
+              onClick={() => store.openDialog({ kind: 'browse' })}
+            >
+              Browse for a folder…
+            </button>
+          </>
+        )}
       </div>
     </div>
   )

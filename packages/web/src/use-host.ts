@@ -14,5 +14,7 @@ export function useStore(): HostStore {
 
 export function useHost<T>(select: (state: HostState) => T): T {
   const store = useStore()
-  return useSyncExternalStore(store.subscribe, () => select(store.getState()))
+  const read = () => select(store.getState())
+  // The same snapshot on a server render (the unit tests render components to static HTML).
+  return useSyncExternalStore(store.subscribe, read, read)
 }

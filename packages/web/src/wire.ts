@@ -2,6 +2,8 @@
 // `@tangent/protocol`, the single source of truth shared with the Host and the CLI.
 export type {
   FileDiff,
+  FilesRestoredData,
+  FolderEntry,
   HostInfoResult as HostInfo,
   RpcClient,
   SessionCompareResult as CompareResult,
@@ -9,4 +11,5 @@ export type {
   SessionForkParams as ForkRequest,
   SessionSummary,
   Workspace,
+  WorkspaceBrowseResult as BrowseResult,
 } from '@tangent/protocol'

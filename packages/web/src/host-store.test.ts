@@ -1,0 +1,231 @@
+import { RpcError, rpcErrorCodes } from '@tangent/protocol'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { HostStore, pickActiveWorkspace } from './host-store.js'
+import type { RpcClient, SessionSummary, Workspace } from './wire.js'
+
+type Handler = (params: Record<string, unknown>) => unknown
+
+/** A client whose calls are answered by `handlers` (a missing one: method-not-found). */
+function fakeClient(handlers: Record<string, Handler>): RpcClient & { calls: [string, unknown][] } {
+  const calls: [string, unknown][] = []
+  return {
+    calls,
+    closed: false,
+    async call(method: string, params?: unknown) {
+      calls.push([method, params])
+      const handler = handlers[method]
+      if (!handler) {
+        throw new RpcError(rpcErrorCodes.methodNotFound, `Unknown method ${method}`, {
+          code: 'method-not-found',
+        })
+      }
+      return handler((params ?? {}) as Record<string, unknown>)
+    },
+    onNotification: () => () => {},
+    onClose: () => () => {},
+    close() {},
+  } as unknown as RpcClient & { calls: [string, unknown][] }
+}
+
+const ws = (id: string, path: string): Workspace => ({ id, path, name: path.split('/').at(-1)!, openedAt: 1 })
+
+const info = (startFolder?: string) => ({
+  version: '0.1.0',
+  protocolVersion: 1,
+  dataDir: '/data',
+  defaultModel: 'demo:scripted',
+  models: [],
+  ...(startFolder ? { startFolder, homeDir: '/home/ann' } : {}),
+})
+
+function session(id: string, workspaceId: string | null): SessionSummary {
+  return {
+    id,
+    title: '',
+    workspaceId,
+    parentSession: null,
+    forkedAt: null,
+    inheritedEventCount: 0,
+    createdAt: 1,
+    updatedAt: 1,
+    archived: false,
+    status: 'idle',
+    eventCount: 0,
+    model: null,
+    files: { mode: 'shared', path: '/p' },
+  } as unknown as SessionSummary
+}
+
+function conflict(paths: string[]): RpcError {
+  return new RpcError(rpcErrorCodes.application, 'Files changed since', { code: 'files-conflict', paths })
+}
+
+async function started(handlers: Record<string, Handler>) {
+  const client = fakeClient({
+    'host.info': () => info(),
+    'workspace.list': () => [],
+    'session.list': () => [],
+    ...handlers,
+  })
+  const store = new HostStore(() => client)
+  await store.start()
+  return { store, client }
+}
+
+beforeEach(() => {
+  // The store keeps the open session in the page URL; tests have no page.
+  vi.stubGlobal('window', {
+    location: { hash: '', pathname: '/', search: '' },
+    history: { replaceState() {} },
+  })
+})
+afterEach(() => {
+  vi.unstubAllGlobals()
+})
+
+describe('pickActiveWorkspace', () => {
+  const list = [ws('w2', '/recent'), ws('w1', '/start')]
+  it('keeps the selected workspace', () => {
+    expect(pickActiveWorkspace('w1', list, '/recent')).toBe('w1')
+  })
+  it('selects the start folder on a first run, else the most recent', () => {
+    expect(pickActiveWorkspace(null, list, '/start')).toBe('w1')
+    expect(pickActiveWorkspace(null, list, '/elsewhere')).toBe('w2')
+    expect(pickActiveWorkspace(null, list, undefined)).toBe('w2')
+    expect(pickActiveWorkspace('gone', list, undefined)).toBe('w2')
+    expect(pickActiveWorkspace(null, [], '/start')).toBeNull()
+  })
+})
+
+describe('HostStore', () => {
+  it('selects the start folder workspace once connected', async () => {
+    const { store } = await started({
+      'host.info': () => info('/start'),
+      'workspace.list': () => [ws('w2', '/recent'), ws('w1', '/start')],
+    })
+    expect(store.getState().connection).toBe('open')
+    expect(store.getState().activeWorkspaceId).toBe('w1')
+    expect(store.getState().info?.startFolder).toBe('/start')
+  })
+
+  it('reports a Host error with its stable code, and none for a lost connection', async () => {
+    const { store } = await started({})
+    store.report(new RpcError(rpcErrorCodes.application, 'Busy', { code: 'session-busy' }))
+    store.report(new RpcError(rpcErrorCodes.application, 'Closed', { code: 'connection-closed' }))
+    store.report(new Error('plain'))
+    expect(store.getState().notices.map((n) => [n.code, n.message])).toEqual([
+      ['session-busy', 'Busy'],
+      ['internal', 'plain'],
+    ])
+  })
+
+  it('opens a folder (~ as typed), puts it first and selects it', async () => {
+    const { store, client } = await started({
+      'workspace.list': () => [ws('w1', '/start')],
+      'workspace.open': (p) => (p.path === '~/code' ? ws('w3', '/home/ann/code') : ws('w1', '/start')),
+    })
+    const opened = await store.openWorkspace('~/code')
+    expect(opened?.id).toBe('w3')
+    expect(client.calls.at(-1)).toEqual(['workspace.open', { path: '~/code' }])
+    expect(store.getState().workspaces.map((w) => w.id)).toEqual(['w3', 'w1'])
+    expect(store.getState().activeWorkspaceId).toBe('w3')
+    await store.openWorkspace('/start')
+    expect(store.getState().workspaces.map((w) => w.id)).toEqual(['w1', 'w3'])
+  })
+
+  it('hands a failed open to the caller when asked, instead of a banner', async () => {
+    const missing = new RpcError(rpcErrorCodes.application, 'No folder at /x', { code: 'folder-not-found' })
+    const { store } = await started({
+      'workspace.open': () => {
+        throw missing
+      },
+    })
+    const seen: unknown[] = []
+    expect(await store.openWorkspace('/x', (error) => seen.push(error))).toBeNull()
+    expect(seen).toEqual([missing])
+    expect(store.getState().notices).toEqual([])
+    await store.openWorkspace('/x')
+    expect(store.getState().notices.map((n) => n.code)).toEqual(['folder-not-found'])
+  })
+
+  it('browses with only the params given', async () => {
+    const listing = { path: '/start', parent: '/', folders: [], truncated: false }
+    const { store, client } = await started({ 'workspace.browse': () => listing })
+    expect(await store.browse(undefined, false)).toEqual(listing)
+    expect(client.calls.at(-1)).toEqual(['workspace.browse', {}])
+    await store.browse(' ~/x ', true)
+    expect(client.calls.at(-1)).toEqual(['workspace.browse', { path: '~/x', hidden: true }])
+  })
+
+  it('shows the paths of a refused restore, and restores with force', async () => {
+    let force = false
+    const { store } = await started({
+      'snapshot.restore': (p) => {
+        if (!p.force) throw conflict(['notes.txt'])
+        force = true
+        return { restored: ['notes.txt'], undoTree: 'abc', seq: 9 }
+      },
+    })
+    await store.restore('s1', 3)
+    expect(store.getState().restoreConflict).toEqual({
+      kind: 'restore',
+      sessionId: 's1',
+      seq: 3,
+      paths: ['notes.txt'],
+    })
+    await store.restore('s1', 3, true)
+    expect(force).toBe(true)
+    expect(store.getState().restoreConflict).toBeNull()
+    expect(store.getState().notices.at(-1)?.message).toMatch(/^Restored 1 file: notes\.txt\. Undo it/)
+  })
+
+  it('undoes a restore by the seq of its event; a conflict offers Undo anyway', async () => {
+    const { store, client } = await started({
+      'snapshot.undoRestore': (p) => {
+        if (!p.force) throw conflict(['notes.txt', 'b.txt'])
+        return { restored: ['notes.txt'], undoTree: 'def', seq: 11 }
+      },
+    })
+    expect(await store.undoRestore('s1', 9)).toBe(false)
+    expect(client.calls.at(-1)).toEqual(['snapshot.undoRestore', { sessionId: 's1', seq: 9 }])
+    expect(store.getState().restoreConflict).toEqual({
+      kind: 'undo',
+      sessionId: 's1',
+      seq: 9,
+      paths: ['notes.txt', 'b.txt'],
+    })
+    expect(await store.undoRestore('s1', 9, true)).toBe(true)
+    expect(client.calls.at(-1)).toEqual(['snapshot.undoRestore', { sessionId: 's1', seq: 9, force: true }])
+    expect(store.getState().restoreConflict).toBeNull()
+    expect(store.getState().notices.at(-1)?.code).toBe('restore-undone')
+  })
+
+  it('reports other undo errors as banners', async () => {
+    const { store } = await started({
+      'snapshot.undoRestore': () => {
+        throw new RpcError(rpcErrorCodes.application, 'Busy', { code: 'session-busy' })
+      },
+    })
+    expect(await store.undoRestore('s1', 9)).toBe(false)
+    expect(store.getState().restoreConflict).toBeNull()
+    expect(store.getState().notices.map((n) => n.code)).toEqual(['session-busy'])
+  })
+
+  it('opens the child a fork published but could not attach, then reports the error', async () => {
+    const child = session('child', 'w1')
+    const { store } = await started({
+      'session.fork': () => {
+        throw new RpcError(rpcErrorCodes.application, 'Could not attach', {
+          code: 'workspace-attach-failed',
+          sessionId: 'child',
+        })
+      },
+      'session.get': () => ({ session: child, events: [] }),
+      'session.subscribe': () => ({}),
+      'workspace.list': () => [ws('w1', '/start')],
+    })
+    expect((await store.fork({ sessionId: 'parent' }))?.id).toBe('child')
+    expect(store.getState().openSessionId).toBe('child')
+    expect(store.getState().notices.map((n) => n.code)).toEqual(['workspace-attach-failed'])
+  })
+})
