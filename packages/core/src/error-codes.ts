@@ -19,7 +19,7 @@ export const errorCodes = {
 
   // Sessions and the event log
   'session-not-found': 'an unknown session id',
-  'session-busy': 'the session is running a turn (or a restore) and the call needs it idle',
+  'session-busy': 'the session is running a turn, or a restore, undo or delete, and the call needs it idle',
   'session-exists': 'a session with this id already exists (in memory or on disk)',
   'session-stale': 'a Session object that its store no longer holds',
   'invalid-session-id': 'a session id outside the pattern: 1-128 of A-Z a-z 0-9 _ -, starting alphanumeric',
@@ -45,7 +45,7 @@ export const errorCodes = {
     'a fork was published but could not join the workspace (data.sessionId is the child)',
   'corrupt-workspaces': 'the workspaces file of the data directory is not valid',
   'folder-not-found':
-    'workspace.browse or workspace.open of a path that does not exist or is not a directory',
+    'a folder path (workspace.open, workspace.browse, a cwd) that does not exist or is not a directory',
 
   // File state
   'files-conflict': 'a restore or undo would overwrite files changed since by another writer (data.paths)',
