@@ -1,6 +1,5 @@
-// One interface over the two ways the CLI reaches sessions: through a running Host
-// (JSON-RPC) or by opening the store itself. Both return PROTOCOL.md shapes, so
-// every command's output code is shared.
+// What the CLI's commands call: one implementation (api-backend.ts) over a SessionApi, the
+// runtime in this process or a running Host over JSON-RPC (docs/protocol.md shapes).
 import type {
   FileDiff,
   FileMode,
@@ -61,11 +60,14 @@ export interface Backend {
   fork(request: ForkRequest): Promise<ForkResult>
   rename(sessionId: string, title: string): Promise<SessionSummary>
   setArchived(sessionId: string, archived: boolean): Promise<SessionSummary>
-  delete(sessionId: string): Promise<DeleteResult>
+  /** `worktree`: what to do with a worktree the session owns (default: remove it when clean). */
+  delete(sessionId: string, worktree?: 'remove' | 'keep' | 'force'): Promise<DeleteResult>
   setModel(sessionId: string, model: string, reasoningEffort?: string): Promise<SessionSummary>
   models(): Promise<ModelStatus[]>
   compare(a: string, b: string): Promise<CompareResult>
   snapshots(sessionId: string): Promise<SnapshotEntry[]>
   restore(sessionId: string, seq: number, force: boolean): Promise<RestoreResult>
+  /** Undoes the restore at `seq` (default: the latest not undone yet). */
+  undoRestore(sessionId: string, seq: number | undefined, force: boolean): Promise<RestoreResult>
   close(): Promise<void>
 }

@@ -1,31 +1,117 @@
-// Picks the Backend for a command: the Host when one is live on the data dir
-// (its discovery file answers), else the store opened by this process.
+// Picks the Backend for a command: the Host when one is live on the data dir (its discovery
+// file answers), else the runtime in this process. A command that writes also serves the
+// store to other local commands while it runs (docs/architecture.md §9): a second terminal
+// finds it through host.json and goes through it instead of hitting the writer lock.
 import fs from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
+import type { Runtime } from '@tangent/runtime'
+import { ApiBackend } from './api-backend.js'
 import type { Backend } from './backend.js'
 import type { CliContext } from './context.js'
 
 export interface OpenBackendOptions {
-  /** Commands that only read open the local store without the writer lock. */
+  /** Commands that only read open the store without the writer lock and serve nothing. */
   readOnly?: boolean
 }
 
-// The two backends are loaded on demand (not to dodge a cycle: for start-up time). Each pulls
-// in the agent, providers, git and store code, and `--help` or a usage error needs none of it.
+/** How long a command waits for a Host to appear when another process just took the lock. */
+const lockedWaitMs = 3000
+
+// The runtime and the Host are loaded on demand (not to dodge a cycle: for start-up time).
+// Each pulls in the agent, providers, git and store code, and `--help` or a usage error needs none of it.
 export async function openBackend(context: CliContext, options: OpenBackendOptions = {}): Promise<Backend> {
   assertHomeIsDirectory(context.home)
-  // No discovery file, no Host: skip loading the Host's module just to learn that.
-  if (fs.existsSync(path.join(context.home, 'host.json'))) {
-    const { readHostDiscovery } = await import('@tangent/host')
-    const discovery = await readHostDiscovery(context.home)
-    if (discovery !== null) {
-      const { connectHostBackend } = await import('./host-backend.js')
-      return connectHostBackend(discovery)
-    }
+  const viaHost = await connectRunningHost(context)
+  if (viaHost) return viaHost
+  const { Runtime, inProcessApi } = await import('@tangent/runtime')
+  const runtimeOptions = {
+    home: context.home,
+    env: context.env,
+    startFolder: context.cwd,
+    report: (error: unknown) =>
+      context.stderr.write(`tangent: ${error instanceof Error ? error.message : String(error)}\n`),
   }
-  const { openLocalBackend } = await import('./local-backend.js')
-  return openLocalBackend({ home: context.home, env: context.env, readOnly: options.readOnly ?? false })
+  if (options.readOnly) {
+    const runtime = await Runtime.open({ ...runtimeOptions, readOnly: true })
+    return new ApiBackend(inProcessApi(runtime))
+  }
+  let runtime: Runtime
+  try {
+    runtime = await Runtime.open(runtimeOptions)
+  } catch (error) {
+    if (!TangentError.hasCode(error, 'store-locked')) throw error
+    // Another command may have taken the lock a moment ago and be about to serve it.
+    const served = await waitForHost(context, lockedWaitMs)
+    if (served) return served
+    throw storeLocked(context.home, error)
+  }
+  const close = await serveWhileRunning(context, runtime)
+  return new ApiBackend(inProcessApi(runtime, { close }), close)
+}
+
+/** Serves the runtime on a free loopback port; the returned close waits for the turns it served. */
+async function serveWhileRunning(context: CliContext, runtime: Runtime): Promise<() => Promise<void>> {
+  const { serveRuntime } = await import('@tangent/host')
+  let host: Awaited<ReturnType<typeof serveRuntime>> | null = null
+  try {
+    host = await serveRuntime(runtime, {
+      port: 0,
+      env: context.env,
+      handleSignals: false,
+      log: (message) => context.stderr.write(`${message}\n`),
+    })
+  } catch (error) {
+    // Without a listener other terminals get store-locked, as before; this command still runs.
+    context.stderr.write(
+      `tangent: could not serve the data dir to other commands (${error instanceof Error ? error.message : String(error)})\n`,
+    )
+  }
+  let closing: Promise<void> | null = null
+  return () => {
+    closing ??= (async () => {
+      const running = runtime.runningSessions()
+      if (running.length > 0) {
+        context.stderr.write(
+          `tangent: waiting for ${running.length === 1 ? 'a turn' : `${running.length} turns`} another terminal started here (${running.join(', ')}); Ctrl-C to stop it\n`,
+        )
+        await runtime.settled()
+      }
+      await host?.close()
+      await runtime.close()
+    })()
+    return closing
+  }
+}
+
+async function connectRunningHost(context: CliContext): Promise<Backend | null> {
+  // No discovery file, no Host: skip loading the Host's module just to learn that.
+  if (!fs.existsSync(path.join(context.home, 'host.json'))) return null
+  const { connectHostApi, readHostDiscovery } = await import('@tangent/host')
+  const discovery = await readHostDiscovery(context.home)
+  if (discovery === null) return null
+  return new ApiBackend(await connectHostApi(discovery))
+}
+
+async function waitForHost(context: CliContext, timeoutMs: number): Promise<Backend | null> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const backend = await connectRunningHost(context).catch(() => null)
+    if (backend) return backend
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return null
+}
+
+function storeLocked(home: string, error: TangentError): TangentError {
+  const pid = typeof error.data.pid === 'number' ? `process ${error.data.pid}` : 'another process'
+  const lock = typeof error.data.file === 'string' ? ` (lock ${error.data.file})` : ''
+  return new TangentError(
+    'store-locked',
+    `The data dir ${home} is locked by ${pid}${lock}, which does not serve it to other commands. Wait for it to finish, or run \`tangent serve\` so every command goes through one Host. If that process is gone, remove the lock file.`,
+    error.data,
+    { cause: error },
+  )
 }
 
 /** A data dir that exists must be a directory (a missing one is created by the store). */

@@ -252,7 +252,7 @@ export async function removeWorktree(
     if (dirty.length > 0) {
       return {
         removed: false,
-        reason: `${dirty.length} uncommitted change(s) would be lost: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}. Commit them (or pass force to remove anyway).`,
+        reason: `${dirty.length} uncommitted change(s) would be lost: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}. Commit them, or remove it anyway ('tangent delete ID --worktree force', or the delete dialog's option to remove it anyway).`,
         dirty,
       }
     }

@@ -1,5 +1,5 @@
 // `tangent delete ID`: delete a session; its forks keep their history (written inline).
-import type { Command } from 'commander'
+import { type Command, Option } from 'commander'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
@@ -10,9 +10,17 @@ export function registerDeleteCommand(program: Command, context: CliContext): vo
     .alias('rm')
     .description('Delete a session; forks of it keep their history')
     .argument('<id>', 'session id')
+    .addOption(
+      new Option(
+        '--worktree <what>',
+        'its worktree: remove (only when clean), keep, or force (remove with changes)',
+      )
+        .choices(['remove', 'keep', 'force'])
+        .default('remove'),
+    )
     .option('--json', 'print {deleted, materialized, worktree?}')
-    .action(async (id: string, flags: { json?: boolean }) => {
-      const result = await withBackend(context, {}, (backend) => backend.delete(id))
+    .action(async (id: string, flags: { json?: boolean; worktree: 'remove' | 'keep' | 'force' }) => {
+      const result = await withBackend(context, {}, (backend) => backend.delete(id, flags.worktree))
       if (flags.json) return printJson(context, result)
       const lines = [`Deleted ${id}`]
       if (result.materialized.length > 0) {

@@ -1,28 +1,54 @@
-// `tangent restore ID --to SEQ`: rewind the files this session changed after SEQ.
+// `tangent restore ID --to SEQ`: rewind the files this session changed after SEQ;
+// `tangent restore ID --undo [SEQ]`: undo that restore. Both are events in the session's log.
 import type { Command } from 'commander'
+import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { parseSeq } from '../options.js'
 import { printJson, printLines } from '../output.js'
 
+interface RestoreFlags {
+  to?: number
+  undo?: number | true
+  force?: boolean
+  json?: boolean
+}
+
 export function registerRestoreCommand(program: Command, context: CliContext): void {
   program
     .command('restore')
-    .description('Rewind the files this session changed after --to SEQ; refuses if someone else changed them')
+    .description(
+      'Rewind the files this session changed after --to SEQ (or --undo a restore); refuses if someone else changed them',
+    )
     .argument('<id>', 'session id')
-    .requiredOption('--to <seq>', 'the seq to rewind the files to', parseSeq)
+    .option('--to <seq>', 'the seq to rewind the files to', parseSeq)
+    .option('--undo [seq]', 'undo the restore recorded at SEQ (default: the latest not undone)', parseSeq)
     .option('--force', 'overwrite paths that another writer changed since')
-    .option('--json', 'print {restored, undoTree}')
-    .action(async (id: string, flags: { to: number; force?: boolean; json?: boolean }) => {
+    .option('--json', 'print {restored, kept, undoTree, seq}')
+    .action(async (id: string, flags: RestoreFlags) => {
+      if ((flags.to === undefined) === (flags.undo === undefined)) {
+        throw new UsageError('restore needs exactly one of --to SEQ or --undo [SEQ]')
+      }
+      const force = flags.force === true
+      const undo = flags.undo
       const result = await withBackend(context, {}, (backend) =>
-        backend.restore(id, flags.to, flags.force === true),
+        undo !== undefined
+          ? backend.undoRestore(id, undo === true ? undefined : undo, force)
+          : backend.restore(id, flags.to ?? 0, force),
       )
       if (flags.json) return printJson(context, result)
+      const what = undo !== undefined ? 'Undid the restore: put back' : `Restored`
+      const where = undo !== undefined ? '' : ` to seq ${flags.to}`
       printLines(context, [
         result.restored.length === 0
-          ? `Nothing to restore: ${id} changed no files after seq ${flags.to}.`
-          : `Restored ${result.restored.length} path(s) to seq ${flags.to}: ${result.restored.join(', ')}`,
-        `Undo snapshot: ${result.undoTree}`,
+          ? `Nothing to ${undo !== undefined ? 'undo' : 'restore'}: no file to write back.`
+          : `${what} ${result.restored.length} path(s)${where}: ${result.restored.join(', ')}`,
+        ...(result.kept && result.kept.length > 0
+          ? [`Left alone (a directory stands there now): ${result.kept.join(', ')}`]
+          : []),
+        result.seq !== undefined && undo === undefined
+          ? `Recorded at seq ${result.seq}; undo with \`tangent restore ${id} --undo ${result.seq}\``
+          : `Recorded at seq ${result.seq ?? '?'}`,
       ])
     })
 }

@@ -89,8 +89,19 @@ async function targetSession(
     if (flags.model !== undefined) await backend.setModel(flags.session, flags.model)
     return flags.session
   }
+  // A new session that could not run its first turn would only be litter: check the model first.
+  if (flags.model !== undefined) await assertModelAvailable(backend, flags.model)
   const created = await backend.createSession({ cwd: cwd!, model: flags.model, title: titleFrom(text) })
   return created.id
+}
+
+/** `model-unavailable` when no model of the model's provider is configured (e.g. no API key). */
+async function assertModelAvailable(backend: Backend, model: string): Promise<void> {
+  const provider = model.slice(0, model.indexOf(':') + 1)
+  const listings = (await backend.models()).filter((listing) => provider !== '' && listing.id.startsWith(provider))
+  if (listings.length === 0 || listings.some((listing) => listing.available)) return
+  const reason = listings.find((listing) => listing.reason)?.reason ?? 'its provider is not configured'
+  throw new TangentError('model-unavailable', `${model} cannot run: ${reason}`, { model })
 }
 
 /** The directory a new session works in; it must exist. */

@@ -1,0 +1,140 @@
+// The one Backend of the CLI: every command's calls over a SessionApi — the runtime in this
+// process, or a running Host over JSON-RPC. Both return docs/protocol.md shapes, so every
+// command's output code is shared and neither path can drift from the other.
+import type { SessionApi } from '@tangent/runtime'
+import type {
+  Backend,
+  CompareResult,
+  DeleteResult,
+  ForkRequest,
+  ForkResult,
+  ModelStatus,
+  RestoreResult,
+  SessionEvent,
+  SessionSummary,
+  SnapshotEntry,
+  TurnObserver,
+  TurnResult,
+} from './backend.js'
+
+export class ApiBackend implements Backend {
+  readonly #api: SessionApi
+  readonly #onClose: () => Promise<void>
+
+  constructor(api: SessionApi, onClose: () => Promise<void> = () => api.close()) {
+    this.#api = api
+    this.#onClose = onClose
+  }
+
+  get kind(): 'host' | 'local' {
+    return this.#api.kind
+  }
+
+  listSessions(options: { includeArchived: boolean }): Promise<SessionSummary[]> {
+    return this.#api.call('session.list', { includeArchived: options.includeArchived })
+  }
+
+  getSession(sessionId: string): Promise<{ session: SessionSummary; events: SessionEvent[] }> {
+    return this.#api.call('session.get', { sessionId })
+  }
+
+  createSession(options: { cwd: string; title?: string | undefined; model?: string | undefined }) {
+    return this.#api.call('session.create', {
+      cwd: options.cwd,
+      ...(options.title ? { title: options.title } : {}),
+      ...(options.model ? { model: options.model } : {}),
+    })
+  }
+
+  async prompt(sessionId: string, text: string, observer: TurnObserver): Promise<TurnResult> {
+    let nextSeq = 0
+    const unsubscribe = await this.#api.subscribe(
+      sessionId,
+      {},
+      {
+        onEvent: (event) => {
+          nextSeq = event.seq + 1
+          observer.onEvent(event)
+        },
+        onDelta: (delta) => observer.onDelta(delta),
+      },
+    )
+    const offShared = this.#api.onSharedActivity((activity) => {
+      if (activity.sessionIds.includes(sessionId)) observer.onSharedActivity?.(activity)
+    })
+    try {
+      const result = await this.#api.call('session.prompt', { sessionId, text })
+      // Over a socket, notifications may trail the answer: fetch what the observer has not seen.
+      if (nextSeq <= result.turnEndSeq) {
+        const rest = await this.#api.call('session.get', { sessionId, fromSeq: nextSeq })
+        for (const event of rest.events) {
+          if (event.seq < nextSeq || event.seq > result.turnEndSeq) continue
+          nextSeq = event.seq + 1
+          observer.onEvent(event)
+        }
+      }
+      return result
+    } finally {
+      offShared()
+      await unsubscribe()
+    }
+  }
+
+  async abort(sessionId: string): Promise<boolean> {
+    return (await this.#api.call('session.abort', { sessionId })).aborted
+  }
+
+  fork(request: ForkRequest): Promise<ForkResult> {
+    return this.#api.call('session.fork', {
+      sessionId: request.sessionId,
+      ...(request.atSeq !== undefined ? { atSeq: request.atSeq } : {}),
+      ...(request.before ? { before: true } : {}),
+      ...(request.title ? { title: request.title } : {}),
+      ...(request.files ? { files: request.files } : {}),
+    })
+  }
+
+  rename(sessionId: string, title: string): Promise<SessionSummary> {
+    return this.#api.call('session.rename', { sessionId, title })
+  }
+
+  setArchived(sessionId: string, archived: boolean): Promise<SessionSummary> {
+    return this.#api.call('session.archive', { sessionId, archived })
+  }
+
+  delete(sessionId: string, worktree?: 'remove' | 'keep' | 'force'): Promise<DeleteResult> {
+    return this.#api.call('session.delete', { sessionId, ...(worktree ? { worktree } : {}) })
+  }
+
+  setModel(sessionId: string, model: string, reasoningEffort?: string): Promise<SessionSummary> {
+    return this.#api.call('session.setModel', {
+      sessionId,
+      model,
+      ...(reasoningEffort ? { reasoningEffort } : {}),
+    })
+  }
+
+  async models(): Promise<ModelStatus[]> {
+    return (await this.#api.call('host.info', {})).models
+  }
+
+  compare(a: string, b: string): Promise<CompareResult> {
+    return this.#api.call('session.compare', { a, b })
+  }
+
+  snapshots(sessionId: string): Promise<SnapshotEntry[]> {
+    return this.#api.call('snapshot.list', { sessionId })
+  }
+
+  restore(sessionId: string, seq: number, force: boolean): Promise<RestoreResult> {
+    return this.#api.call('snapshot.restore', { sessionId, seq, force })
+  }
+
+  undoRestore(sessionId: string, seq: number | undefined, force: boolean): Promise<RestoreResult> {
+    return this.#api.call('snapshot.undoRestore', { sessionId, ...(seq !== undefined ? { seq } : {}), force })
+  }
+
+  close(): Promise<void> {
+    return this.#onClose()
+  }
+}
