@@ -33,12 +33,13 @@ describe('params schemas', () => {
     expect(SessionForkParams.safeParse({ sessionId: 'a', files: 'copy' }).success).toBe(false)
   })
 
-  it('cover every method of PROTOCOL.md', () => {
+  it('cover every method of docs/protocol.md', () => {
     expect(Object.keys(methods).sort()).toEqual(
       [
         'host.info',
         'workspace.list',
         'workspace.open',
+        'workspace.browse',
         'session.list',
         'session.create',
         'session.get',
@@ -54,6 +55,7 @@ describe('params schemas', () => {
         'session.compare',
         'snapshot.list',
         'snapshot.restore',
+        'snapshot.undoRestore',
       ].sort(),
     )
   })
