@@ -5,7 +5,12 @@ import { defineConfig } from 'vitest/config'
 // built `dist/` (npm test builds first), exactly as users will.
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/src/**/*.test.tsx', 'test/e2e/**/*.e2e.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'packages/*/src/**/*.test.tsx',
+      'test/e2e/**/*.e2e.ts',
+      'test/contract/**/*.contract.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

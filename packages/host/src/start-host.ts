@@ -47,6 +47,8 @@ export interface HostOptions extends ServeOptions {
   defaultCwd?: string
   /** Open `defaultCwd` as a workspace at start (what `tangent serve` does). Default false. */
   openStartFolder?: boolean
+  /** What `~` means in folder paths (default os.homedir()). */
+  homeDir?: string
 }
 
 export interface RunningHost {
@@ -75,6 +77,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     ...(options.demoDelayMs !== undefined ? { demoDelayMs: options.demoDelayMs } : {}),
     ...(options.defaultCwd !== undefined ? { startFolder: options.defaultCwd } : {}),
     openStartFolder: options.openStartFolder === true,
+    ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
     report: reporter(log),
   })
   try {
@@ -138,7 +141,9 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
     const stopGc = scheduleSnapshotGc(runtime.files, report, options.snapshotGc)
     // A crash in the middle of a worktree fork leaves a worktree (and its branch in the
     // user's repository) that no session owns: clean those up, in the background.
-    const reconciling = ownsRuntime ? runtime.reconcileWorktrees(Date.now(), log).catch(report) : Promise.resolve()
+    const reconciling = ownsRuntime
+      ? runtime.reconcileWorktrees(Date.now(), log).catch(report)
+      : Promise.resolve()
 
     let closing: Promise<void> | null = null
     const close = () => {

@@ -1,0 +1,435 @@
+// The contract of every session operation (docs/architecture.md §11), written once and run
+// against every front-end: the runtime in-process (runtime.contract.ts) and a real Host over
+// JSON-RPC on a WebSocket (host.contract.ts). A front-end that grows its own version of an
+// operation fails here.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { TangentError } from '@tangent/core'
+import { SessionSummary } from '@tangent/protocol'
+import type { SessionApi } from '@tangent/runtime'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+export interface ContractFixture {
+  api: SessionApi
+  /** TANGENT_HOME of the runtime. */
+  home: string
+  /** The runtime's start folder (cwd of sessions made without one). */
+  start: string
+  /** Where `~` points for this runtime. */
+  homeDir: string
+  close(): Promise<void>
+}
+
+export interface ContractOptions {
+  /** Opens a fresh runtime (demo model, streaming delay `demoDelayMs`) behind the front-end under test. */
+  open(options: {
+    home: string
+    start: string
+    homeDir: string
+    demoDelayMs: number
+  }): Promise<ContractFixture>
+}
+
+const temps: string[] = []
+export function tempDir(prefix = 'tangent-contract-'): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+  temps.push(dir)
+  return dir
+}
+
+/** The stable code of what `promise` rejected with (a TangentError on either front-end). */
+async function failure(promise: Promise<unknown>): Promise<{ code: string; data: Record<string, unknown> }> {
+  try {
+    await promise
+  } catch (error) {
+    if (TangentError.isInstance(error)) return { code: error.code, data: error.data }
+    throw error
+  }
+  throw new Error('expected the call to fail')
+}
+
+async function waitFor<T>(probe: () => Promise<T | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== false) return value
+    if (Date.now() > deadline) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const longPrompt = `Tell me a story about ${'forks and branches '.repeat(10)}`
+
+export function runSessionContract(options: ContractOptions): void {
+  let f: ContractFixture
+  let start: string
+
+  beforeEach(async () => {
+    start = tempDir('tangent-start-')
+    f = await options.open({
+      home: tempDir('tangent-home-'),
+      start,
+      homeDir: tempDir('tangent-userhome-'),
+      demoDelayMs: 4,
+    })
+  })
+  afterEach(async () => {
+    await f.close()
+  })
+  afterAll(() => {
+    for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  const turn = (sessionId: string, text: string) => f.api.call('session.prompt', { sessionId, text })
+
+  describe('sessions', () => {
+    it('create, prompt, get and list describe one session the same way', async () => {
+      const created = SessionSummary.parse(await f.api.call('session.create', { title: 'Plan' }))
+      expect(created).toMatchObject({ title: 'Plan', cwd: start, status: 'idle', origin: 'user' })
+      expect(created.model).toEqual({ provider: 'demo', model: 'scripted' })
+      const result = await turn(created.id, 'hello')
+      expect(result.reason).toBe('completed')
+      const got = await f.api.call('session.get', { sessionId: created.id })
+      expect(got.events[result.turnStartSeq]?.type).toBe('turn/start')
+      expect(got.events.at(-1)).toMatchObject({ seq: result.turnEndSeq, type: 'turn/end' })
+      const listed = (await f.api.call('session.list', {})).find((item) => item.id === created.id)
+      // One summary builder: list and get agree on everything but the clock of the last write.
+      expect({ ...listed, updatedAt: 0 }).toEqual({ ...got.session, updatedAt: 0 })
+      expect(got.session.eventCount).toBe(got.events.length)
+    })
+
+    it('refuses unknown ids with session-not-found in every operation, and malformed params with invalid-params', async () => {
+      const ghost = 'NOSUCHSESSION'
+      const calls: Promise<unknown>[] = [
+        f.api.call('session.get', { sessionId: ghost }),
+        f.api.call('session.prompt', { sessionId: ghost, text: 'hi' }),
+        f.api.call('session.abort', { sessionId: ghost }),
+        f.api.call('session.fork', { sessionId: ghost }),
+        f.api.call('session.rename', { sessionId: ghost, title: 'x' }),
+        f.api.call('session.archive', { sessionId: ghost, archived: true }),
+        f.api.call('session.delete', { sessionId: ghost }),
+        f.api.call('session.setModel', { sessionId: ghost, model: 'demo:scripted' }),
+        f.api.call('session.compare', { a: ghost, b: ghost }),
+        f.api.call('snapshot.list', { sessionId: ghost }),
+        f.api.call('snapshot.restore', { sessionId: ghost, seq: 0 }),
+        f.api.call('snapshot.undoRestore', { sessionId: ghost }),
+      ]
+      for (const call of calls) {
+        const error = await failure(call)
+        expect(error.code).toBe('session-not-found')
+        expect(error.data.sessionId).toBe(ghost)
+      }
+      expect((await failure(f.api.call('session.get', { sessionId: '../etc' }))).code).toBe('invalid-params')
+      expect((await failure(f.api.call('session.fork', { sessionId: 'a', atSeq: -1 }))).code).toBe(
+        'invalid-params',
+      )
+      expect((await failure(f.api.call('session.create', { model: 'nope:x' }))).code).toBe('invalid-model')
+      expect((await failure(f.api.call('session.create', { workspaceId: 'nope' }))).code).toBe(
+        'workspace-not-found',
+      )
+      // Nothing was created by any of it.
+      expect(await f.api.call('session.list', { includeArchived: true })).toEqual([])
+    })
+
+    it('refuses a second prompt, a rename and a restore while a turn runs (session-busy), and abort ends it', async () => {
+      const session = await f.api.call('session.create', {})
+      const running = turn(session.id, longPrompt)
+      await waitFor(
+        async () => (await f.api.call('session.get', { sessionId: session.id })).session.status === 'running',
+      )
+      expect((await failure(turn(session.id, 'again'))).code).toBe('session-busy')
+      expect((await failure(f.api.call('session.rename', { sessionId: session.id, title: 'x' }))).code).toBe(
+        'session-busy',
+      )
+      expect((await failure(f.api.call('snapshot.restore', { sessionId: session.id, seq: 0 }))).code).toBe(
+        'session-busy',
+      )
+      expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
+      expect((await running).reason).toBe('aborted')
+      expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: false })
+    })
+
+    it('renames, archives and deletes; a deleted parent leaves its forks whole', async () => {
+      const session = await f.api.call('session.create', {})
+      await turn(session.id, 'one')
+      expect((await f.api.call('session.rename', { sessionId: session.id, title: 'Named' })).title).toBe(
+        'Named',
+      )
+      const fork = await f.api.call('session.fork', { sessionId: session.id })
+      const archived = await f.api.call('session.archive', { sessionId: session.id, archived: true })
+      expect(archived.archived).toBe(true)
+      expect((await f.api.call('session.list', {})).map((item) => item.id)).toEqual([fork.session.id])
+      await f.api.call('session.archive', { sessionId: session.id, archived: false })
+      const before = await f.api.call('session.get', { sessionId: fork.session.id })
+      const deleted = await f.api.call('session.delete', { sessionId: session.id })
+      expect(deleted).toEqual({ deleted: true, materialized: [fork.session.id] })
+      expect((await f.api.call('session.get', { sessionId: fork.session.id })).events).toEqual(before.events)
+      expect((await failure(f.api.call('session.get', { sessionId: session.id }))).code).toBe(
+        'session-not-found',
+      )
+    })
+  })
+
+  describe('fork', () => {
+    it('forks at the last completed turn by default, at an anchor, or before a turn; titles tell the branches apart', async () => {
+      const session = await f.api.call('session.create', { title: 'Refactor' })
+      const first = await turn(session.id, 'one')
+      const second = await turn(session.id, 'two')
+      const latest = await f.api.call('session.fork', { sessionId: session.id })
+      expect(latest.boundary).toBe(second.turnEndSeq)
+      expect(latest.session).toMatchObject({
+        parentSession: session.id,
+        forkedAt: second.turnEndSeq,
+        inheritedEventCount: second.turnEndSeq + 1,
+        origin: 'fork',
+        title: 'Refactor · fork 1',
+      })
+      const atFirst = await f.api.call('session.fork', {
+        sessionId: session.id,
+        atSeq: first.turnStartSeq + 1,
+      })
+      expect(atFirst.boundary).toBe(first.turnEndSeq)
+      expect(atFirst.session.title).toBe('Refactor · fork 2')
+      const before = await f.api.call('session.fork', {
+        sessionId: session.id,
+        atSeq: second.turnStartSeq + 1,
+        before: true,
+        title: 'Edit',
+      })
+      expect(before.boundary).toBe(second.turnStartSeq - 1)
+      expect(before.session.title).toBe('Edit')
+      // Seqs continue: the child's prefix is the parent's.
+      const parent = await f.api.call('session.get', { sessionId: session.id })
+      const child = await f.api.call('session.get', { sessionId: latest.session.id })
+      expect(child.events.slice(0, latest.boundary + 1)).toEqual(parent.events.slice(0, latest.boundary + 1))
+    })
+
+    it('is idempotent per requestId, and a requestId names one source', async () => {
+      const session = await f.api.call('session.create', {})
+      await turn(session.id, 'one')
+      const [a, b] = await Promise.all([
+        f.api.call('session.fork', { sessionId: session.id, requestId: 'r-1' }),
+        f.api.call('session.fork', { sessionId: session.id, requestId: 'r-1' }),
+      ])
+      expect(b.session.id).toBe(a.session.id)
+      const again = await f.api.call('session.fork', { sessionId: session.id, requestId: 'r-1' })
+      expect(again.session.id).toBe(a.session.id)
+      const other = await f.api.call('session.create', {})
+      await turn(other.id, 'x')
+      expect(
+        (await failure(f.api.call('session.fork', { sessionId: other.id, requestId: 'r-1' }))).code,
+      ).toBe('invalid-params')
+      const forks = (await f.api.call('session.list', {})).filter((item) => item.parentSession === session.id)
+      expect(forks.map((item) => item.id)).toEqual([a.session.id])
+    })
+
+    it('gives the child the source’s latest model, chosen after the fork point too', async () => {
+      const session = await f.api.call('session.create', {})
+      const first = await turn(session.id, 'one')
+      await f.api.call('session.setModel', {
+        sessionId: session.id,
+        model: 'demo:scripted',
+        reasoningEffort: 'high',
+      })
+      const fork = await f.api.call('session.fork', { sessionId: session.id, atSeq: first.turnStartSeq })
+      expect(fork.boundary).toBe(first.turnEndSeq)
+      expect(fork.session.model).toEqual({ provider: 'demo', model: 'scripted', reasoningEffort: 'high' })
+    })
+
+    it('refuses an anchor inside a running turn (fork-unavailable), never forking an earlier turn', async () => {
+      const session = await f.api.call('session.create', {})
+      const done = await turn(session.id, 'one')
+      const running = turn(session.id, longPrompt)
+      const during = await waitFor(async () => {
+        const got = await f.api.call('session.get', { sessionId: session.id })
+        return got.session.status === 'running' && got.events.length > done.turnEndSeq + 3 && got
+      })
+      const refused = await failure(
+        f.api.call('session.fork', { sessionId: session.id, atSeq: during.events.length - 1 }),
+      )
+      expect(refused.code).toBe('fork-unavailable')
+      const atDone = await f.api.call('session.fork', { sessionId: session.id })
+      expect(atDone.boundary).toBe(done.turnEndSeq)
+      await f.api.call('session.abort', { sessionId: session.id })
+      await running
+    })
+
+    it('gives a worktree fork its own directory at the fork point', async () => {
+      const work = tempDir('tangent-work-')
+      const session = await f.api.call('session.create', { cwd: work })
+      await turn(session.id, 'write notes.txt: first')
+      await turn(session.id, 'write notes.txt: second')
+      const timeline = await f.api.call('snapshot.list', { sessionId: session.id })
+      const firstWrite = timeline.find((entry) => entry.changed.includes('notes.txt'))
+      const fork = await f.api.call('session.fork', {
+        sessionId: session.id,
+        atSeq: firstWrite?.seq,
+        files: 'worktree',
+      })
+      expect(fork.session.files.mode).toBe('worktree')
+      expect(fork.session.cwd).not.toBe(work)
+      expect(fs.readFileSync(path.join(fork.session.cwd, 'notes.txt'), 'utf8')).toBe('first\n')
+      expect(fs.readFileSync(path.join(work, 'notes.txt'), 'utf8')).toBe('second\n')
+      const deleted = await f.api.call('session.delete', { sessionId: fork.session.id })
+      expect(deleted.worktree).toMatchObject({ path: fork.session.cwd, removed: true })
+    })
+  })
+
+  describe('compare', () => {
+    it('compares a session with itself, with its fork, and with a stranger', async () => {
+      const session = await f.api.call('session.create', {})
+      await turn(session.id, 'one')
+      const self = await f.api.call('session.compare', { a: session.id, b: session.id })
+      const length = (await f.api.call('session.get', { sessionId: session.id })).events.length
+      expect(self).toMatchObject({
+        ancestor: session.id,
+        forkSeq: length - 1,
+        a: { events: [] },
+        b: { events: [] },
+      })
+      const fork = await f.api.call('session.fork', { sessionId: session.id })
+      await turn(session.id, 'two')
+      const pair = await f.api.call('session.compare', { a: session.id, b: fork.session.id })
+      expect([pair.ancestor, pair.forkSeq]).toEqual([session.id, fork.boundary])
+      expect(pair.a.events[0]?.seq).toBe(fork.boundary + 1)
+      const stranger = await f.api.call('session.create', {})
+      const none = await f.api.call('session.compare', { a: session.id, b: stranger.id })
+      expect([none.ancestor, none.forkSeq]).toEqual([null, null])
+    })
+  })
+
+  describe('restore', () => {
+    it('records a restore as its own event with its undo tree, and undoes it safely', async () => {
+      const work = tempDir('tangent-work-')
+      const notes = path.join(work, 'notes.txt')
+      const session = await f.api.call('session.create', { cwd: work })
+      const first = await turn(session.id, 'write notes.txt: one')
+      await turn(session.id, 'write notes.txt: two')
+      const restored = await f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq })
+      expect(restored.restored).toEqual(['notes.txt'])
+      expect(fs.readFileSync(notes, 'utf8')).toBe('one\n')
+      const log = await f.api.call('session.get', { sessionId: session.id })
+      expect(log.events.at(-1)).toMatchObject({
+        seq: restored.seq,
+        type: 'files/restored',
+        data: { toSeq: first.turnEndSeq, restored: ['notes.txt'], undoTree: restored.undoTree },
+      })
+      // It is a snapshot of the session's timeline.
+      expect((await f.api.call('snapshot.list', { sessionId: session.id })).at(-1)?.seq).toBe(restored.seq)
+
+      // Someone edits the file after the restore: the undo refuses, then force wins.
+      fs.writeFileSync(notes, 'by hand\n')
+      const conflict = await failure(f.api.call('snapshot.undoRestore', { sessionId: session.id }))
+      expect(conflict.code).toBe('files-conflict')
+      expect(conflict.data.paths).toEqual(['notes.txt'])
+      fs.writeFileSync(notes, 'one\n')
+      const undone = await f.api.call('snapshot.undoRestore', { sessionId: session.id, seq: restored.seq })
+      expect(undone.restored).toEqual(['notes.txt'])
+      expect(fs.readFileSync(notes, 'utf8')).toBe('two\n')
+      const after = await f.api.call('session.get', { sessionId: session.id, fromSeq: undone.seq })
+      expect(after.events).toMatchObject([{ type: 'files/restored', data: { undoOf: restored.seq } }])
+      expect((await failure(f.api.call('snapshot.undoRestore', { sessionId: session.id }))).code).toBe(
+        'not-a-restore',
+      )
+      expect(
+        (await failure(f.api.call('snapshot.undoRestore', { sessionId: session.id, seq: first.turnEndSeq })))
+          .code,
+      ).toBe('not-a-restore')
+      // The session goes on: a turn after the undo starts from the undone files.
+      await turn(session.id, 'read notes.txt')
+      expect(fs.readFileSync(notes, 'utf8')).toBe('two\n')
+    })
+
+    it('refuses a restore that would overwrite another writer’s change, unless forced', async () => {
+      const work = tempDir('tangent-work-')
+      const session = await f.api.call('session.create', { cwd: work })
+      const first = await turn(session.id, 'write notes.txt: one')
+      await turn(session.id, 'write notes.txt: two')
+      fs.writeFileSync(path.join(work, 'notes.txt'), 'edited\n')
+      const refused = await failure(
+        f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq }),
+      )
+      expect(refused).toMatchObject({ code: 'files-conflict', data: { paths: ['notes.txt'] } })
+      const log = await f.api.call('session.get', { sessionId: session.id })
+      expect(log.events.some((event) => event.type === 'files/restored')).toBe(false)
+      await f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq, force: true })
+      expect(fs.readFileSync(path.join(work, 'notes.txt'), 'utf8')).toBe('one\n')
+    })
+  })
+
+  describe('workspaces', () => {
+    it('a session belongs to the workspace whose folder holds its cwd, whenever either was made', async () => {
+      const project = tempDir('tangent-project-')
+      fs.mkdirSync(path.join(project, 'sub'))
+      const early = await f.api.call('session.create', { cwd: path.join(project, 'sub') })
+      expect(early.workspaceId).toBeNull()
+      const workspace = await f.api.call('workspace.open', { path: project })
+      expect((await f.api.call('session.get', { sessionId: early.id })).session.workspaceId).toBe(
+        workspace.id,
+      )
+      expect(
+        (await f.api.call('session.list', { workspaceId: workspace.id })).map((item) => item.id),
+      ).toEqual([early.id])
+      const late = await f.api.call('session.create', { cwd: project })
+      expect(late.workspaceId).toBe(workspace.id)
+      // A worktree fork lives outside the folder and still belongs to its source's workspace.
+      await turn(late.id, 'write a.txt: x')
+      const fork = await f.api.call('session.fork', { sessionId: late.id, files: 'worktree' })
+      expect(fork.session.workspaceId).toBe(workspace.id)
+    })
+
+    it('opens folders by absolute path, ~ and relative to the start folder; lists the most recent first; browses subfolders', async () => {
+      fs.mkdirSync(path.join(start, 'app'))
+      fs.mkdirSync(path.join(f.homeDir, 'notes'))
+      const app = await f.api.call('workspace.open', { path: 'app' })
+      expect(app.path).toBe(path.join(start, 'app'))
+      const notes = await f.api.call('workspace.open', { path: '~/notes' })
+      expect(notes.path).toBe(path.join(f.homeDir, 'notes'))
+      expect((await f.api.call('workspace.list', {})).map((item) => item.id).slice(0, 2)).toEqual([
+        notes.id,
+        app.id,
+      ])
+      expect((await failure(f.api.call('workspace.open', { path: 'missing' }))).code).toBe('folder-not-found')
+      const listed = await f.api.call('workspace.browse', {})
+      expect(listed.path).toBe(start)
+      expect(listed.folders.map((folder) => folder.name)).toContain('app')
+      const info = await f.api.call('host.info', {})
+      expect(info).toMatchObject({ startFolder: start, homeDir: f.homeDir })
+    })
+  })
+
+  describe('subscriptions', () => {
+    it('delivers a backlog from fromSeq and then every live event once, in order', async () => {
+      const session = await f.api.call('session.create', {})
+      await turn(session.id, 'one')
+      const seen: number[] = []
+      const unsubscribe = await f.api.subscribe(
+        session.id,
+        { fromSeq: 1 },
+        { onEvent: (event) => seen.push(event.seq) },
+      )
+      const second = await turn(session.id, 'two')
+      await waitFor(async () => seen.at(-1) === second.turnEndSeq)
+      await unsubscribe()
+      expect(seen).toEqual(Array.from({ length: second.turnEndSeq }, (_, index) => index + 1))
+    })
+  })
+
+  describe('a git project', () => {
+    it('a worktree fork of a git project is a git worktree on its own branch', async () => {
+      const repo = tempDir('tangent-repo-')
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' })
+      git('init', '-q')
+      fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
+      git('add', '.')
+      git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init')
+      const session = await f.api.call('session.create', { cwd: repo })
+      await turn(session.id, 'write b.txt: b')
+      const fork = await f.api.call('session.fork', { sessionId: session.id, files: 'worktree' })
+      expect(git('branch', '--list', `tangent/${fork.session.id}`)).toContain(`tangent/${fork.session.id}`)
+      expect(fs.readFileSync(path.join(fork.session.cwd, 'b.txt'), 'utf8')).toBe('b\n')
+    })
+  })
+}
