@@ -228,6 +228,7 @@ export function runSessionContract(options: ContractOptions): void {
     it('gives the child the source’s latest model, chosen after the fork point too', async () => {
       const session = await f.api.call('session.create', {})
       const first = await turn(session.id, 'one')
+      await turn(session.id, 'two')
       await f.api.call('session.setModel', {
         sessionId: session.id,
         model: 'demo:scripted',
