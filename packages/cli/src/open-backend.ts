@@ -17,6 +17,8 @@ export interface OpenBackendOptions {
 
 /** How long a command waits for a Host to appear when another process just took the lock. */
 const lockedWaitMs = 3000
+/** How long a serving command waits, after the turns it served, for their clients to read the answers and leave. */
+const servedClientsGraceMs = 5000
 
 // The runtime and the Host are loaded on demand (not to dodge a cycle: for start-up time).
 // Each pulls in the agent, providers, git and store code, and `--help` or a usage error needs none of it.
@@ -75,6 +77,13 @@ async function serveWhileRunning(context: CliContext, runtime: Runtime): Promise
         context.stderr.write(
           `tangent: waiting for ${running.length === 1 ? 'a turn' : `${running.length} turns`} another terminal started here (${running.join(', ')}); Ctrl-C to stop it\n`,
         )
+      }
+      // Turns other terminals run here end first; then their commands get a moment to read
+      // the answer and disconnect (a turn one of them starts meanwhile is waited for too).
+      await runtime.settled()
+      const deadline = Date.now() + servedClientsGraceMs
+      while (host !== null && host.connections > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 25))
         await runtime.settled()
       }
       await host?.close()

@@ -51,7 +51,11 @@ export class ConnectionHub {
    * its unsubscribe. A second call for the same pair does nothing. If the connection closed
    * or unsubscribed meanwhile, the new subscription is ended at once.
    */
-  async subscribe(connection: Connection, sessionId: string, open: () => Promise<Unsubscribe>): Promise<void> {
+  async subscribe(
+    connection: Connection,
+    sessionId: string,
+    open: () => Promise<Unsubscribe>,
+  ): Promise<void> {
     const sessions = this.#subscriptions.get(connection)
     if (!sessions || sessions.has(sessionId)) return
     sessions.set(sessionId, null)

@@ -3,8 +3,8 @@
 import { readFileSync, rmSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { z } from 'zod'
 import { writeFileAtomic } from '@tangent/runtime'
+import { z } from 'zod'
 
 export const HostDiscovery = z.object({
   pid: z.number().int().positive(),

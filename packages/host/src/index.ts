@@ -1,4 +1,11 @@
 // @tangent/host: the Host — live agents, workspaces, JSON-RPC over WebSocket/HTTP, the web UI.
 export { connectHost, rpcSocketUrl } from './connect-host.js'
 export { discoveryFile, HostDiscovery, readHostDiscovery } from './discovery.js'
-export { type HostOptions, type RunningHost, type ServeOptions, serveRuntime, startHost } from './start-host.js'
+export { connectHostApi, hostApi } from './host-api.js'
+export {
+  type HostOptions,
+  type RunningHost,
+  type ServeOptions,
+  serveRuntime,
+  startHost,
+} from './start-host.js'

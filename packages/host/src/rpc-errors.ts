@@ -2,6 +2,7 @@
 // becomes `error.data.code`, zod issues become `invalid-params`, anything else `internal`.
 import { TangentError } from '@tangent/core'
 import { type RpcErrorObject, rpcErrorCodes } from '@tangent/protocol'
+import { invalidParams } from '@tangent/runtime'
 import type { z } from 'zod'
 
 /** Data codes that have their own standard JSON-RPC code. */
@@ -30,17 +31,8 @@ export function rpcError(
 }
 
 export function invalidParamsError(method: string, issues: readonly z.core.$ZodIssue[]): RpcErrorObject {
-  const summary = issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'params'}: ${issue.message}`)
-    .join('; ')
-  return rpcError('invalid-params', `Invalid params for ${method}: ${summary}.`, {
-    issues: issues.map((issue) => ({
-      path: issue.path.map(String),
-      message: issue.message,
-      code: issue.code,
-    })),
-  })
+  const error = invalidParams(method, issues)
+  return rpcError(error.code, error.message, error.data)
 }
 
 /**

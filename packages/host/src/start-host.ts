@@ -58,6 +58,8 @@ export interface RunningHost {
   readonly token: string
   readonly home: string
   readonly runtime: Runtime
+  /** WebSocket clients connected now. */
+  readonly connections: number
   /** An HTTP request answered in-process by the Host's app (no socket), e.g. `request('/healthz')`. */
   request(input: string, init?: RequestInit): Promise<Response>
   /**
@@ -174,7 +176,18 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
     }
     process.once('exit', onExit)
     const request = async (input: string, init?: RequestInit) => app.request(input, init)
-    return { url, port, token, home, runtime, request, close }
+    return {
+      url,
+      port,
+      token,
+      home,
+      runtime,
+      get connections() {
+        return hub.size
+      },
+      request,
+      close,
+    }
   } catch (error) {
     unwire()
     throw error

@@ -98,7 +98,9 @@ async function targetSession(
 /** `model-unavailable` when no model of the model's provider is configured (e.g. no API key). */
 async function assertModelAvailable(backend: Backend, model: string): Promise<void> {
   const provider = model.slice(0, model.indexOf(':') + 1)
-  const listings = (await backend.models()).filter((listing) => provider !== '' && listing.id.startsWith(provider))
+  const listings = (await backend.models()).filter(
+    (listing) => provider !== '' && listing.id.startsWith(provider),
+  )
   if (listings.length === 0 || listings.some((listing) => listing.available)) return
   const reason = listings.find((listing) => listing.reason)?.reason ?? 'its provider is not configured'
   throw new TangentError('model-unavailable', `${model} cannot run: ${reason}`, { model })

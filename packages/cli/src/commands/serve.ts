@@ -51,6 +51,8 @@ async function serve(context: CliContext, flags: ServeFlags): Promise<void> {
     host: flags.host,
     env: context.env,
     defaultCwd: context.cwd,
+    // The folder `tangent serve` was started in is a workspace from the first screen.
+    openStartFolder: true,
     // This command owns the process: it closes the Host (removing host.json) on a signal.
     handleSignals: false,
     ...(context.env.TANGENT_TOKEN ? { token: context.env.TANGENT_TOKEN } : {}),
