@@ -113,9 +113,12 @@ describe('HostStore', () => {
     store.report(new RpcError(rpcErrorCodes.application, 'Busy', { code: 'session-busy' }))
     store.report(new RpcError(rpcErrorCodes.application, 'Closed', { code: 'connection-closed' }))
     store.report(new Error('plain'))
+    store.report(new RpcError(rpcErrorCodes.application, 'Newer', { code: 'from-a-newer-host' }))
     expect(store.getState().notices.map((n) => [n.code, n.message])).toEqual([
       ['session-busy', 'Busy'],
       ['internal', 'plain'],
+      // A code this page does not know is shown as the Host sent it.
+      ['from-a-newer-host', 'Newer'],
     ])
   })
 

@@ -10,6 +10,7 @@ import {
   type RestoreConflict,
 } from './host-state.js'
 import { ancestorsOf } from './lineage.js'
+import { isInheritedTitle } from './session-display.js'
 import { applyDelta, applyLiveEvent, emptyStreaming, mergeEvents } from './session-log.js'
 import { randomId, titleFromMessage, writeHash } from './store-helpers.js'
 import type { BrowseResult, ForkRequest, RpcClient, SessionEvent, SessionSummary, Workspace } from './wire.js'
@@ -92,10 +93,11 @@ export class HostStore {
   // ---- notices ----
 
   report(error: unknown): void {
-    const code = error instanceof RpcError ? error.dataCode : 'internal'
     // A lost connection (calls in flight, retries) is shown once by the connection banner
     // and healed by reconnecting; a banner per failed call would only repeat it.
-    if (code === 'connection-closed') return
+    if (error instanceof RpcError && error.dataCode === 'connection-closed') return
+    // The code as sent (a newer Host's code this page does not know is still worth showing).
+    const code = error instanceof RpcError ? error.data.code : 'internal'
     const message = error instanceof Error ? error.message : String(error)
     this.#notify('error', code, message)
   }
@@ -230,7 +232,7 @@ export class HostStore {
     if (summary.title.trim() === '') return true
     const parent =
       summary.parentSession === null ? undefined : this.#state.sessions.get(summary.parentSession)
-    if (!parent || parent.title !== summary.title) return false
+    if (!parent || !isInheritedTitle(summary.title, parent)) return false
     const transcript = this.#state.transcript
     if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return false
     return !transcript.events.some(

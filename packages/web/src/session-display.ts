@@ -15,3 +15,15 @@ export function forkPointLabel(parent: string | null, forkedAt: number | null): 
   if (parent === null || forkedAt === null) return null
   return forkedAt < 0 ? 'from start' : `from #${forkedAt}`
 }
+
+/**
+ * Whether a fork's title is still the one it got from its parent: the parent's title itself,
+ * or the Host's default "<parent title> · fork N" (`Session <last 6 of its id>` for an
+ * untitled parent). Such a branch is renamed after its own first message.
+ */
+export function isInheritedTitle(title: string, parent: { title: string; id: string }): boolean {
+  if (title === parent.title) return true
+  const base = parent.title.trim() || `Session ${parent.id.slice(-6)}`
+  const prefix = `${base} · fork `
+  return title.startsWith(prefix) && /^\d+$/.test(title.slice(prefix.length))
+}

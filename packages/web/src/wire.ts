@@ -1,4 +1,4 @@
-// The shapes the Host sends (PROTOCOL.md), as the UI uses them. All come from
+// The shapes the Host sends (docs/protocol.md), as the UI uses them. All come from
 // `@tangent/protocol`, the single source of truth shared with the Host and the CLI.
 export type {
   FileDiff,
