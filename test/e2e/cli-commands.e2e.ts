@@ -147,7 +147,7 @@ describe('tangent (local store)', () => {
     expect(lines[childLine]).toMatch(new RegExp(`^[├└]─ ${child}  Branch A  fork @ seq ${firstTurnEnd}`))
 
     const summaries = await tangentJson<Summary[]>(sandbox, ['sessions'])
-    // Without a Host the CLI still prints PROTOCOL.md's shapes.
+    // Without a Host the CLI still prints docs/protocol.md's shapes.
     for (const summary of summaries) expect(SessionSummary.safeParse(summary).error).toBeUndefined()
     expect(summaries.map((summary) => summary.id)).toEqual(expect.arrayContaining([parent, child]))
     expect(summaries.find((summary) => summary.id === child)?.parentSession).toBe(parent)

@@ -1,4 +1,4 @@
-// session.fork through the Host (PROTOCOL.md, DESIGN.md §7): idempotent requestId, sessions
+// session.fork through the Host (docs/protocol.md, docs/architecture.md §7): idempotent requestId, sessions
 // only on disk, forks during a running turn, the child's model, workspace-attach-failed,
 // `before`, and worktree forks with real git.
 import { execFileSync } from 'node:child_process'

@@ -1,5 +1,5 @@
 // The Host's HTTP surface in-process (Hono app.request): auth, limits, JSON-RPC framing,
-// every method and the error codes of PROTOCOL.md.
+// every method and the error codes of docs/protocol.md.
 import fs from 'node:fs'
 import path from 'node:path'
 import { HostInfoResult, maxMessageBytes, SessionSummary } from '@tangent/protocol'
@@ -189,7 +189,12 @@ describe('methods over HTTP', () => {
     const again = await t.call('workspace.open', { path: link })
     expect(again).toEqual({ ...first, openedAt: again.openedAt })
     expect(again.openedAt).toBeGreaterThanOrEqual(first.openedAt ?? Number.POSITIVE_INFINITY)
-    expect(first).toEqual({ id: first.id, path: t.work, name: path.basename(t.work), openedAt: first.openedAt })
+    expect(first).toEqual({
+      id: first.id,
+      path: t.work,
+      name: path.basename(t.work),
+      openedAt: first.openedAt,
+    })
     expect(await t.call('workspace.list')).toContainEqual(again)
     const missing = await rpcFailure(t.call('workspace.open', { path: path.join(t.work, 'nope') }))
     expect(missing.code).toBe(-32602)
@@ -367,7 +372,11 @@ describe('methods over HTTP', () => {
     // The restore is an event of its own, with what it restored to and its undo tree.
     const log = await t.call('session.get', { sessionId: session.id, fromSeq: restored.seq ?? 0 })
     expect(log.events).toMatchObject([
-      { seq: restored.seq, type: 'files/restored', data: { toSeq: firstStep, restored: ['notes.txt'], undoTree: restored.undoTree } },
+      {
+        seq: restored.seq,
+        type: 'files/restored',
+        data: { toSeq: firstStep, restored: ['notes.txt'], undoTree: restored.undoTree },
+      },
     ])
     fs.rmSync(work, { recursive: true, force: true })
   })

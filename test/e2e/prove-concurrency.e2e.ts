@@ -80,7 +80,12 @@ describe('prove: concurrency', { timeout: 120_000 }, () => {
       for (const [i, id] of ids.entries()) {
         expect(listed.has(id), `fork ${id} listed`).toBe(true)
         const child = (await c.call('session.get', { sessionId: id })) as { events: WireEvent[] }
-        expect(JSON.stringify(child.events)).toBe(JSON.stringify(events.slice(0, results[i]!.boundary + 1)))
+        const boundary = results[i]!.boundary
+        expect(JSON.stringify(child.events.slice(0, boundary + 1))).toBe(
+          JSON.stringify(events.slice(0, boundary + 1)),
+        )
+        // Then only what the fork itself appended: its distinguishing title.
+        expect(child.events.slice(boundary + 1).map((event) => event.type)).toEqual(['session/title'])
       }
     }
     await check(client)

@@ -1,4 +1,4 @@
-// Crash during delete (issue 6, DESIGN.md §4): deleting a parent first rewrites each fork that
+// Crash during delete (issue 6, docs/architecture.md §4): deleting a parent first rewrites each fork that
 // reads its prefix by reference with the prefix inline, then removes the parent. SIGKILL the
 // built `tangent serve` at seeded moments inside that; after a restart every fork still loads
 // with exactly the parent's prefix, and the parent is either whole or gone.
@@ -48,7 +48,12 @@ describe('prove: crash during delete', () => {
           for (const fork of forks) {
             expect(listed.has(fork.session.id), `fork ${fork.session.id} listed`).toBe(true)
             const child = await client.call('session.get', { sessionId: fork.session.id })
-            expect(JSON.stringify(child.events)).toBe(JSON.stringify(events.slice(0, fork.boundary + 1)))
+            expect(JSON.stringify(child.events.slice(0, fork.boundary + 1))).toBe(
+              JSON.stringify(events.slice(0, fork.boundary + 1)),
+            )
+            expect(child.events.slice(fork.boundary + 1).map((event) => event.type)).toEqual([
+              'session/title',
+            ])
           }
           // The parent is whole (the kill came first) or gone; never half there.
           const parentAfter = await client

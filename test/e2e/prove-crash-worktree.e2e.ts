@@ -1,4 +1,4 @@
-// Crash during a worktree fork (issue 6, DESIGN.md §5): SIGKILL the built `tangent serve` while
+// Crash during a worktree fork (issue 6, docs/architecture.md §5): SIGKILL the built `tangent serve` while
 // it materialises `files: "worktree"` forks of a session in a git project. After a restart every
 // listed fork loads; an acknowledged one has its whole directory at the fork point's content;
 // a fork the kill interrupted is either absent or says where its directory is.

@@ -1,4 +1,4 @@
-// Torn and damaged files (issue 6, DESIGN.md §4): a data dir made by real turns through a real
+// Torn and damaged files (issue 6, docs/architecture.md §4): a data dir made by real turns through a real
 // Host is damaged at seeded random offsets — logs truncated, garbage in a middle line, the
 // catalog truncated, replaced or deleted — and JsonlStore.open / the Host recover what §4
 // promises: torn tails cut and kept in `.torn`, a damaged line named (`corrupt-log`), open

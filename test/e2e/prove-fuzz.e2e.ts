@@ -1,7 +1,7 @@
 // Bad input to the Host (issue 6): thousands of seeded generated messages — invalid JSON, wrong
 // JSON-RPC shapes, wrong param types, unknown methods, huge strings and arrays, ids with `../`,
 // NUL and unicode — over HTTP (in-process and a real socket) and a real WebSocket. Each gets
-// the JSON-RPC error PROTOCOL.md names, nothing is reported as an internal error, nothing is
+// the JSON-RPC error docs/protocol.md names, nothing is reported as an internal error, nothing is
 // created, and the Host still answers `host.info`.
 import fs from 'node:fs'
 import path from 'node:path'

@@ -18,7 +18,7 @@ failWithoutChromiumInCi()
 
 const sessionCount = 400
 
-/** JSON-RPC over HTTP (PROTOCOL.md), one batch: how a script would fill a Host. */
+/** JSON-RPC over HTTP (docs/protocol.md), one batch: how a script would fill a Host. */
 async function rpcBatch(host: TestHost, calls: { method: string; params: unknown }[]): Promise<unknown[]> {
   const url = new URL(host.url)
   const response = await fetch(`${url.origin}/rpc`, {

@@ -17,6 +17,7 @@ import { connectRpc, seededRandom, sleep, spawnServe, tempDir } from './lib.mjs'
  *   pending?: { title?: string, archived?: boolean }, // sent, not acknowledged at the kill
  *   requestId?: string,          // the fork's requestId, checked once after the next restart
  *   parent: { id: string, boundary: number } | null,
+ *   forkEventCount?: number,     // a fork: the events its answer acknowledged (prefix, model, title)
  * }} Tracked
  */
 
@@ -176,6 +177,7 @@ export async function runCrashTest(options) {
             known: [],
             inFlight: false,
             parent: { id: other.id, boundary: result.boundary },
+            forkEventCount: result.session.eventCount,
           })
           continue
         }
@@ -188,6 +190,7 @@ export async function runCrashTest(options) {
             known: [],
             inFlight: false,
             parent: { id: tracked.id, boundary: result.boundary },
+            forkEventCount: result.session.eventCount,
             requestId,
           })
           continue
@@ -318,7 +321,8 @@ export async function runCrashTest(options) {
       if (open || lastTurnMarker(events) === 'turn/start')
         problem(`${tracked.id}: a turn is still open after restart`)
       // Only the turn that was in flight at the kill may add events nobody acknowledged.
-      const acknowledged = Math.max(tracked.known.length, firstOwn)
+      // A fork's answer acknowledged its header and its own first events (model, title).
+      const acknowledged = Math.max(tracked.known.length, firstOwn, tracked.forkEventCount ?? 0)
       if (!tracked.inFlight && events.length !== acknowledged)
         problem(
           `${tracked.id}: ${events.length - acknowledged} unacknowledged events, no prompt was in flight`,
@@ -349,6 +353,7 @@ export async function runCrashTest(options) {
         known: [],
         inFlight: false,
         parent: { id: tracked.id, boundary: fork.boundary },
+        forkEventCount: fork.session.eventCount,
       })
       const result = await client.call('session.prompt', { sessionId: tracked.id, text: 'after the crash' })
       const { events } = await client.call('session.get', { sessionId: tracked.id })

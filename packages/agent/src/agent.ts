@@ -1,4 +1,4 @@
-// A live agent over one session: prompt() runs one turn of the loop (DESIGN.md §6) and
+// A live agent over one session: prompt() runs one turn of the loop (docs/architecture.md §6) and
 // writes exactly the log grammar of §2; abort() stops it; deltas go to subscribers only.
 import {
   closingEventsForOpenTurn,

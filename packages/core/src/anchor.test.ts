@@ -57,7 +57,7 @@ describe('resolveForkAnchor', () => {
     for (let atSeq = 11; atSeq <= 13; atSeq++) expect(resolveForkAnchor(events, { atSeq })).toBe(13)
   })
 
-  it('an anchor between turns gives the first turn/end after it (PROTOCOL.md: first turn/end at or after atSeq)', () => {
+  it('an anchor between turns gives the first turn/end after it (docs/protocol.md: first turn/end at or after atSeq)', () => {
     const { events } = fixture()
     expect(resolveForkAnchor(events, { atSeq: 0 })).toBe(10)
     for (const atSeq of [8, 9, 10]) expect(resolveForkAnchor(events, { atSeq })).toBe(13)

@@ -1,4 +1,4 @@
-// The Host's anchor rules (DESIGN.md §7, PROTOCOL.md `session.fork`): turn a
+// The Host's anchor rules (docs/architecture.md §7, docs/protocol.md `session.fork`): turn a
 // message the user clicked into a safe fork boundary. Shared by Host and CLI.
 import { TangentError } from './errors.js'
 import type { SessionEvent } from './events.js'
@@ -37,7 +37,7 @@ export function resolveForkAnchor(events: readonly SessionEvent[], anchor: ForkA
     }
     throw unavailable(atSeq, 'the session has no completed turn yet')
   }
-  // The first turn/end at or after the anchor (PROTOCOL.md): an anchor between
+  // The first turn/end at or after the anchor (docs/protocol.md): an anchor between
   // turns belongs to the turn that follows it.
   for (let i = atSeq; i <= last; i++) {
     if (events[i]!.type === 'turn/end') return extendOverStandalone(events, i)

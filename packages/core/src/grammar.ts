@@ -1,4 +1,4 @@
-// The grammar of a session log (DESIGN.md §2), as a small state machine:
+// The grammar of a session log (docs/architecture.md §2), as a small state machine:
 //   turn := turn/start user/message (step/start assistant/message tool/result* step/end)* turn/end
 // Standalone events stand between turns; log-only events stand anywhere.
 import { TangentError } from './errors.js'

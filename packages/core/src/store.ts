@@ -1,5 +1,5 @@
 // SessionStore: the live sessions of one process, and the fork operation
-// (decision record seeds/000, DESIGN.md §3). Persistence listens to its events.
+// (decision record seeds/000, docs/architecture.md §3). Persistence listens to its events.
 import { TangentError } from './errors.js'
 import type { EventIndex } from './event-index.js'
 import type { SessionEvent, SessionSeq } from './events.js'

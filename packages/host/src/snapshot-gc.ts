@@ -1,4 +1,4 @@
-// Keeps the shadow snapshot store compact (DESIGN.md §5, "storage is bounded"): the Host
+// Keeps the shadow snapshot store compact (docs/architecture.md §5, "storage is bounded"): the Host
 // runs FileState.gc some minutes after it starts and then once a day, off the hot path.
 import type { FileState } from '@tangent/files'
 

@@ -25,7 +25,7 @@ const notBuiltPage = `<!doctype html>
 <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; line-height: 1.5">
 <h1>Tangent Host is running</h1>
 <p>The web UI has not been built. Run <code>npm run build</code> in the Tangent checkout, then reload this page.</p>
-<p>The JSON-RPC API is available at <code>/rpc</code> (see PROTOCOL.md).</p>
+<p>The JSON-RPC API is available at <code>/rpc</code> (see docs/protocol.md).</p>
 </body></html>
 `
 

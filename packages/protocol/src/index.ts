@@ -1,4 +1,4 @@
-// @tangent/protocol: zod schemas and types of the Host JSON-RPC protocol (PROTOCOL.md),
+// @tangent/protocol: zod schemas and types of the Host JSON-RPC protocol (docs/protocol.md),
 // and a transport-agnostic client. Runs in browsers: no Node modules here.
 export * from './errors.js'
 export * from './ids.js'

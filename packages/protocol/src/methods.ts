@@ -1,4 +1,4 @@
-// Every method of PROTOCOL.md ("Methods"): a params schema and a result schema each,
+// Every method of docs/protocol.md ("Methods"): a params schema and a result schema each,
 // and the `methods` map the Host routes by and the client types its calls with.
 import { z } from 'zod'
 import { FilePath, Seq, SessionId, WorkspaceId } from './ids.js'

@@ -1,4 +1,4 @@
-// Server → client notifications of PROTOCOL.md (WebSocket only) and their params.
+// Server → client notifications of docs/protocol.md (WebSocket only) and their params.
 import { z } from 'zod'
 import { SessionId } from './ids.js'
 import { DeltaKind, SessionEvent, SessionSummary } from './types.js'

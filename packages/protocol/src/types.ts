@@ -1,4 +1,4 @@
-// The shared value types of PROTOCOL.md ("Types"): what the Host says about sessions,
+// The shared value types of docs/protocol.md ("Types"): what the Host says about sessions,
 // events, workspaces and file diffs.
 import { z } from 'zod'
 import { Seq } from './ids.js'

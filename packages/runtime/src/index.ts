@@ -2,8 +2,9 @@
 // state, models and live agents (docs/architecture.md §1). Front-ends (the Host, the CLI) adapt it.
 export { browseFolders, realFolder, resolveFolderPath } from './folders.js'
 export { headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
-export { type RuntimeMethods, runtimeMethods } from './runtime-methods.js'
-export type { RuntimeEventMap, RuntimeEventName, SharedActivity } from './runtime-events.js'
 export { Runtime, type RuntimeOptions, type SessionListener, sessionNotFound } from './runtime.js'
+export type { RuntimeEventMap, RuntimeEventName, SharedActivity } from './runtime-events.js'
+export { type RuntimeMethodName, type RuntimeMethods, runtimeMethods } from './runtime-methods.js'
+export { inProcessApi, invalidParams, type SessionApi } from './session-api.js'
 export { toSessionSummary } from './session-summary.js'
 export { writeFileAtomic } from './write-file-atomic.js'

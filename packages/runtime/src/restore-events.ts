@@ -10,7 +10,7 @@ export interface RestoreEvent {
 
 /** The event's data when it is a well-formed `files/restored`, else null. */
 export function restoreEventOf(event: SessionEvent | undefined): RestoreEvent | null {
-  if (!event || event.type !== 'files/restored') return null
+  if (event?.type !== 'files/restored') return null
   const parsed = FilesRestoredData.safeParse(event.data)
   return parsed.success ? { seq: event.seq, data: parsed.data } : null
 }
@@ -50,10 +50,14 @@ export function undoableRestore(session: Session, seq: number | undefined): Rest
     )
   }
   if (undone.has(seq)) {
-    throw new TangentError('not-a-restore', `The restore at seq ${seq} of session ${session.id} was already undone.`, {
-      sessionId: session.id,
-      seq,
-    })
+    throw new TangentError(
+      'not-a-restore',
+      `The restore at seq ${seq} of session ${session.id} was already undone.`,
+      {
+        sessionId: session.id,
+        seq,
+      },
+    )
   }
   return target
 }

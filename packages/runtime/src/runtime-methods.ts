@@ -5,7 +5,7 @@
 import type { MethodName, MethodParams, MethodResult } from '@tangent/protocol'
 import type { Runtime } from './runtime.js'
 
-type RuntimeMethodName = Exclude<MethodName, 'session.subscribe' | 'session.unsubscribe'>
+export type RuntimeMethodName = Exclude<MethodName, 'session.subscribe' | 'session.unsubscribe'>
 
 export type RuntimeMethods = {
   [M in RuntimeMethodName]: (params: MethodParams<M>) => Promise<MethodResult<M>>

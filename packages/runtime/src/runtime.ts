@@ -6,14 +6,8 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { Agent, type AgentDelta, defaultModelId, ModelRegistry, providerNames } from '@tangent/agent'
-import {
-  type ModelSelectionData,
-  resolveForkAnchor,
-  type Session,
-  type SessionEvent,
-  TangentError,
-} from '@tangent/core'
-import { FileState } from '@tangent/files'
+import { type ModelSelectionData, resolveForkAnchor, type Session, TangentError } from '@tangent/core'
+import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
   HostInfoResult,
@@ -33,6 +27,7 @@ import type {
   SnapshotRestoreParams,
   SnapshotRestoreResult,
   SnapshotUndoRestoreParams,
+  SessionEvent as WireSessionEvent,
   Workspace,
   WorkspaceBrowseParams,
   WorkspaceBrowseResult,
@@ -43,8 +38,8 @@ import { browseFolders, realFolder } from './folders.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf } from './header-meta.js'
 import { commonAncestor, lineageOf } from './lineage.js'
-import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
 import { restoreEventOf, undoableRestore } from './restore-events.js'
+import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
 import { toSessionSummary } from './session-summary.js'
 import { sessionsRunningIn } from './shared-activity.js'
 import { WorkspaceRegistry } from './workspaces.js'
@@ -79,7 +74,7 @@ interface ForkAttempt extends ForkOutcome {
 
 /** Receives one session's events (backlog first, then live, no gap, no duplicate) and deltas. */
 export interface SessionListener {
-  onEvent(event: SessionEvent): void
+  onEvent(event: WireSessionEvent): void
   onDelta?(delta: AgentDelta): void
 }
 
@@ -289,7 +284,8 @@ export class Runtime {
   ): Promise<() => void> {
     const session = await this.#load(sessionId)
     // No await from here to the registration: nothing can be appended in between.
-    if (options.fromSeq !== undefined) for (const event of session.events.slice(options.fromSeq)) listener.onEvent(event)
+    if (options.fromSeq !== undefined)
+      for (const event of session.events.slice(options.fromSeq)) listener.onEvent(event)
     let set = this.#sessionListeners.get(sessionId)
     if (!set) {
       set = new Set()
@@ -298,7 +294,8 @@ export class Runtime {
     set.add(listener)
     return () => {
       set.delete(listener)
-      if (set.size === 0 && this.#sessionListeners.get(sessionId) === set) this.#sessionListeners.delete(sessionId)
+      if (set.size === 0 && this.#sessionListeners.get(sessionId) === set)
+        this.#sessionListeners.delete(sessionId)
     }
   }
 
@@ -311,10 +308,14 @@ export class Runtime {
       if (header) return { parentSession: header.parentSession ?? null, forkedAt: header.forkedAt ?? null }
       return entry ? { parentSession: entry.parentSession, forkedAt: entry.forkedAt } : undefined
     }
-    const { ancestor, forkSeq } = commonAncestor(await lineageOf(a.id, parentOf), await lineageOf(b.id, parentOf), {
-      a: a.lastSeq,
-      b: b.lastSeq,
-    })
+    const { ancestor, forkSeq } = commonAncestor(
+      await lineageOf(a.id, parentOf),
+      await lineageOf(b.id, parentOf),
+      {
+        a: a.lastSeq,
+        b: b.lastSeq,
+      },
+    )
     const from = (forkSeq ?? -1) + 1
     const files = await this.files.diffTrees(this.#latestTree(a), this.#latestTree(b))
     return {
@@ -483,18 +484,7 @@ export class Runtime {
         toSeq: params.seq,
         force: params.force ?? false,
       })
-      const data: FilesRestoredData = {
-        toSeq: params.seq,
-        tree: outcome.snapshot.tree,
-        changed: outcome.snapshot.changed,
-        skipped: outcome.snapshot.skipped,
-        restored: outcome.restored,
-        kept: outcome.kept,
-        undoTree: outcome.undoTree,
-      }
-      const event = session.append('files/restored', data)
-      await this.#store.flush(session.id)
-      return { restored: outcome.restored, kept: outcome.kept, undoTree: outcome.undoTree, seq: event.seq }
+      return this.#recordRestore(session, outcome, { toSeq: params.seq })
     })
   }
 
@@ -515,18 +505,7 @@ export class Runtime {
         expectTree: target.data.tree,
         force: params.force ?? false,
       })
-      const data: FilesRestoredData = {
-        undoOf: target.seq,
-        tree: outcome.snapshot.tree,
-        changed: outcome.snapshot.changed,
-        skipped: outcome.snapshot.skipped,
-        restored: outcome.restored,
-        kept: outcome.kept,
-        undoTree: outcome.undoTree,
-      }
-      const event = session.append('files/restored', data)
-      await this.#store.flush(session.id)
-      return { restored: outcome.restored, kept: outcome.kept, undoTree: outcome.undoTree, seq: event.seq }
+      return this.#recordRestore(session, outcome, { undoOf: target.seq })
     })
   }
 
@@ -534,7 +513,9 @@ export class Runtime {
 
   /** Sessions with a running turn. */
   runningSessions(): string[] {
-    return [...this.#store.store.sessions()].filter((session) => session.isTurnOpen).map((session) => session.id)
+    return [...this.#store.store.sessions()]
+      .filter((session) => session.isTurnOpen)
+      .map((session) => session.id)
   }
 
   /** Resolves when every turn started through this runtime has ended. */
@@ -577,7 +558,8 @@ export class Runtime {
     const sourceMeta = headerMetaOf(source.header)
     const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
     const baseTree = treeAt(source, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
-    const sourceWorkspace = sourceMeta.workspaceId ?? this.#workspaces.workspaceOf(source.header.cwd, undefined) ?? undefined
+    const sourceWorkspace =
+      sourceMeta.workspaceId ?? this.#workspaces.workspaceOf(source.header.cwd, undefined) ?? undefined
     const attached = sourceWorkspace !== undefined && this.#workspaces.has(sourceWorkspace)
     const title = params.title ?? (await this.#forkTitle(source))
 
@@ -585,7 +567,11 @@ export class Runtime {
     let cwd = source.header.cwd
     let worktreePath: string | undefined
     if (params.files === 'worktree') {
-      const worktree = await this.files.createWorktree({ cwd: source.header.cwd, tree: baseTree, sessionId: childId })
+      const worktree = await this.files.createWorktree({
+        cwd: source.header.cwd,
+        tree: baseTree,
+        sessionId: childId,
+      })
       worktreePath = worktree.path
       cwd = worktree.path
     }
@@ -621,13 +607,34 @@ export class Runtime {
     }
   }
 
+  /** Appends the `files/restored` event of a restore or an undo, durably, and answers with its seq. */
+  async #recordRestore(
+    session: Session,
+    outcome: RestoreOutcome,
+    what: { toSeq: number } | { undoOf: number },
+  ): Promise<SnapshotRestoreResult> {
+    const data: FilesRestoredData = {
+      ...what,
+      tree: outcome.snapshot.tree,
+      changed: outcome.snapshot.changed,
+      skipped: outcome.snapshot.skipped,
+      restored: outcome.restored,
+      kept: outcome.kept,
+      undoTree: outcome.undoTree,
+    }
+    const event = session.append('files/restored', data)
+    await this.#store.flush(session.id)
+    return { restored: outcome.restored, kept: outcome.kept, undoTree: outcome.undoTree, seq: event.seq }
+  }
+
   /** "<source title> · fork N", N counting the source's forks (this one included). */
   async #forkTitle(source: Session): Promise<string> {
     const entries = await this.#store.listView()
     let forks = 0
     for (const entry of entries) if (entry.parentSession === source.id) forks++
     for (const session of this.#store.store.sessions())
-      if (session.header.parentSession === source.id && !entries.some((entry) => entry.id === session.id)) forks++
+      if (session.header.parentSession === source.id && !entries.some((entry) => entry.id === session.id))
+        forks++
     const base = source.title?.trim() || `Session ${source.id.slice(-6)}`
     return `${base} · fork ${forks + 1}`.slice(0, 200)
   }

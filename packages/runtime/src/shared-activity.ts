@@ -1,4 +1,4 @@
-// Shared-directory honesty (DESIGN.md §5): which live sessions are running a turn in one
+// Shared-directory honesty (docs/architecture.md §5): which live sessions are running a turn in one
 // directory, so the Host can warn when a second one starts there.
 import type { SessionStore } from '@tangent/core'
 

@@ -1,4 +1,4 @@
-// JsonlStore: persists a SessionStore as one JSONL log per session (DESIGN.md §4):
+// JsonlStore: persists a SessionStore as one JSONL log per session (docs/architecture.md §4):
 // forks by reference, group commit, crash repair on load, one writer, a catalog.
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'

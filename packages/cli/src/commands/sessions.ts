@@ -12,7 +12,7 @@ export function registerSessionsCommand(program: Command, context: CliContext): 
     .alias('ls')
     .description('List sessions as a tree: forks under their parent with the seq they forked at')
     .option('--all', 'include archived sessions')
-    .option('--json', 'print the SessionSummary[] of PROTOCOL.md')
+    .option('--json', 'print the SessionSummary[] of docs/protocol.md')
     .action(async (flags: { all?: boolean; json?: boolean }) => {
       const sessions = await withBackend(context, { readOnly: true }, (backend) =>
         backend.listSessions({ includeArchived: flags.all === true }),
