@@ -256,9 +256,9 @@ describe.skipIf(!chromiumPath)('web UI: first run', () => {
       await workspaceRow(page, 'demo-project').waitFor()
       await page.getByTestId('transcript-empty').waitFor()
       expect(await axeViolations(page)).toEqual([])
-      await page.locator('[data-testid="session-row"] [data-testid="row-title"]').first().click()
+      await page.getByTestId('start-session').click()
       await page.locator('[data-testid="transcript"][data-loading="false"]').waitFor()
-      await page.getByTestId('turn').first().waitFor()
+      await chat(page, 'write checked.txt: a\nread checked.txt')
       expect(await axeViolations(page)).toEqual([])
     } finally {
       await context.close()
