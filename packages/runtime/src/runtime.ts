@@ -6,7 +6,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { Agent, type AgentDelta, defaultModelId, ModelRegistry, providerNames } from '@tangent/agent'
-import { type ModelSelectionData, resolveForkAnchor, type Session, TangentError } from '@tangent/core'
+import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
 import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
@@ -35,10 +35,11 @@ import type {
 import { JsonlStore } from '@tangent/store-jsonl'
 import { AgentPool } from './agent-pool.js'
 import { browseFolders, realFolder } from './folders.js'
+import { resolveBoundary, sameModel, sessionNotFound, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf } from './header-meta.js'
 import { commonAncestor, lineageOf } from './lineage.js'
-import { restoreEventOf, undoableRestore } from './restore-events.js'
+import { undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
 import { toSessionSummary } from './session-summary.js'
 import { sessionsRunningIn } from './shared-activity.js'
@@ -756,44 +757,6 @@ export class Runtime {
       })
     this.#announcing.set(sessionId, next)
   }
-}
-
-/** The one `session-not-found` of the runtime. */
-export function sessionNotFound(sessionId: string): TangentError {
-  return new TangentError(
-    'session-not-found',
-    `Session ${sessionId} not found: list sessions with \`tangent sessions --all\` or session.list.`,
-    { sessionId },
-  )
-}
-
-function resolveBoundary(source: Session, params: SessionForkParams): number {
-  try {
-    return resolveForkAnchor(source.events, { atSeq: params.atSeq, before: params.before })
-  } catch (error) {
-    if (TangentError.isInstance(error)) {
-      throw new TangentError(error.code, error.message, {
-        ...error.data,
-        sessionId: source.id,
-        atSeq: params.atSeq ?? null,
-      })
-    }
-    throw error
-  }
-}
-
-/** The tree of the latest snapshot (taken, or left by a restore) at or before `seq`: index lookups, no scan. */
-function treeAt(session: Session, seq: number): string | null {
-  const taken = session.latestOfType('snapshot/taken', seq)
-  const restored = restoreEventOf(session.latestOfType('files/restored', seq))
-  if (restored && (!taken || restored.seq > taken.seq)) return restored.data.tree
-  return taken ? (taken.data as { tree: string }).tree : null
-}
-
-function sameModel(a: ModelSelectionData | null, b: ModelSelectionData): boolean {
-  return (
-    a !== null && a.provider === b.provider && a.model === b.model && a.reasoningEffort === b.reasoningEffort
-  )
 }
 
 /** The store's listing order: oldest first, then by id (code units). */

@@ -1,0 +1,45 @@
+// Where a fork cuts and what it starts from: the boundary of an anchor (core's
+// resolveForkAnchor, with the source named in its errors), the files' tree at a seq, and the
+// one session-not-found of the runtime.
+import type { ModelSelectionData, Session } from '@tangent/core'
+import { resolveForkAnchor, TangentError } from '@tangent/core'
+import type { SessionForkParams } from '@tangent/protocol'
+import { restoreEventOf } from './restore-events.js'
+
+/** The one `session-not-found` of the runtime. */
+export function sessionNotFound(sessionId: string): TangentError {
+  return new TangentError(
+    'session-not-found',
+    `Session ${sessionId} not found: list sessions with \`tangent sessions --all\` or session.list.`,
+    { sessionId },
+  )
+}
+
+export function resolveBoundary(source: Session, params: SessionForkParams): number {
+  try {
+    return resolveForkAnchor(source.events, { atSeq: params.atSeq, before: params.before })
+  } catch (error) {
+    if (TangentError.isInstance(error)) {
+      throw new TangentError(error.code, error.message, {
+        ...error.data,
+        sessionId: source.id,
+        atSeq: params.atSeq ?? null,
+      })
+    }
+    throw error
+  }
+}
+
+/** The tree of the latest snapshot (taken, or left by a restore) at or before `seq`: index lookups, no scan. */
+export function treeAt(session: Session, seq: number): string | null {
+  const taken = session.latestOfType('snapshot/taken', seq)
+  const restored = restoreEventOf(session.latestOfType('files/restored', seq))
+  if (restored && (!taken || restored.seq > taken.seq)) return restored.data.tree
+  return taken ? (taken.data as { tree: string }).tree : null
+}
+
+export function sameModel(a: ModelSelectionData | null, b: ModelSelectionData): boolean {
+  return (
+    a !== null && a.provider === b.provider && a.model === b.model && a.reasoningEffort === b.reasoningEffort
+  )
+}
