@@ -26,27 +26,8 @@ import {
 
 failWithoutChromiumInCi()
 
-// ---- axe-core: from node_modules, or AXE_CORE_PATH (a path to axe.min.js) ----
-
-function findAxe(): string | null {
-  const fromEnv = process.env.AXE_CORE_PATH
-  if (fromEnv && fs.existsSync(fromEnv)) return fromEnv
-  try {
-    return createRequire(import.meta.url).resolve('axe-core/axe.min.js')
-  } catch {
-    // Not installed: the accessibility checks are skipped, loudly (below).
-    return null
-  }
-}
-
-const axePath = findAxe()
-if (chromiumPath && !axePath) {
-  const line = '!'.repeat(78)
-  console.warn(
-    `\n${line}\n!! axe-core not found: the first-run accessibility checks are SKIPPED.\n` +
-      `!! Add it as a devDependency (npm install -D axe-core) or set AXE_CORE_PATH to axe.min.js.\n${line}\n`,
-  )
-}
+// axe-core (a devDependency) checks WCAG 2.0/2.1/2.2 A and AA rules in the page.
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 
 interface AxeViolation {
   id: string
@@ -57,7 +38,7 @@ interface AxeViolation {
 
 /** axe-core's WCAG 2.0/2.1/2.2 A and AA rules on the page as it is now; [] when it passes. */
 async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axePath! })
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axePath })
   return page.evaluate(async () => {
     type Result = {
       violations: {
@@ -250,7 +231,7 @@ describe.skipIf(!chromiumPath)('web UI: first run', () => {
     }
   })
 
-  it.skipIf(!axePath)('passes axe (WCAG 2.2 AA) on the first screen and with a session open', async () => {
+  it('passes axe (WCAG 2.2 AA) on the first screen and with a session open', async () => {
     const { page, context } = await openPage(browser, host.url)
     try {
       await workspaceRow(page, 'demo-project').waitFor()
@@ -288,7 +269,7 @@ describe.skipIf(!chromiumPath)('web UI: opening folders', () => {
       await eventually(() => page.getByTestId('browse-path').textContent()).toBe(host.project)
       expect(await folderNames(page)).toEqual(['docs', 'src'])
       await eventually(() => focused(page)).toBe(`browse-folder:${path.join(host.project, 'docs')}`)
-      if (axePath) expect(await axeViolations(page)).toEqual([])
+      expect(await axeViolations(page)).toEqual([])
 
       await page.keyboard.press('ArrowDown')
       expect(await focused(page)).toBe(`browse-folder:${path.join(host.project, 'src')}`)
@@ -407,7 +388,7 @@ describe.skipIf(!chromiumPath)('web UI: a restore is its own row', () => {
         'notes.txt',
       ])
       await screenshot(page, 'restore-row')
-      if (axePath) expect(await axeViolations(page)).toEqual([])
+      expect(await axeViolations(page)).toEqual([])
 
       const restoreSeq = (await restore.getAttribute('data-seq'))!
       await restore.getByTestId('undo-restore').click()
@@ -451,7 +432,7 @@ describe.skipIf(!chromiumPath)('web UI: a restore is its own row', () => {
       expect(await conflict.getByRole('heading').textContent()).toBe('Undo would overwrite other changes')
       expect(await page.getByTestId('conflict-paths').textContent()).toContain('notes.txt')
       expect(fs.readFileSync(file, 'utf8')).toBe('edited by hand\n')
-      if (axePath) expect(await axeViolations(page)).toEqual([])
+      expect(await axeViolations(page)).toEqual([])
       await page.getByTestId('undo-force').click()
       await conflict.waitFor({ state: 'detached' })
       await eventually(() => fs.readFileSync(file, 'utf8')).toBe('two\n')
