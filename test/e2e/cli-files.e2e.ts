@@ -90,6 +90,24 @@ describe('tangent snapshots, fork --files worktree, diff, restore', () => {
     expect(notes()).toContain('first')
   })
 
+  it('a restore is in the session’s history, and restore --undo puts the files back as they were before it', async () => {
+    const shown = await tangent(sandbox, ['show', parent])
+    expect(shown.stdout).toMatch(new RegExp(`restore\\s+Restored files to #${firstSnapshot}: notes\\.txt`))
+    const undone = await tangentInProcess(sandbox, ['restore', parent, '--undo'])
+    expect(undone.code).toBe(0)
+    expect(undone.stdout).toMatch(/Undid the restore: put back 1 path\(s\): notes\.txt/)
+    // The hand edit the forced restore overwrote is what its undo tree holds.
+    expect(notes()).toBe('edited by hand\n')
+    const again = await tangentInProcess(sandbox, ['restore', parent, '--undo'])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/^error\[not-a-restore\]: .*no restore to undo/)
+    const usage = await tangentInProcess(sandbox, ['restore', parent])
+    expect(usage.code).toBe(2)
+    expect((await tangent(sandbox, ['show', parent])).stdout).toMatch(
+      /restore\s+Undid the restore at #\d+: notes\.txt/,
+    )
+  })
+
   it('delete of a worktree session with uncommitted work keeps the directory and says so', async () => {
     const worktree = (await json<{ session: { cwd: string } }>(['show', child])).session.cwd
     await json(['run', '--session', child, 'write extra.txt: work in the worktree'])

@@ -82,6 +82,15 @@ function eventLines(
         ? []
         : [`${seq(event.seq)}  ${style.dim('files')}      ${clip(changed.join(', '), 90)}`]
     }
+    case 'files/restored': {
+      const restored = Array.isArray(data?.restored) ? (data.restored as unknown[]).map(String) : []
+      const paths = restored.length > 0 ? `: ${clip(restored.join(', '), 80)}` : ': nothing to write back'
+      const what =
+        typeof data?.undoOf === 'number'
+          ? `Undid the restore at #${data.undoOf}`
+          : `Restored files to #${String(data?.toSeq)}`
+      return [`${seq(event.seq)}  ${style.dim('restore')}    ${what}${paths}`]
+    }
     case 'step/start':
     case 'step/end':
       return []
