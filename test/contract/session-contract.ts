@@ -360,6 +360,102 @@ export function runSessionContract(options: ContractOptions): void {
     })
   })
 
+  describe('serialised file changes', () => {
+    it('a restore and a prompt of one session sent together: the first wins, the other is session-busy', async () => {
+      const work = tempDir('tangent-work-')
+      const session = await f.api.call('session.create', { cwd: work })
+      const first = await turn(session.id, 'write q.txt: one')
+      await turn(session.id, 'write q.txt: two')
+      const [restored, prompted] = await Promise.allSettled([
+        f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq, force: true }),
+        turn(session.id, 'write q.txt: three'),
+      ])
+      expect(restored.status).toBe('fulfilled')
+      expect(prompted.status).toBe('rejected')
+      expect(prompted.status === 'rejected' && TangentError.hasCode(prompted.reason, 'session-busy')).toBe(
+        true,
+      )
+      // The files match the log: the restore is the last thing that wrote q.txt.
+      expect(fs.readFileSync(path.join(work, 'q.txt'), 'utf8')).toBe('one\n')
+      const log = await f.api.call('session.get', { sessionId: session.id })
+      expect(log.events.at(-1)?.type).toBe('files/restored')
+      // The other order: the turn first, then the restore is refused until it ends.
+      const running = turn(session.id, `write q.txt: ${'four '.repeat(40)}`)
+      const refused = await failure(
+        f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq }),
+      )
+      expect(refused.code).toBe('session-busy')
+      expect((await running).reason).toBe('completed')
+    })
+
+    it('refuses a restore while another session runs a turn in the same directory, and a turn there while a restore runs', async () => {
+      const work = tempDir('tangent-work-')
+      const a = await f.api.call('session.create', { cwd: work })
+      const first = await turn(a.id, 'write shared.txt: from a')
+      await turn(a.id, 'write shared.txt: again')
+      const b = await f.api.call('session.create', { cwd: work })
+      const running = turn(b.id, longPrompt)
+      await waitFor(
+        async () => (await f.api.call('session.get', { sessionId: b.id })).session.status === 'running',
+      )
+      const refused = await failure(
+        f.api.call('snapshot.restore', { sessionId: a.id, seq: first.turnEndSeq }),
+      )
+      expect(refused).toMatchObject({ code: 'session-busy', data: { sessionId: a.id, otherSessionId: b.id } })
+      await f.api.call('session.abort', { sessionId: b.id })
+      await running
+      const [restored, prompted] = await Promise.allSettled([
+        f.api.call('snapshot.restore', { sessionId: a.id, seq: first.turnEndSeq, force: true }),
+        turn(b.id, 'write shared.txt: from b'),
+      ])
+      expect(restored.status).toBe('fulfilled')
+      expect(prompted.status === 'rejected' && TangentError.hasCode(prompted.reason, 'session-busy')).toBe(
+        true,
+      )
+      expect(fs.readFileSync(path.join(work, 'shared.txt'), 'utf8')).toBe('from a\n')
+    })
+
+    it('deleting a worktree session keeps the worktree while its shared forks work in it, and says which', async () => {
+      const work = tempDir('tangent-work-')
+      const root = await f.api.call('session.create', { cwd: work })
+      await turn(root.id, 'write a.txt: root')
+      const w = await f.api.call('session.fork', { sessionId: root.id, files: 'worktree' })
+      await turn(w.session.id, 'write b.txt: in the worktree')
+      const c = await f.api.call('session.fork', { sessionId: w.session.id })
+      expect(c.session.cwd).toBe(w.session.cwd)
+      const deleted = await f.api.call('session.delete', { sessionId: w.session.id, worktree: 'force' })
+      expect(deleted.worktree).toMatchObject({ path: w.session.cwd, removed: false })
+      expect(deleted.worktree?.reason).toContain(c.session.id)
+      expect(fs.existsSync(path.join(w.session.cwd, 'b.txt'))).toBe(true)
+      // The fork still works there.
+      expect((await turn(c.session.id, 'read b.txt')).reason).toBe('completed')
+    })
+  })
+
+  describe('bad input', () => {
+    it('refuses a session directory inside the data directory, and a subscription past the end', async () => {
+      const sessionsDir = path.join(f.home, 'sessions')
+      fs.mkdirSync(sessionsDir, { recursive: true })
+      expect((await failure(f.api.call('session.create', { cwd: sessionsDir }))).code).toBe('invalid-params')
+      expect((await failure(f.api.call('session.create', { cwd: f.home }))).code).toBe('invalid-params')
+      expect((await failure(f.api.call('workspace.open', { path: f.home }))).code).toBe('invalid-params')
+      const session = await f.api.call('session.create', {})
+      const length = (await f.api.call('session.get', { sessionId: session.id })).events.length
+      const past = await failure(f.api.subscribe(session.id, { fromSeq: length + 5 }, { onEvent: () => {} }))
+      expect(past.code).toBe('invalid-params')
+      const seen: number[] = []
+      const off = await f.api.subscribe(
+        session.id,
+        { fromSeq: length },
+        { onEvent: (event) => seen.push(event.seq) },
+      )
+      const done = await turn(session.id, 'hi')
+      await waitFor(async () => seen.at(-1) === done.turnEndSeq)
+      await off()
+      expect(seen[0]).toBe(length)
+    })
+  })
+
   describe('workspaces', () => {
     it('a session belongs to the workspace whose folder holds its cwd, whenever either was made', async () => {
       const project = tempDir('tangent-project-')

@@ -104,6 +104,10 @@ export class Runtime {
   readonly #report: (error: unknown) => void
   /** Sessions in an operation that must not overlap a turn (restore, delete): id → what. */
   readonly #exclusive = new Map<string, string>()
+  /** Directories a restore (or its undo) is rewriting: cwd → the session doing it. */
+  readonly #rewriting = new Map<string, string>()
+  /** The data directory with symlinks resolved, as session directories are. */
+  readonly #realHome: string
   /** Per session, summary announcements run in order, so the last one sent is the newest. */
   readonly #announcing = new Map<string, Promise<void>>()
   readonly #sessionListeners = new Map<string, Set<SessionListener>>()
@@ -113,6 +117,7 @@ export class Runtime {
   private constructor(init: {
     options: RuntimeOptions
     home: string
+    realHome: string
     version: string
     startFolder: string
     store: JsonlStore
@@ -122,6 +127,7 @@ export class Runtime {
     const { options, store } = init
     const env = options.env ?? process.env
     this.home = init.home
+    this.#realHome = init.realHome
     this.version = init.version
     this.startFolder = init.startFolder
     this.homeDir = options.homeDir ?? os.homedir()
@@ -171,6 +177,7 @@ export class Runtime {
       const runtime = new Runtime({
         options,
         home,
+        realHome: await fs.realpath(home).catch(() => home),
         version: await readVersion(),
         startFolder,
         store,
@@ -214,6 +221,7 @@ export class Runtime {
   async openWorkspace(params: { path: string }): Promise<Workspace> {
     this.#assertWritable('open a folder')
     const real = await realFolder(params.path, this.#folderBase())
+    this.#assertOutsideData(real)
     const workspace = await this.#workspaces.open(real)
     // Sessions made in this folder before it was opened now belong to it.
     for (const session of this.#store.store.sessions()) {
@@ -284,6 +292,13 @@ export class Runtime {
     listener: SessionListener,
   ): Promise<() => void> {
     const session = await this.#load(sessionId)
+    if (options.fromSeq !== undefined && options.fromSeq > session.events.length) {
+      throw new TangentError(
+        'invalid-params',
+        `fromSeq ${options.fromSeq} is past the end of session ${sessionId} (${session.events.length} events): subscribe from at most its length.`,
+        { issues: [{ path: ['fromSeq'], message: 'past the end of the session' }], sessionId },
+      )
+    }
     // No await from here to the registration: nothing can be appended in between.
     if (options.fromSeq !== undefined)
       for (const event of session.events.slice(options.fromSeq)) listener.onEvent(event)
@@ -342,6 +357,7 @@ export class Runtime {
       params.cwd !== undefined
         ? await realFolder(params.cwd, this.#folderBase())
         : (workspace?.path ?? this.startFolder)
+    this.#assertOutsideData(cwd)
     const model = this.#validateModel(params.model ?? this.defaultModel)
     const workspaceId = workspace?.id ?? this.#workspaces.workspaceOf(cwd, undefined) ?? undefined
     const session = this.#store.store.create(undefined, {
@@ -446,6 +462,19 @@ export class Runtime {
           worktree: { path: meta.files.path, removed: false, reason: 'kept as asked' },
         }
       }
+      // A worktree other sessions work in (shared forks of this one) is never removed, even by force.
+      const users = await this.#sessionsWorkingIn(meta.files.path)
+      if (users.length > 0) {
+        return {
+          deleted: true as const,
+          materialized,
+          worktree: {
+            path: meta.files.path,
+            removed: false,
+            reason: `sessions ${users.join(', ')} still work in it`,
+          },
+        }
+      }
       // Without force only a clean worktree is removed; one with changes stays and the answer says why.
       const outcome = await this.files.removeWorktree(meta.files.path, { force: choice === 'force' })
       return {
@@ -476,7 +505,7 @@ export class Runtime {
         { issues: [{ path: ['seq'], message: 'past the end of the session' }] },
       )
     }
-    return this.#exclusively(session, 'restoring its files', async () => {
+    return this.#rewritingFiles(session, 'restoring its files', async () => {
       const outcome = await this.files.restore({
         cwd: session.header.cwd,
         events: session.events,
@@ -498,7 +527,7 @@ export class Runtime {
     const session = await this.#load(params.sessionId)
     this.#assertIdle(session, 'undo a restore')
     const target = undoableRestore(session, params.seq)
-    return this.#exclusively(session, 'undoing a restore', async () => {
+    return this.#rewritingFiles(session, 'undoing a restore', async () => {
       const outcome = await this.files.restoreTree({
         cwd: session.header.cwd,
         tree: target.data.undoTree,
@@ -640,6 +669,32 @@ export class Runtime {
     return `${base} · fork ${forks + 1}`.slice(0, 200)
   }
 
+  /** Sessions (loaded or only on disk) whose cwd is `folder` or inside it. */
+  async #sessionsWorkingIn(folder: string): Promise<string[]> {
+    const inside = (cwd: string) =>
+      cwd === folder || cwd.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep)
+    const ids = new Set<string>()
+    for (const entry of await this.#store.listView()) if (inside(entry.cwd)) ids.add(entry.id)
+    for (const session of this.#store.store.sessions()) if (inside(session.header.cwd)) ids.add(session.id)
+    return [...ids].sort()
+  }
+
+  /**
+   * A session's directory may not be the data directory or inside it (the agent would edit
+   * its own logs), except a worktree the runtime made under `worktrees/`.
+   */
+  #assertOutsideData(cwd: string): void {
+    const inside = (folder: string) => cwd === folder || cwd.startsWith(folder + path.sep)
+    const home = this.#realHome
+    if (inside(home) && !cwd.startsWith(path.join(home, 'worktrees') + path.sep)) {
+      throw new TangentError(
+        'invalid-params',
+        `${cwd} is inside Tangent's data directory ${home}: a session works in a project folder, not in its own store.`,
+        { issues: [{ path: ['cwd'], message: 'inside the data directory' }] },
+      )
+    }
+  }
+
   #latestTree(session: Session): string | null {
     return treeAt(session, session.lastSeq) ?? headerMetaOf(session.header).baseTree ?? null
   }
@@ -663,7 +718,10 @@ export class Runtime {
     return { homeDir: this.homeDir, base: this.startFolder }
   }
 
-  /** Refuses calls that need an idle session (no turn, no restore or delete under way). */
+  /**
+   * Refuses calls that need an idle session (no turn, no restore or delete under way), and
+   * any call while a restore rewrites the session's directory: files match the log's order.
+   */
   #assertIdle(session: Session, action: string): void {
     const other = this.#exclusive.get(session.id)
     if (session.isTurnOpen || other !== undefined) {
@@ -672,6 +730,36 @@ export class Runtime {
         `Session ${session.id} is ${other ?? 'running a turn'}: wait for it to end${other ? '' : ' or abort it'} before you ${action}.`,
         { sessionId: session.id },
       )
+    }
+    const restoring = this.#rewriting.get(session.header.cwd)
+    if (restoring !== undefined) {
+      throw new TangentError(
+        'session-busy',
+        `Session ${restoring} is restoring files in ${session.header.cwd}, which session ${session.id} shares: wait for the restore to end before you ${action}.`,
+        { sessionId: session.id, otherSessionId: restoring },
+      )
+    }
+  }
+
+  /**
+   * A restore rewrites the session's directory: it waits for no one, so it is refused while
+   * any session runs a turn in that directory, and it holds the directory until it is recorded.
+   */
+  async #rewritingFiles<T>(session: Session, what: string, work: () => Promise<T>): Promise<T> {
+    const cwd = session.header.cwd
+    const running = sessionsRunningIn(this.#store.store, cwd).filter((id) => id !== session.id)
+    if (running.length > 0) {
+      throw new TangentError(
+        'session-busy',
+        `Session ${running.join(', ')} is running a turn in ${cwd}, which session ${session.id} shares: restore its files when that turn ends (or abort it).`,
+        { sessionId: session.id, otherSessionId: running[0] },
+      )
+    }
+    this.#rewriting.set(cwd, session.id)
+    try {
+      return await this.#exclusively(session, what, work)
+    } finally {
+      this.#rewriting.delete(cwd)
     }
   }
 
