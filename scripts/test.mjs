@@ -38,7 +38,13 @@ const brokenFiles = (result.testResults ?? []).filter(
   (file) =>
     file.status === 'failed' && (file.assertionResults ?? []).every((test) => test.status !== 'failed'),
 ).length
-const failed = (result.numFailedTests ?? 0) + brokenFiles
+// Errors vitest caught outside any test (an unhandled rejection) fail the run too.
+const outsideTests = status !== 0 && (result.numFailedTests ?? 0) + brokenFiles === 0 ? 1 : 0
+const failed = (result.numFailedTests ?? 0) + brokenFiles + outsideTests
 const skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0)
-console.log(`\n${passed} passed, ${failed} failed${skipped ? ` (${skipped} skipped)` : ''}`)
+const notes = [
+  ...(skipped ? [`${skipped} skipped`] : []),
+  ...(outsideTests ? ['vitest reported errors outside the tests: see above'] : []),
+]
+console.log(`\n${passed} passed, ${failed} failed${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`)
 process.exit(failed > 0 || status !== 0 ? 1 : 0)

@@ -102,22 +102,23 @@ export function runSessionContract(options: ContractOptions): void {
 
     it('refuses unknown ids with session-not-found in every operation, and malformed params with invalid-params', async () => {
       const ghost = 'NOSUCHSESSION'
-      const calls: Promise<unknown>[] = [
-        f.api.call('session.get', { sessionId: ghost }),
-        f.api.call('session.prompt', { sessionId: ghost, text: 'hi' }),
-        f.api.call('session.abort', { sessionId: ghost }),
-        f.api.call('session.fork', { sessionId: ghost }),
-        f.api.call('session.rename', { sessionId: ghost, title: 'x' }),
-        f.api.call('session.archive', { sessionId: ghost, archived: true }),
-        f.api.call('session.delete', { sessionId: ghost }),
-        f.api.call('session.setModel', { sessionId: ghost, model: 'demo:scripted' }),
-        f.api.call('session.compare', { a: ghost, b: ghost }),
-        f.api.call('snapshot.list', { sessionId: ghost }),
-        f.api.call('snapshot.restore', { sessionId: ghost, seq: 0 }),
-        f.api.call('snapshot.undoRestore', { sessionId: ghost }),
+      // Thunks: each call is made (and its rejection handled) one at a time.
+      const calls: (() => Promise<unknown>)[] = [
+        () => f.api.call('session.get', { sessionId: ghost }),
+        () => f.api.call('session.prompt', { sessionId: ghost, text: 'hi' }),
+        () => f.api.call('session.abort', { sessionId: ghost }),
+        () => f.api.call('session.fork', { sessionId: ghost }),
+        () => f.api.call('session.rename', { sessionId: ghost, title: 'x' }),
+        () => f.api.call('session.archive', { sessionId: ghost, archived: true }),
+        () => f.api.call('session.delete', { sessionId: ghost }),
+        () => f.api.call('session.setModel', { sessionId: ghost, model: 'demo:scripted' }),
+        () => f.api.call('session.compare', { a: ghost, b: ghost }),
+        () => f.api.call('snapshot.list', { sessionId: ghost }),
+        () => f.api.call('snapshot.restore', { sessionId: ghost, seq: 0 }),
+        () => f.api.call('snapshot.undoRestore', { sessionId: ghost }),
       ]
       for (const call of calls) {
-        const error = await failure(call)
+        const error = await failure(call())
         expect(error.code).toBe('session-not-found')
         expect(error.data.sessionId).toBe(ghost)
       }
