@@ -1,10 +1,10 @@
 // The catalog: one entry per session (title, lineage, counts, archived flag) so listing
 // never parses logs. Kept in memory, persisted atomically to `<dir>/catalog.json`, and
 // rebuilt from the logs when missing, damaged or stale.
-import { readdirSync, readFileSync } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { lstat } from 'node:fs/promises'
 import { z } from 'zod'
-import { writeFileAtomic } from './durable-fs.js'
+import { fileKind, writeFileAtomic } from './durable-fs.js'
 import { SessionOrigin } from './log-format.js'
 import { type LogScan, type ModelRef, scanLog } from './log-scan.js'
 import { type StorePaths, sessionLogFile } from './store-paths.js'
@@ -30,6 +30,12 @@ export const CatalogEntry = z.object({
   /** The header line as on disk, extra meta included. */
   header: z.record(z.string(), z.unknown()),
   model: ModelRefSchema.nullable(),
+  /**
+   * Set when the chain of parents of this session loops (damaged headers: A's parent is B,
+   * B's is A): the ids on the loop, in order. Such a session is listed, but neither it nor a
+   * fork that reads its prefix through the loop can load (`corrupt-log`).
+   */
+  parentLoop: z.array(z.string()).optional(),
 })
 export type CatalogEntry = z.infer<typeof CatalogEntry>
 
@@ -55,6 +61,11 @@ const scanConcurrency = 4
 
 /** The public part of a record, as a copy (spelled out: a rest spread is ~10× slower on 10,000 records). */
 export function entryOf(record: CatalogRecord): CatalogEntry {
+  if (record.parentLoop !== undefined) return { ...plainEntryOf(record), parentLoop: [...record.parentLoop] }
+  return plainEntryOf(record)
+}
+
+function plainEntryOf(record: CatalogRecord): CatalogEntry {
   return {
     id: record.id,
     title: record.title,
@@ -89,6 +100,17 @@ export class Catalog {
   #order: string[] | null = null
   /** Ids whose log has no readable header. */
   readonly damaged = new Set<string>()
+  /** Why each log scanned at this open is damaged (for warnings; not stored in the file). */
+  readonly problems = new Map<string, string>()
+  /**
+   * `<id>.jsonl` entries that are not regular files (FIFO, directory, symbolic link) or could
+   * not be read: never listed, never read, never written. Found again at every open.
+   */
+  readonly skipped = new Map<string, { file: string; why: string }>()
+  /** Loops of parents among the records (each loop once, in order). */
+  loops: string[][] = []
+  /** Why `catalog.json` was not used (rebuilt), when it exists but could not be used. */
+  catalogProblem: string | null = null
   /** True when memory holds changes the file does not. */
   dirty = false
   /** Temp files of interrupted log rewrites seen in `sessions/` at open (the writer removes them). */
@@ -134,16 +156,21 @@ export class Catalog {
   /**
    * Reads the catalog and checks it against the sessions directory (one readdir): a
    * missing, damaged or incomplete catalog is rebuilt from the logs. With `verifySizes`
-   * (the last writer did not close cleanly) each log's size is compared too, and logs
-   * that changed are rescanned.
+   * (the catalog is not known to match the logs: the last writer did not close cleanly, or
+   * its last catalog write failed) each log's size is compared with the size its record
+   * was true for, and logs that changed are rescanned.
    */
   static async open(paths: StorePaths, options: { verifySizes: boolean }): Promise<Catalog> {
     const catalog = new Catalog()
     const listing = listSessionsDir(paths)
     catalog.tempLogFiles = listing.temp
-    const stored = readCatalogFile(paths.catalogFile)
+    for (const [id, skipped] of listing.skipped) catalog.skipped.set(id, skipped)
+    const stored = readCatalogFile(paths.catalogFile, (why) => {
+      catalog.catalogProblem = why
+    })
     if (stored === null) {
       await catalog.#addScanned(paths, listing, [...listing.logs])
+      catalog.findLoops()
       return catalog
     }
     for (const record of stored.sessions) {
@@ -163,6 +190,7 @@ export class Catalog {
     const unknown = [...listing.logs].filter((id) => !catalog.#records.has(id) && !catalog.damaged.has(id))
     if (unknown.length > 0) await catalog.#addScanned(paths, listing, unknown)
     if (options.verifySizes) await catalog.#rescanChanged(paths)
+    catalog.findLoops()
     return catalog
   }
 
@@ -173,7 +201,43 @@ export class Catalog {
       return bytes === undefined ? record : { ...record, logBytes: bytes }
     })
     this.dirty = false
-    await writeFileAtomic(file, [JSON.stringify({ version: 1, sessions, damaged: [...this.damaged] })])
+    try {
+      await writeFileAtomic(file, [JSON.stringify({ version: 1, sessions, damaged: [...this.damaged] })])
+    } catch (error) {
+      this.dirty = true // the file does not hold these changes: the next write (or close) tries again
+      throw error
+    }
+  }
+
+  /**
+   * Marks each record whose chain of parents loops (or leads into a loop) with the loop,
+   * and lists each loop once. Only damaged headers make one: the store never writes one.
+   */
+  findLoops(): void {
+    const loopOf = new Map<string, string[] | null>()
+    this.loops = []
+    for (const start of this.#records.keys()) {
+      if (loopOf.has(start)) continue
+      const path: string[] = []
+      const onPath = new Map<string, number>()
+      let current: string | null = start
+      while (current !== null && this.#records.has(current) && !loopOf.has(current) && !onPath.has(current)) {
+        onPath.set(current, path.length)
+        path.push(current)
+        current = this.#records.get(current)!.parentSession
+      }
+      let found: string[] | null = null
+      if (current !== null && onPath.has(current)) {
+        found = path.slice(onPath.get(current)!)
+        this.loops.push(found)
+      } else if (current !== null) found = loopOf.get(current) ?? null
+      for (const id of path) loopOf.set(id, found)
+    }
+    for (const record of this.#records.values()) {
+      const loop = loopOf.get(record.id) ?? null
+      if (loop) record.parentLoop = loop
+      else if (record.parentLoop !== undefined) delete record.parentLoop
+    }
   }
 
   /**
@@ -184,8 +248,20 @@ export class Catalog {
     const scans = new Map<string, LogScan | null>()
     const scanOf = async (id: string): Promise<LogScan | null> => {
       if (!scans.has(id)) {
-        const scan = listing.logs.has(id) ? await scanLog(sessionLogFile(paths, id)) : null
-        scans.set(id, scan && scan.header.id === id ? scan : null)
+        scans.set(id, null) // also while scanning: a loop of parents ends here
+        if (listing.logs.has(id) && !this.skipped.has(id)) {
+          const file = sessionLogFile(paths, id)
+          try {
+            const scan = await scanLog(file)
+            if (scan.header === null) this.problems.set(id, scan.problem)
+            else if (scan.header.id !== id)
+              this.problems.set(id, `its header names session ${scan.header.id}`)
+            else scans.set(id, scan)
+          } catch (error) {
+            // One unreadable file must not keep the store from opening: it is skipped, and said.
+            this.skipped.set(id, { file, why: (error as Error).message })
+          }
+        }
       }
       return scans.get(id) ?? null
     }
@@ -213,7 +289,7 @@ export class Catalog {
     for (const id of ids) {
       const scan = scans.get(id)
       if (!scan) {
-        this.damaged.add(id)
+        if (!this.skipped.has(id)) this.damaged.add(id)
         continue
       }
       const parent = scan.header.parentSession
@@ -234,15 +310,30 @@ export class Catalog {
   async #rescanChanged(paths: StorePaths): Promise<void> {
     await forEachLimited([...this.#records.values()], scanConcurrency * 4, async (record) => {
       const file = sessionLogFile(paths, record.id)
-      const { size } = await stat(file)
-      if (record.logBytes === size) return
-      const scan = await scanLog(file)
-      if (!scan || scan.header.id !== record.id) {
+      try {
+        const stats = await lstat(file)
+        if (!stats.isFile()) {
+          this.delete(record.id)
+          this.skipped.set(record.id, { file, why: `it is a ${fileKind(stats)}, not a regular file` })
+          return
+        }
+        if (record.logBytes === stats.size) return
+        const scan = await scanLog(file)
+        if (scan.header === null || scan.header.id !== record.id) {
+          this.delete(record.id)
+          this.damaged.add(record.id)
+          this.problems.set(
+            record.id,
+            scan.header === null ? scan.problem : `its header names session ${scan.header.id}`,
+          )
+          return
+        }
+        this.set(recordOf(scan, record))
+      } catch (error) {
         this.delete(record.id)
-        this.damaged.add(record.id)
-        return
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+          this.skipped.set(record.id, { file, why: (error as Error).message })
       }
-      this.set(recordOf(scan, record))
     })
   }
 }
@@ -274,43 +365,73 @@ export function recordOf(
 }
 
 interface SessionsListing {
+  /** Ids of the `<id>.jsonl` entries that are regular files. */
   logs: Set<string>
   archived: Set<string>
   /** Temp files of atomic log rewrites (`.<id>.jsonl.tmp-…`) that a crash left behind. */
   temp: string[]
+  /** `<id>.jsonl` entries that are not regular files: a FIFO, a directory, a symbolic link. */
+  skipped: Map<string, { file: string; why: string }>
 }
 
 // Synchronous, like the catalog read below: one readdir and one read at open, no thread-pool hops.
 function listSessionsDir(paths: StorePaths): SessionsListing {
-  let names: string[]
+  let entries: Dirent[]
   try {
-    names = readdirSync(paths.sessionsDir)
+    // The entry types come with the names (no stat per file): a FIFO, directory or link is
+    // never opened (a FIFO would hang the open; a link could lead out of the data directory).
+    entries = readdirSync(paths.sessionsDir, { withFileTypes: true })
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return { logs: new Set(), archived: new Set(), temp: [] }
+      return { logs: new Set(), archived: new Set(), temp: [], skipped: new Map() }
     throw error
   }
   const logs = new Set<string>()
   const archived = new Set<string>()
   const temp: string[] = []
-  for (const name of names) {
+  const skipped = new Map<string, { file: string; why: string }>()
+  for (const entry of entries) {
+    const name = entry.name
     if (name.startsWith('.')) {
       if (name.includes('.jsonl.tmp-')) temp.push(name)
       continue
     }
-    if (name.endsWith('.jsonl')) logs.add(name.slice(0, -'.jsonl'.length))
-    else if (name.endsWith('.archived')) archived.add(name.slice(0, -'.archived'.length))
+    if (name.endsWith('.jsonl')) {
+      const id = name.slice(0, -'.jsonl'.length)
+      if (entry.isFile()) logs.add(id)
+      else
+        skipped.set(id, {
+          file: sessionLogFile(paths, id),
+          why: `it is a ${fileKind(entry)}, not a regular file`,
+        })
+    } else if (name.endsWith('.archived')) archived.add(name.slice(0, -'.archived'.length))
   }
-  return { logs, archived, temp }
+  return { logs, archived, temp, skipped }
 }
 
 /** The stored records, or null when the file is missing or damaged (then it is rebuilt). */
-function readCatalogFile(file: string): StoredCatalog | null {
+function readCatalogFile(file: string, problem: (why: string) => void): StoredCatalog | null {
   let text: string
   try {
-    text = readFileSync(file, 'utf8')
+    // Not through a link, not blocking on a FIFO; anything but a regular file is rebuilt.
+    const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+    try {
+      const stats = fstatSync(fd)
+      if (!stats.isFile()) {
+        problem(`it is a ${fileKind(stats)}, not a regular file`)
+        return null
+      }
+      text = readFileSync(fd, 'utf8')
+    } finally {
+      closeSync(fd)
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return null
+    if (code === 'ELOOP' || code === 'EMLINK' || code === 'EISDIR' || code === 'ENXIO') {
+      problem(`it is not a regular file (${code})`)
+      return null
+    }
     throw error
   }
   let value: unknown

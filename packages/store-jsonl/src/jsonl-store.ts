@@ -1,7 +1,6 @@
 // JsonlStore: persists a SessionStore as one JSONL log per session (docs/architecture.md §4):
 // forks by reference, group commit, crash repair on load, one writer, a catalog.
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import {
   assertValidSessionId,
@@ -12,13 +11,19 @@ import {
   TangentError,
 } from '@tangent/core'
 import { Catalog, type CatalogEntry, type CatalogRecord, entryOf } from './catalog.js'
-import { fsyncDirectory, unlinkIfPresent } from './durable-fs.js'
+import { fsyncDirectory, privateDirMode, touchPrivateFile, unlinkIfPresent } from './durable-fs.js'
 import { createOptionsOf, headerLineOf, type SessionHeaderLine } from './log-format.js'
 import type { ModelRef } from './log-scan.js'
 import { materializeFork } from './materialize.js'
 import { corruptLog, readSessionLog } from './read-log.js'
 import { SessionWriter } from './session-writer.js'
-import { sessionExists, sessionNotFound, storeClosed, storeReadOnly } from './store-errors.js'
+import {
+  type StoreWarning,
+  sessionExists,
+  sessionNotFound,
+  storeClosed,
+  storeReadOnly,
+} from './store-errors.js'
 import { archivedMarkerFile, type StorePaths, sessionLogFile, storePaths, tornFile } from './store-paths.js'
 import { cutTornTail } from './torn-tail.js'
 import { acquireWriterLock, type WriterLock } from './writer-lock.js'
@@ -32,6 +37,11 @@ export interface JsonlStoreOptions {
   now?: () => number
   /** How long catalog changes wait before they are written (default 1000 ms; close always writes). */
   catalogDelayMs?: number
+  /**
+   * Hears each warning as the store finds it (a file skipped, a log left alone or repaired,
+   * a loop of parents, a data directory others can read). `warnings()` lists them too.
+   */
+  onWarning?: (warning: StoreWarning) => void
 }
 
 /** Title and model events of a live session, by seq: a fork reads its inherited values here. */
@@ -62,6 +72,8 @@ export class JsonlStore {
   #catalogTimer: NodeJS.Timeout | null = null
   #catalogWrite: Promise<void> = Promise.resolve()
   #closed = false
+  readonly #warnings: StoreWarning[] = []
+  readonly #onWarning: ((warning: StoreWarning) => void) | undefined
 
   private constructor(
     paths: StorePaths,
@@ -75,6 +87,7 @@ export class JsonlStore {
     this.#lock = lock
     this.#catalog = catalog
     this.#catalogDelayMs = options.catalogDelayMs ?? 1000
+    this.#onWarning = options.onWarning
     this.store = new SessionStore(options.now ? { now: options.now } : {})
     this.#unsubscribe.push(
       this.store.on('created', (session, via) => this.#onCreated(session, via)),
@@ -88,24 +101,47 @@ export class JsonlStore {
     const paths = storePaths(options.dir)
     if (options.readOnly) {
       const stamp = catalogStamp(paths)
-      const catalog = await Catalog.open(paths, { verifySizes: existsSync(paths.lockFile) })
+      const permissions = permissionWarnings(paths)
+      // A live writer's catalog lags its logs; so does one that was not closed cleanly.
+      const verifySizes = existsSync(paths.lockFile) || !existsSync(paths.catalogCleanFile)
+      const catalog = await Catalog.open(paths, { verifySizes })
       const store = new JsonlStore(paths, options, null, catalog)
       store.#catalogStamp = stamp
+      for (const warning of permissions) store.#warn(warning)
+      await store.#reviewDamaged()
       return store
     }
-    mkdirSync(paths.sessionsDir, { recursive: true })
+    const permissions = makePrivateDirs(paths)
     const lock = await acquireWriterLock(paths.lockFile)
     try {
-      const catalog = await Catalog.open(paths, { verifySizes: lock.tookOver })
+      // The catalog is trusted as it is only after a clean close (catalog.clean); otherwise —
+      // a crash, or a catalog write that failed (a full disk) — each log's size is checked.
+      const clean = !lock.tookOver && existsSync(paths.catalogCleanFile)
+      const catalog = await Catalog.open(paths, { verifySizes: !clean })
+      if (clean) {
+        // From now on the logs change: the catalog is not known to match until a clean close.
+        await unlinkIfPresent(paths.catalogCleanFile)
+        await fsyncDirectory(paths.dir)
+      }
       const store = new JsonlStore(paths, options, lock, catalog)
+      for (const warning of permissions) store.#warn(warning)
       await removeTempFiles(paths, catalog.tempLogFiles)
-      await store.#removeHeaderlessLogs()
+      await store.#reviewDamaged()
       if (catalog.dirty) await store.#persistCatalog()
       return store
     } catch (error) {
       await lock.release()
       throw error
     }
+  }
+
+  /**
+   * What the store skipped, left alone or repaired since it opened (a file in `sessions/`
+   * that is not a regular file, a log of another format version, a loop of parents, a data
+   * directory other users can read), each naming its file. Nothing here stops the store.
+   */
+  warnings(): StoreWarning[] {
+    return [...this.#warnings]
   }
 
   /** The live session, or the one read (and, for a writer, repaired) from disk. */
@@ -171,9 +207,12 @@ export class JsonlStore {
     return record ? entryOf(record) : undefined
   }
 
-  /** Ids of logs that have no readable header (never listed; look at them by hand). */
+  /**
+   * Ids of logs that have no readable header, and of `<id>.jsonl` entries that are not
+   * regular files (never listed; look at them by hand — `warnings()` says why).
+   */
   damaged(): string[] {
-    return [...this.#catalog.damaged]
+    return [...this.#catalog.damaged, ...this.#catalog.skipped.keys()]
   }
 
   /**
@@ -187,7 +226,7 @@ export class JsonlStore {
     const record = this.#catalog.get(id)
     if (!record) throw sessionNotFound(id)
     const marker = archivedMarkerFile(this.#paths, id)
-    if (archived) await writeFile(marker, '')
+    if (archived) await touchPrivateFile(marker)
     else await unlinkIfPresent(marker)
     await fsyncDirectory(this.#paths.sessionsDir)
     const updated = { ...record, archived }
@@ -204,7 +243,7 @@ export class JsonlStore {
     assertValidSessionId(id)
     this.#assertWritable()
     const file = sessionLogFile(this.#paths, id)
-    if (this.#deleting.has(id) || (!this.store.has(id) && !existsSync(file))) throw sessionNotFound(id)
+    if (this.#deleting.has(id) || (!this.store.has(id) && !entryExists(file))) throw sessionNotFound(id)
     this.#deleting.add(id)
     try {
       await this.#loading.get(id)?.catch(() => undefined) // a failed load leaves nothing to undo
@@ -226,6 +265,7 @@ export class JsonlStore {
       await unlinkIfPresent(tornFile(this.#paths, id))
       await fsyncDirectory(this.#paths.sessionsDir)
       this.#catalog.delete(id)
+      this.#catalog.findLoops() // deleting one session of a loop of parents ends the loop
       this.#scheduleCatalog()
       return { materialized }
     } finally {
@@ -246,11 +286,20 @@ export class JsonlStore {
       errors.push(error)
     }
     for (const id of [...this.store.sessions()].map((session) => session.id)) this.store.dispose(id)
-    for (const writer of this.#writers.values()) await writer.close()
+    for (const writer of this.#writers.values()) {
+      await writer.close()
+      if (writer.error && !errors.includes(writer.error)) errors.push(writer.error)
+    }
     if (!this.readOnly) {
       try {
         await this.#catalogWrite
         if (this.#catalog.dirty) await this.#persistCatalog()
+        // Everything is durable and the catalog says so: the next open may trust it as is.
+        // After any failure it is not marked, and the next open checks it against the logs.
+        if (errors.length === 0 && this.#failures.length === 0) {
+          await touchPrivateFile(this.#paths.catalogCleanFile)
+          await fsyncDirectory(this.#paths.dir)
+        }
       } catch (error) {
         errors.push(error)
       }
@@ -307,9 +356,14 @@ export class JsonlStore {
   #creationRefusal(id: string): TangentError | null {
     if (this.#closed) return storeClosed()
     if (this.readOnly) return storeReadOnly('create or fork sessions')
-    if (this.#deleting.has(id) || this.#catalog.get(id) || this.#catalog.damaged.has(id))
+    if (
+      this.#deleting.has(id) ||
+      this.#catalog.get(id) ||
+      this.#catalog.damaged.has(id) ||
+      this.#catalog.skipped.has(id)
+    )
       return sessionExists(id)
-    if (this.#writers.has(id) || existsSync(sessionLogFile(this.#paths, id))) return sessionExists(id)
+    if (this.#writers.has(id) || entryExists(sessionLogFile(this.#paths, id))) return sessionExists(id)
     return null
   }
 
@@ -555,16 +609,64 @@ export class JsonlStore {
     this.#catalogStamp = stamp
   }
 
-  /** Logs left without a complete header by a crash during creation: their bytes go to .torn. */
-  async #removeHeaderlessLogs(): Promise<void> {
-    for (const id of [...this.#catalog.damaged]) {
+  /**
+   * Says what the catalog found at open, and repairs what is only a torn creation: a log
+   * without even a complete header line (a crash during creation) goes to .torn (a writer
+   * only). Any other damaged log — another format version, a damaged header — is left as it
+   * is, and said; so are files skipped and loops of parents.
+   */
+  async #reviewDamaged(): Promise<void> {
+    const catalog = this.#catalog
+    if (catalog.catalogProblem !== null)
+      this.#warn({
+        kind: 'catalog-rebuilt',
+        file: this.#paths.catalogFile,
+        message: `${this.#paths.catalogFile} could not be used (${catalog.catalogProblem}): the catalog was rebuilt from the logs.`,
+      })
+    for (const [id, { file, why }] of catalog.skipped)
+      this.#warn({
+        kind: 'skipped-file',
+        file,
+        message: `${file} is skipped: ${why}. The store does not read, write or follow it, and lists no session ${id}; replace it with the session's log file, or move it away.`,
+      })
+    for (const id of [...catalog.damaged]) {
       const file = sessionLogFile(this.#paths, id)
-      const log = await readSessionLog(file).catch(() => null) // damaged beyond a torn tail: left for a human
-      if (log && log.header === null) {
-        await cutTornTail(file, tornFile(this.#paths, id), 0)
-        this.#catalog.delete(id)
+      let problem = catalog.problems.get(id) ?? null
+      let log: Awaited<ReturnType<typeof readSessionLog>> | null = null
+      try {
+        log = await readSessionLog(file)
+      } catch (error) {
+        problem = (error as Error).message
       }
+      if (log && log.header === null) {
+        if (this.readOnly) continue // the writer repairs it
+        const torn = tornFile(this.#paths, id)
+        await cutTornTail(file, torn, 0)
+        catalog.delete(id)
+        this.#warn({
+          kind: 'moved-to-torn',
+          file,
+          message: `${file} had no complete header line (a creation that a crash interrupted): its bytes were moved to ${torn}.`,
+        })
+        continue
+      }
+      this.#warn({
+        kind: 'damaged-log',
+        file,
+        message: `${file} is not listed and is left as it is: ${problem ?? 'its header cannot be read'}`,
+      })
     }
+    for (const loop of catalog.loops)
+      this.#warn({
+        kind: 'parent-loop',
+        file: sessionLogFile(this.#paths, loop[0]!),
+        message: `Sessions ${[...loop, loop[0]].join(' → ')} name each other as parents (damaged headers): they are listed with parentLoop set, and neither they nor forks reading through them can load. Fix the parentSession in the header of one of them.`,
+      })
+  }
+
+  #warn(warning: StoreWarning): void {
+    this.#warnings.push(warning)
+    this.#onWarning?.(warning)
   }
 
   #throwFailures(): void {
@@ -590,6 +692,44 @@ async function removeTempFiles(paths: StorePaths, tempLogFiles: readonly string[
     if (name.startsWith('.catalog.json.tmp-')) await unlinkIfPresent(path.join(paths.dir, name))
   // Those of `sessions/` were seen by the catalog's readdir (one pass over 10,000 names, not two).
   for (const name of tempLogFiles) await unlinkIfPresent(path.join(paths.sessionsDir, name))
+}
+
+/** True when a directory entry exists at `file` (a dangling link counts: nothing may be created there). */
+function entryExists(file: string): boolean {
+  return lstatSync(file, { throwIfNoEntry: false }) !== undefined
+}
+
+/**
+ * Creates the data directory and `sessions/` private (0700, whatever the umask); an
+ * existing one is left as it is, with a warning when other users can read or enter it.
+ */
+function makePrivateDirs(paths: StorePaths): StoreWarning[] {
+  mkdirSync(path.dirname(paths.dir), { recursive: true })
+  for (const dir of [paths.dir, paths.sessionsDir]) {
+    try {
+      mkdirSync(dir, { mode: privateDirMode })
+      chmodSync(dir, privateDirMode) // the umask may have taken bits away; it never adds any
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+  }
+  return permissionWarnings(paths)
+}
+
+function permissionWarnings(paths: StorePaths): StoreWarning[] {
+  const warnings: StoreWarning[] = []
+  for (const dir of [paths.dir, paths.sessionsDir]) {
+    const stats = statSync(dir, { throwIfNoEntry: false })
+    if (!stats?.isDirectory() || (stats.mode & 0o077) === 0) continue
+    const mode = (stats.mode & 0o777).toString(8).padStart(3, '0')
+    warnings.push({
+      kind: 'open-permissions',
+      file: dir,
+      message: `${dir} has mode ${mode}: other users can read or enter it, and it holds private session logs. Make it private with: chmod 700 ${dir}`,
+    })
+    break // one warning: sessions/ is inside the data directory
+  }
+  return warnings
 }
 
 function catalogStamp(paths: StorePaths): string {

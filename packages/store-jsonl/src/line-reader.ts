@@ -1,10 +1,19 @@
 // Reads a file's complete lines in chunks (a small file in one read, a big one streamed),
 // and reports the bytes after the last newline: a line still being written, or a torn tail.
-import { open } from 'node:fs/promises'
+// Every offset it reports is counted in bytes of the file, never from decoded text (a byte
+// that is not UTF-8 decodes to U+FFFD, three bytes long).
+import { isUtf8 } from 'node:buffer'
+import type { FileHandle } from 'node:fs/promises'
+import { openFlags, openRegularFile } from './durable-fs.js'
 
 const minChunkBytes = 64 * 1024
 const maxChunkBytes = 16 * 1024 * 1024
 const decodeBlockBytes = 768 * 1024
+/**
+ * The longest line a log may hold (64 MiB). A longer one is never read into memory whole
+ * (a JavaScript string cannot hold ~512 MB anyway); the writer refuses to write one.
+ */
+export const maxLineBytes = 64 * 1024 * 1024
 
 export interface LineReadResult {
   /** Byte offset just past the last complete line that was handed out. */
@@ -15,61 +24,83 @@ export interface LineReadResult {
   readonly tail: Buffer
   /** True when `onLine` asked to stop before the end of the file. */
   readonly stopped: boolean
+  /**
+   * A line (complete or not) longer than the limit: reading stopped at its start, which is
+   * `consumedBytes`; `line` is its 1-based number.
+   */
+  readonly oversized: { readonly line: number; readonly start: number } | null
 }
 
 /**
- * Calls `onLine(text, lineNumber)` (1-based, without the newline) for each complete line;
- * returning `false` stops reading. Each chunk is decoded as one block up to its last
- * newline (a newline is never inside a multi-byte character), so decoding costs what
- * `readFile(…, 'utf8')` costs; only a line split across chunks is copied.
+ * Handed each complete line: its text (without the newline), its 1-based number, and whether
+ * its bytes are valid UTF-8 (when not, `text` holds U+FFFD for the bad bytes).
  */
-export async function readLines(
-  file: string,
-  onLine: (text: string, lineNumber: number) => boolean | undefined,
-): Promise<LineReadResult> {
-  const handle = await open(file, 'r')
+export type OnLine = (text: string, lineNumber: number, utf8: boolean) => boolean | undefined
+
+const empty = Buffer.alloc(0)
+
+/**
+ * Calls `onLine` for each complete line; returning `false` stops reading. Each chunk is
+ * decoded as one block up to its last newline (a newline is never inside a multi-byte
+ * character), so decoding costs what `readFile(…, 'utf8')` costs; a line split across
+ * chunks is read again in one piece once its end is found (nothing is copied chunk by chunk,
+ * and a line over the limit is never held at all), and a block that is not valid UTF-8 is
+ * handed out line by line.
+ * The file must be a regular file (a symbolic link, FIFO or directory is refused).
+ */
+export async function readLines(file: string, onLine: OnLine): Promise<LineReadResult> {
+  // A line within one chunk is shorter than a chunk (≤ 16 MiB): only a line carried across
+  // chunks can reach the limit, so that is where it is checked.
+  const limit = maxLineBytes
+  const handle = await openRegularFile(file, openFlags.read)
   try {
     // One read for most logs; a bigger (or still growing) one is read on into the same buffer.
     const { size } = await handle.stat()
     const buffer = Buffer.allocUnsafe(Math.min(maxChunkBytes, Math.max(minChunkBytes, size)))
     let position = 0
     let consumed = 0
+    let lastLineStart = 0
     let lineNumber = 0
-    let lastLine = ''
-    let carry: Buffer[] = []
+    /** Where a line that started in an earlier chunk (and has no newline yet) starts; -1: none. */
+    let pending = -1
     let atEnd = false
-    const emit = (text: string): boolean => {
-      lineNumber++
-      lastLine = text
-      return onLine(text, lineNumber) !== false
-    }
-    const stop = (): LineReadResult => ({
+    const result = (stopped: boolean, tail: Buffer, oversized = false): LineReadResult => ({
       consumedBytes: consumed,
-      lastLineStart: consumed - Buffer.byteLength(lastLine) - 1,
-      tail: Buffer.alloc(0),
-      stopped: true,
+      lastLineStart,
+      tail,
+      stopped,
+      oversized: oversized ? { line: lineNumber + 1, start: consumed } : null,
     })
     for (;;) {
       if (atEnd) break
+      const chunkStart = position
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
       if (bytesRead === 0) break
       // A short read is the end of the file (as of now): no extra read just to see nothing.
       atEnd = bytesRead < buffer.length
       position += bytesRead
       const data = buffer.subarray(0, bytesRead)
-      if (data.indexOf(10) < 0) {
-        carry.push(Buffer.from(data)) // copied: the buffer is reused
+      const firstNewline = data.indexOf(10)
+      if (firstNewline < 0) {
+        if (pending < 0) pending = chunkStart
+        if (position - pending > limit) return result(false, empty, true)
         continue
       }
-      const firstNewline = data.indexOf(10)
-      // The line that started in earlier chunks ends here.
+      // The line that started in earlier chunks ends here: its start is read again, its end
+      // is still in the buffer.
       let from = 0
-      if (carry.length > 0) {
-        const joined = Buffer.concat([...carry, data.subarray(0, firstNewline)])
-        carry = []
+      if (pending >= 0) {
+        const lineEnd = chunkStart + firstNewline
+        if (lineEnd - pending > limit) return result(false, empty, true)
+        const joined = Buffer.allocUnsafe(lineEnd - pending)
+        await readExactly(handle, joined.subarray(0, chunkStart - pending), pending)
+        data.copy(joined, chunkStart - pending, 0, firstNewline)
+        pending = -1
+        lineNumber++
+        lastLineStart = consumed
         consumed += joined.length + 1
         from = firstNewline + 1
-        if (!emit(joined.toString('utf8'))) return stop()
+        if (onLine(joined.toString('utf8'), lineNumber, isUtf8(joined)) === false) return result(true, empty)
       }
       const lastNewline = data.lastIndexOf(10)
       // Decoded in blocks under Node's external-string threshold (~1 MB): the strings stay on
@@ -77,27 +108,56 @@ export async function readLines(
       while (from <= lastNewline) {
         let end = data.lastIndexOf(10, Math.min(lastNewline, from + decodeBlockBytes))
         if (end < from) end = data.indexOf(10, from + decodeBlockBytes)
-        const lines = data.toString('utf8', from, end).split('\n')
-        for (let i = 0; i < lines.length; i++) {
-          if (!emit(lines[i]!)) {
-            // Only the bytes of the lines handed out count as consumed.
-            const rest = lines.slice(i + 1)
-            consumed += end + 1 - from - (rest.length > 0 ? Buffer.byteLength(rest.join('\n')) + 1 : 0)
-            return stop()
+        const block = data.subarray(from, end)
+        if (isUtf8(block)) {
+          const lines = block.toString('utf8').split('\n')
+          for (let i = 0; i < lines.length; i++) {
+            if (onLine(lines[i]!, lineNumber + i + 1, true) === false) {
+              // Only the bytes of the lines handed out count as consumed: found by their newlines.
+              let start = from
+              for (let k = 0; k < i; k++) start = data.indexOf(10, start) + 1
+              lineNumber += i + 1
+              lastLineStart = chunkStart + start
+              consumed = chunkStart + data.indexOf(10, start) + 1
+              return result(true, empty)
+            }
+          }
+          lineNumber += lines.length
+          lastLineStart = chunkStart + (end > from ? data.lastIndexOf(10, end - 1) + 1 : from)
+          consumed = chunkStart + end + 1
+        } else {
+          // Not UTF-8 somewhere: line by line, so each line knows whether it is the bad one.
+          let start = from
+          while (start <= end) {
+            const stop = data.indexOf(10, start)
+            const line = data.subarray(start, stop)
+            lineNumber++
+            lastLineStart = chunkStart + start
+            consumed = chunkStart + stop + 1
+            if (onLine(line.toString('utf8'), lineNumber, isUtf8(line)) === false) return result(true, empty)
+            start = stop + 1
           }
         }
-        consumed += end + 1 - from
         from = end + 1
       }
-      if (lastNewline + 1 < data.length) carry.push(Buffer.from(data.subarray(lastNewline + 1)))
+      if (lastNewline + 1 < data.length) pending = chunkStart + lastNewline + 1
     }
-    return {
-      consumedBytes: consumed,
-      lastLineStart: lineNumber === 0 ? 0 : consumed - Buffer.byteLength(lastLine) - 1,
-      tail: carry.length > 0 ? Buffer.concat(carry) : Buffer.alloc(0),
-      stopped: false,
-    }
+    if (pending < 0) return result(false, empty)
+    const tail = Buffer.allocUnsafe(position - pending)
+    await readExactly(handle, tail, pending)
+    return result(false, tail)
   } finally {
     await handle.close()
+  }
+}
+
+/** Fills `target` from `position` (bytes already read once, so they are there). */
+async function readExactly(handle: FileHandle, target: Buffer, position: number): Promise<void> {
+  let offset = 0
+  while (offset < target.length) {
+    const { bytesRead } = await handle.read(target, offset, target.length - offset, position + offset)
+    if (bytesRead === 0)
+      throw new Error(`${target.length - offset} bytes vanished while reading: the file shrank`)
+    offset += bytesRead
   }
 }

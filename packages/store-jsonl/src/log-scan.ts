@@ -2,6 +2,7 @@
 // title and model events without parsing every event. Loading (not scanning) validates.
 import { readLines } from './line-reader.js'
 import { SessionHeaderLine } from './log-format.js'
+import { headerError } from './read-log.js'
 
 export interface ModelRef {
   provider: string
@@ -43,20 +44,31 @@ function parseOrNull(text: string): Record<string, unknown> | null {
   }
 }
 
-/** Scans `file`; null when it has no valid header (a torn or foreign file). */
-export async function scanLog(file: string): Promise<LogScan | null> {
+/** Why a log has no header the catalog can use (a torn creation, a foreign or damaged file). */
+export interface LogScanProblem {
+  readonly header: null
+  readonly problem: string
+}
+
+/** Scans `file`; a problem when it has no valid header (a torn or foreign file). */
+export async function scanLog(file: string): Promise<LogScan | LogScanProblem> {
   let header: SessionHeaderLine | null = null
-  let headerFailed = false
+  let headerProblem: string | null = null
+  let lastUtf8 = true
   const titles: LogScan['titles'] = []
   const models: LogScan['models'] = []
   let count = 0
   let startSeq = 0
   let lastText: string | null = null
-  const read = await readLines(file, (text, line) => {
+  const read = await readLines(file, (text, line, utf8) => {
     if (line === 1) {
-      const parsed = SessionHeaderLine.safeParse(parseOrNull(text))
+      const value = utf8 ? parseOrNull(text) : null
+      const parsed = SessionHeaderLine.safeParse(value)
       if (!parsed.success) {
-        headerFailed = true
+        headerProblem =
+          value === null
+            ? 'its first line is not a JSON object'
+            : headerError(file, value, parsed.error).message
         return false
       }
       header = parsed.data
@@ -66,6 +78,7 @@ export async function scanLog(file: string): Promise<LogScan | null> {
     const seq = startSeq + count
     count++
     lastText = text
+    lastUtf8 = utf8
     let type = quickType(text)
     let value: Record<string, unknown> | null = null
     if (type === null) {
@@ -80,11 +93,14 @@ export async function scanLog(file: string): Promise<LogScan | null> {
     }
     return undefined
   })
-  if (headerFailed || header === null) return null
+  const problem = headerProblem as string | null // assigned in the callback
+  if (problem !== null) return { header: null, problem }
+  if (header === null)
+    return { header: null, problem: 'no complete header line (a creation that a crash interrupted?)' }
   let lastTime: number | null = null
   let goodBytes = read.consumedBytes
   if (lastText !== null) {
-    const last = parseOrNull(lastText)
+    const last = lastUtf8 ? parseOrNull(lastText) : null
     if (last && typeof last.time === 'number') lastTime = last.time
     else {
       // An unparsable final line is a torn tail: not an event.
@@ -92,5 +108,6 @@ export async function scanLog(file: string): Promise<LogScan | null> {
       goodBytes = read.lastLineStart
     }
   }
+  // A line over the limit: the events before it are counted; loading it names the line.
   return { header, eventCount: count, startSeq, titles, models, lastTime, goodBytes }
 }

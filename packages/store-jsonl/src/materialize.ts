@@ -1,28 +1,32 @@
 // Materialising a fork: its log is rewritten with its inherited prefix inline
 // (seed "inline"), so it no longer needs its parent's log. Atomic: temp, fsync, rename.
-import { open } from 'node:fs/promises'
-import { writeFileAtomic } from './durable-fs.js'
-import { readLines } from './line-reader.js'
+import { openFlags, openRegularFile, writeFileAtomic } from './durable-fs.js'
+import { maxLineBytes, readLines } from './line-reader.js'
 import { SessionHeaderLine } from './log-format.js'
-import { corruptLog } from './read-log.js'
+import { corruptLog, headerError } from './read-log.js'
 import { type StorePaths, sessionLogFile } from './store-paths.js'
 
 /** The header line of `file` and the byte offset where its events start. */
 async function readHeader(file: string): Promise<{ header: SessionHeaderLine; end: number }> {
-  let found: { header: SessionHeaderLine; end: number } | null = null
+  let header: SessionHeaderLine | null = null
   let why = 'no complete header line'
-  await readLines(file, (text) => {
-    try {
-      const parsed = SessionHeaderLine.safeParse(JSON.parse(text))
-      if (parsed.success) found = { header: parsed.data, end: Buffer.byteLength(text) + 1 }
-      else why = 'not a session header'
-    } catch {
-      why = 'header is not JSON'
-    }
+  const read = await readLines(file, (text, _line, utf8) => {
+    if (!utf8) why = 'header is not valid UTF-8'
+    else
+      try {
+        const value: unknown = JSON.parse(text)
+        const parsed = SessionHeaderLine.safeParse(value)
+        if (parsed.success) header = parsed.data
+        else throw headerError(file, value, parsed.error)
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error
+        why = 'header is not JSON'
+      }
     return false
   })
-  if (!found) throw corruptLog(file, 1, why)
-  return found
+  if (!header) throw corruptLog(file, 1, why)
+  // The end of the header in bytes of the file, not of its decoded text.
+  return { header, end: read.consumedBytes }
 }
 
 /** The raw lines (with newlines) of events 0..count-1 of session `id`, following "ref" logs up the chain. */
@@ -30,22 +34,28 @@ export async function prefixLines(
   paths: StorePaths,
   id: string,
   count: number,
-  depth = 0,
+  seen: ReadonlySet<string> = new Set(),
 ): Promise<string[]> {
   if (count === 0) return []
   const file = sessionLogFile(paths, id)
-  if (depth > 100_000) throw corruptLog(file, 1, 'its chain of parents loops')
+  // Only damaged headers make a loop; without this it would read the loop's logs forever.
+  if (seen.has(id)) throw corruptLog(file, 1, `its chain of parents loops back to session ${id}`)
   const { header } = await readHeader(file)
   const inherited = header.seed === 'ref' ? Math.min(count, header.inheritedEventCount) : 0
-  const lines = inherited > 0 ? await prefixLines(paths, header.parentSession!, inherited, depth + 1) : []
+  const lines =
+    inherited > 0 ? await prefixLines(paths, header.parentSession!, inherited, new Set([...seen, id])) : []
   let wanted = count - inherited
   if (wanted > 0) {
-    await readLines(file, (text, line) => {
+    const read = await readLines(file, (text, line, utf8) => {
       if (line === 1) return undefined
+      // Copied as text: a line that is not UTF-8 would not survive the copy byte for byte.
+      if (!utf8) throw corruptLog(file, line, 'not valid UTF-8')
       lines.push(`${text}\n`)
       wanted--
       return wanted > 0
     })
+    if (read.oversized)
+      throw corruptLog(file, read.oversized.line, `the line is longer than ${maxLineBytes / 1024 / 1024} MiB`)
   }
   if (wanted > 0) throw corruptLog(file, 1, `it has fewer than the ${count} events a fork of it needs`)
   return lines
@@ -63,7 +73,7 @@ export async function materializeFork(
   const { header, end } = await readHeader(file)
   if (header.seed !== 'ref' || header.parentSession === undefined) return null
   const prefix = await prefixLines(paths, header.parentSession, header.inheritedEventCount)
-  const handle = await open(file, 'r')
+  const handle = await openRegularFile(file, openFlags.read)
   let own: Buffer
   try {
     const { size } = await handle.stat()

@@ -23,3 +23,20 @@ export function storeReadOnly(what: string): TangentError {
     `This JsonlStore was opened read-only and cannot ${what}: open it without readOnly (it takes the writer lock).`,
   )
 }
+
+/**
+ * Something the store skipped, left alone or repaired at open that a person should know
+ * about. Each names the file and says what was done. `JsonlStore.warnings()` lists them;
+ * `onWarning` hears each as it is found.
+ */
+export interface StoreWarning {
+  readonly kind:
+    | 'skipped-file' // a `<id>.jsonl` that is not a regular file (FIFO, directory, link) or cannot be read
+    | 'damaged-log' // a log without a header this version reads: not listed, left alone
+    | 'moved-to-torn' // a log without even a complete header line: its bytes were moved to .torn
+    | 'parent-loop' // sessions whose parents loop: listed with `parentLoop`, cannot load
+    | 'catalog-rebuilt' // catalog.json could not be used and was rebuilt from the logs
+    | 'open-permissions' // the data directory can be read or entered by other users
+  readonly file: string
+  readonly message: string
+}

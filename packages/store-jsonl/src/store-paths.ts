@@ -5,6 +5,12 @@ export interface StorePaths {
   readonly dir: string
   readonly sessionsDir: string
   readonly catalogFile: string
+  /**
+   * Present only while `catalog.json` is known to match every log: written by a close that
+   * flushed everything and wrote the catalog, removed by the next writer's open before it
+   * writes anything. Without it the catalog is checked against the logs' sizes.
+   */
+  readonly catalogCleanFile: string
   readonly lockFile: string
 }
 
@@ -14,6 +20,7 @@ export function storePaths(dir: string): StorePaths {
     dir: root,
     sessionsDir: path.join(root, 'sessions'),
     catalogFile: path.join(root, 'catalog.json'),
+    catalogCleanFile: path.join(root, 'catalog.clean'),
     lockFile: path.join(root, 'lock'),
   }
 }

@@ -1,17 +1,19 @@
 // Crash repair of a log's end: the bytes after its last good line are moved to
 // `<id>.jsonl.torn` (kept, never dropped) and the log is cut back to its good lines.
-import { open, unlink } from 'node:fs/promises'
+import { unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { appendDurable, fsyncDirectory } from './durable-fs.js'
+import { appendDurable, fsyncDirectory, openFlags, openRegularFile } from './durable-fs.js'
 
 /**
  * Moves bytes `goodBytes..end` of `file` into `tornFile`, then truncates `file` to
  * `goodBytes` (or removes it when not even a header survived). The torn bytes are
  * durable before the log shrinks, so a crash in between loses nothing.
  * Each cut is followed by a newline in the .torn file, so successive cuts stay apart.
+ * Neither file is followed through a symbolic link; a .torn file it creates is 0600.
  */
 export async function cutTornTail(file: string, tornFile: string, goodBytes: number): Promise<Buffer> {
-  const handle = await open(file, 'r+')
+  // `goodBytes` is a byte offset of the file (line-reader.ts), never a length of decoded text.
+  const handle = await openRegularFile(file, openFlags.readWrite)
   try {
     const { size } = await handle.stat()
     const torn = Buffer.alloc(size - goodBytes)

@@ -3,13 +3,13 @@
 // is dead is taken over under a second exclusive file, so two processes racing for a
 // stale lock cannot both win.
 import { randomBytes } from 'node:crypto'
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, fchmodSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { z } from 'zod'
-import { tempFileFor } from './durable-fs.js'
+import { openFlags, privateFileMode, tempFileFor } from './durable-fs.js'
 
 export const LockHolder = z.looseObject({
   pid: z.number().int().positive(),
@@ -95,7 +95,7 @@ function isAlive(holder: LockHolder): boolean {
 // round trip through the thread pool per step is most of an open's latency on a busy machine.
 function createExclusive(file: string, holder: LockHolder): boolean {
   const temp = tempFileFor(file)
-  writeFileSync(temp, JSON.stringify(holder))
+  writePrivateFile(temp, JSON.stringify(holder))
   try {
     linkSync(temp, file)
     return true
@@ -104,6 +104,19 @@ function createExclusive(file: string, holder: LockHolder): boolean {
     throw error
   } finally {
     unlinkSync(temp)
+  }
+}
+
+/** Creates `file` (it must not exist) with mode 0600 whatever the umask, and writes `text`. */
+function writePrivateFile(file: string, text: string): void {
+  const fd = openSync(file, openFlags.createNew, privateFileMode)
+  try {
+    fchmodSync(fd, privateFileMode)
+    const data = Buffer.from(text)
+    let offset = 0
+    while (offset < data.length) offset += writeSync(fd, data, offset)
+  } finally {
+    closeSync(fd)
   }
 }
 

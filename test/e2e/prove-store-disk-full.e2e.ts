@@ -1,0 +1,155 @@
+// A full disk, for real (docs/architecture.md §4 durability): TANGENT_HOME on a 1 MiB tmpfs.
+// While writes fail every flush rejects and nothing pending is dropped; once space is freed the
+// store catches up by itself (no restart, no reload) and the logs equal the sessions in memory;
+// and a catalog write that failed at shutdown is not trusted by the next open.
+// Needs root to mount the tmpfs (as in CI containers); skipped, saying so, otherwise.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { Session } from '@tangent/core'
+import { JsonlStore } from '@tangent/store-jsonl'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-prove-enospc-'))
+const mounted = (() => {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})()
+if (!mounted) console.log('[prove] store disk full: skipped (mounting a tmpfs needs root on Linux)')
+
+afterAll(() => {
+  if (mounted) execFileSync('umount', ['-l', mountPoint])
+  fs.rmSync(mountPoint, { recursive: true, force: true })
+})
+
+const home = path.join(mountPoint, 'home')
+const filler = path.join(mountPoint, 'filler')
+
+/** A turn with a ~8 KB tool output, as a real one would have. */
+function appendTurn(session: Session, n: number): void {
+  session.append('turn/start', {})
+  session.append('user/message', { content: [{ type: 'text', text: `turn ${n}` }] })
+  session.append('step/start', {})
+  session.append('assistant/message', {
+    content: [{ type: 'tool-call', toolCallId: `c${n}`, toolName: 'read', input: { path: 'a.txt' } }],
+  })
+  session.append('tool/result', {
+    callId: `c${n}`,
+    toolName: 'read',
+    output: `${n} `.repeat(2000),
+    isError: false,
+  })
+  session.append('step/end', { finishReason: 'tool-calls' })
+  session.append('turn/end', { reason: 'completed' })
+}
+
+/** Fills the file system with `filler` until ENOSPC. */
+function fillDisk(): void {
+  const fd = fs.openSync(filler, 'a')
+  try {
+    const chunk = Buffer.alloc(4096, 1)
+    for (;;) fs.writeSync(fd, chunk)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** The complete lines of a log, parsed (a partial last line, written while full, is left out). */
+function logLines(id: string): unknown[] {
+  const text = fs.readFileSync(path.join(home, 'sessions', `${id}.jsonl`), 'utf8')
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+}
+
+function eventsOf(session: Session): unknown[] {
+  return JSON.parse(JSON.stringify(session.events))
+}
+
+async function until(condition: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+describe.skipIf(!mounted)('prove: the store on a full disk (a 1 MiB tmpfs; needs root on Linux)', () => {
+  it('rejects flushes while full, drops nothing, and catches up by itself once space is freed', async () => {
+    fs.mkdirSync(home)
+    fs.writeFileSync(filler, Buffer.alloc(512 * 1024, 1)) // what the user deletes to make room
+    const db = await JsonlStore.open({ dir: home, catalogDelayMs: 60_000 })
+    const session = db.store.create('s', { meta: { cwd: '/' } })
+    let acknowledged = 0
+    let failure: unknown = null
+    for (let n = 0; n < 1000 && failure === null; n++) {
+      appendTurn(session, n)
+      try {
+        await db.flush('s')
+        acknowledged = session.events.length
+      } catch (error) {
+        failure = error
+      }
+    }
+    expect(failure).toMatchObject({ code: 'store-write-failed' })
+    expect(acknowledged).toBeGreaterThan(0)
+    // Still full: more turns and a fork are taken in memory, and none of their flushes resolves.
+    appendTurn(session, 2000)
+    const fork = db.store.fork(session, undefined, 'fork')
+    appendTurn(fork, 3000)
+    await expect(db.flush('s')).rejects.toMatchObject({ code: 'store-write-failed' })
+    await expect(db.flush('fork')).rejects.toMatchObject({ code: 'store-write-failed' })
+    expect(logLines('s').length).toBeLessThan(1 + session.events.length)
+
+    // Space is freed: nobody flushes or reloads, and the store writes what was pending by itself.
+    fs.rmSync(filler)
+    await until(() => logLines('s').length === 1 + session.events.length)
+    await until(() => fs.existsSync(path.join(home, 'sessions', 'fork.jsonl')) && logLines('fork').length > 1)
+    await db.flush()
+    expect(logLines('s').slice(1)).toEqual(eventsOf(session))
+    const expected = { s: eventsOf(session), fork: eventsOf(fork) }
+    await db.close()
+
+    const again = await JsonlStore.open({ dir: home })
+    for (const [id, events] of Object.entries(expected))
+      expect(eventsOf(await again.load(id))).toEqual(events)
+    await again.delete('fork')
+    await again.delete('s')
+    await again.close()
+  })
+
+  it('a catalog write that failed at shutdown (disk full) is not trusted: the next open lists what the logs hold', async () => {
+    fs.rmSync(filler, { force: true })
+    const first = await JsonlStore.open({ dir: home, catalogDelayMs: 60_000 })
+    const session = first.store.create('c', { meta: { cwd: '/' } })
+    for (let n = 0; n < 4; n++) appendTurn(session, n)
+    const before = session.events.length
+    await first.close()
+
+    const second = await JsonlStore.open({ dir: home, catalogDelayMs: 60_000 })
+    const loaded = await second.load('c')
+    for (let n = 4; n < 10; n++) appendTurn(loaded, n)
+    await second.flush('c') // the log is durable…
+    const after = loaded.events.length
+    fillDisk()
+    await expect(second.close()).rejects.toMatchObject({ code: 'ENOSPC' }) // …its catalog is not
+    fs.rmSync(filler)
+    const stored = JSON.parse(fs.readFileSync(path.join(home, 'catalog.json'), 'utf8'))
+    expect(stored.sessions.find((entry: { id: string }) => entry.id === 'c').eventCount).toBe(before)
+
+    const third = await JsonlStore.open({ dir: home })
+    expect(await third.get('c')).toMatchObject({ eventCount: after })
+    expect((await third.load('c')).events).toHaveLength(after)
+    await third.close()
+  })
+})
