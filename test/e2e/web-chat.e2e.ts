@@ -3,6 +3,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
+  axeViolations,
   chat,
   chromiumPath,
   eventually,
@@ -159,13 +160,43 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await page.getByTestId('composer-input').fill('Compare both plans and pick the smaller change')
 
     expect(await row(page, child).getAttribute('data-parent-id')).toBe(parent)
-    expect(await page.getByTestId('turn').last().getByTestId('changed-file').allTextContents()).toEqual([
-      'plan.md',
-    ])
+    // The turn's snapshot can arrive just after its end.
+    await eventually(() =>
+      page.getByTestId('turn').last().getByTestId('changed-file').allTextContents(),
+    ).toEqual(['plan.md'])
     expect(await page.getByTestId('fork-divider').count()).toBe(1)
     // The branch is named after its own first message, not its parent's.
     expect(await row(page, child).getByTestId('row-title').textContent()).toContain('keep one parser')
     expect(await row(page, parent).getByTestId('row-title').textContent()).toContain('split the parser')
     await screenshot(page, 'main-view')
+
+    // The transcript with its tool calls opened, and the composer holding a draft.
+    const tools = page.getByTestId('tool-call')
+    expect(await tools.count()).toBeGreaterThan(1)
+    for (const tool of await tools.all()) await tool.locator('summary').click()
+    await eventually(() => page.locator('[data-testid="tool-call"][open]').count()).toBe(await tools.count())
+    expect(await axeViolations(page)).toEqual([])
+  })
+
+  it('lets the keyboard reach and scroll a tool output too long for its box', async () => {
+    await openWorkspace(page, host.workspace)
+    await newSession(page)
+    await chat(page, `write long.txt: ${'a long line of generated text '.repeat(200)}`)
+    const tool = page.getByTestId('tool-call').last()
+    const summary = tool.locator('summary')
+    await summary.focus()
+    await page.keyboard.press('Enter')
+    const input = tool.getByTestId('tool-input')
+    await input.waitFor()
+    expect(await input.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true)
+    expect(await axeViolations(page)).toEqual([])
+    // Tab goes from the summary into the scrolling box, named by its label; arrows scroll it.
+    await page.keyboard.press('Tab')
+    expect(await input.evaluate((element) => element === document.activeElement)).toBe(true)
+    expect(await input.getAttribute('aria-label')).toBe('Input of write')
+    await page.keyboard.press('PageDown')
+    await eventually(() => input.evaluate((element) => element.scrollTop)).toBeGreaterThan(0)
+    // A short output needs no scrolling and is no extra stop for Tab.
+    expect(await tool.getByTestId('tool-result').getAttribute('tabindex')).toBe(null)
   })
 })

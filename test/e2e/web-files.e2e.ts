@@ -2,8 +2,10 @@
 // changed files under a turn, "Restore files to here" (and its conflict list), compare.
 import fs from 'node:fs'
 import path from 'node:path'
+import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import {
+  axeViolations,
   chat,
   chromiumPath,
   eventually,
@@ -39,18 +41,35 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     expect(await tool.getByTestId('tool-result').isVisible()).toBe(false)
     await tool.locator('summary').click()
     expect(await tool.getByTestId('tool-result').textContent()).toContain('restore-me.txt')
+    expect(await axeViolations(app.page)).toEqual([])
 
-    // Someone else edits the file: the restore refuses and names it.
+    // Someone else edits the file: the restore refuses and names it. All by keyboard.
     fs.writeFileSync(file, 'edited by hand\n')
-    await first.getByTestId('restore-files').click()
+    const restoreButton = first.getByTestId('restore-files')
+    await restoreButton.focus()
+    await app.page.keyboard.press('Enter')
     const conflict = app.page.getByTestId('restore-conflict')
     await conflict.waitFor()
     expect(await app.page.getByTestId('conflict-paths').textContent()).toContain('restore-me.txt')
     expect(fs.readFileSync(file, 'utf8')).toBe('edited by hand\n')
     await screenshot(app.page, 'restore-conflict')
-    await app.page.getByTestId('restore-force').click()
+    expect(await axeViolations(app.page)).toEqual([])
+    // Focus starts on Cancel (the safe choice); Esc closes the dialog and returns to the button.
+    expect(await focusedText(app.page)).toBe('Cancel')
+    await app.page.keyboard.press('Escape')
+    await conflict.waitFor({ state: 'detached' })
+    expect(await restoreButton.evaluate((element) => element === document.activeElement)).toBe(true)
+    expect(fs.readFileSync(file, 'utf8')).toBe('edited by hand\n')
+    // Again, and Tab to "Restore anyway".
+    await app.page.keyboard.press('Enter')
+    await conflict.waitFor()
+    await app.page.keyboard.press('Tab')
+    expect(await focusedText(app.page)).toBe('Restore anyway')
+    await app.page.keyboard.press('Enter')
     await eventually(() => fs.readFileSync(file, 'utf8')).toBe('version one\n')
     await app.page.getByTestId('notice').filter({ hasText: 'Restored' }).waitFor()
+    await app.page.getByTestId('restore-row').waitFor()
+    expect(await axeViolations(app.page)).toEqual([])
   })
 
   it('forks with Worktree from the dialog, badges both modes, and compares the branches', async () => {
@@ -71,15 +90,29 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     await chat(app.page, 'write shared.txt: changed in the worktree')
     expect(fs.readFileSync(path.join(app.host.workspace, 'shared.txt'), 'utf8')).toBe('base\n')
 
-    await rowMenu(app.page, child, 'menu-compare-parent')
+    // Compare by keyboard: the row menu's "Compare with parent" moves focus into the comparison.
+    await row(app.page, child).getByTestId('row-menu-button').focus()
+    await app.page.keyboard.press('Enter')
+    await app.page.getByTestId('row-menu').waitFor()
+    for (let step = 0; step < 6 && (await focusedTestId(app.page)) !== 'menu-compare-parent'; step++) {
+      await app.page.keyboard.press('ArrowDown')
+    }
+    expect(await focusedTestId(app.page)).toBe('menu-compare-parent')
+    await app.page.keyboard.press('Enter')
     const view = app.page.getByTestId('compare-view')
     await view.waitFor()
+    await eventually(() => focusedTestId(app.page)).toBe('compare-heading')
     await eventually(() => app.page.getByTestId('compare-file').count()).toBeGreaterThan(0)
     expect(await app.page.getByTestId('compare-b').getByTestId('compare-turn').count()).toBe(1)
     expect(await app.page.getByTestId('compare-files').textContent()).toContain('shared.txt')
     await screenshot(app.page, 'compare')
-    await app.page.getByTestId('compare-close').click()
+    expect(await axeViolations(app.page)).toEqual([])
+    // Tab reaches Close; closing goes back to the conversation, focus in its message box.
+    await app.page.keyboard.press('Tab')
+    expect(await focusedTestId(app.page)).toBe('compare-close')
+    await app.page.keyboard.press('Enter')
     await app.page.getByTestId('transcript').waitFor()
+    await eventually(() => focusedTestId(app.page)).toBe('composer-input')
 
     // Deleting the worktree session never removes uncommitted work silently: it stays, and says so.
     await rowMenu(app.page, child, 'menu-delete')
@@ -97,5 +130,14 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     await app.page.getByTestId('turn').last().getByTestId('branch-from-here').click()
     await eventually(() => openSessionId(app.page)).not.toBe(first)
     await eventually(() => app.page.getByTestId('file-badge').textContent()).toMatch(/^shares files with/)
+    expect(await axeViolations(app.page)).toEqual([])
   })
 })
+
+function focusedTestId(page: Page): Promise<string | null> {
+  return page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null)
+}
+
+function focusedText(page: Page): Promise<string | null> {
+  return page.evaluate(() => document.activeElement?.textContent ?? null)
+}

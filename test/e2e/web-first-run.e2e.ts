@@ -6,13 +6,13 @@
 // on each screen.
 import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cliMain, startProcess, stopProcess } from './cli-harness.js'
 import {
+  axeViolations,
   chat,
   chromiumPath,
   endedTurns,
@@ -25,44 +25,6 @@ import {
 } from './web-harness.js'
 
 failWithoutChromiumInCi()
-
-// axe-core (a devDependency) checks WCAG 2.0/2.1/2.2 A and AA rules in the page.
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
-
-interface AxeViolation {
-  id: string
-  impact: string | null
-  help: string
-  nodes: string[]
-}
-
-/** axe-core's WCAG 2.0/2.1/2.2 A and AA rules on the page as it is now; [] when it passes. */
-async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axePath })
-  return page.evaluate(async () => {
-    type Result = {
-      violations: {
-        id: string
-        impact: string | null
-        help: string
-        nodes: { target: unknown[]; failureSummary?: string }[]
-      }[]
-    }
-    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<Result> } })
-      .axe
-    const result = await axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
-    })
-    return result.violations.map((violation) => ({
-      id: violation.id,
-      impact: violation.impact,
-      help: violation.help,
-      nodes: violation.nodes
-        .slice(0, 5)
-        .map((node) => `${node.target.join(' ')}: ${node.failureSummary ?? ''}`),
-    }))
-  })
-}
 
 // ---- a Host as `tangent serve` starts it ----
 

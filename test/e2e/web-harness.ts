@@ -4,6 +4,7 @@
 // when CI=true.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -105,8 +106,11 @@ export interface TestHost {
   readonly url: string
   readonly home: string
   readonly workspace: string
-  /** Stops this Host, runs `whileDown`, and starts a new one on the same home (the URL changes). */
-  restart(whileDown?: () => void): Promise<TestHost>
+  /**
+   * Stops this Host, runs `whileDown` (and waits for the promise it returns), and starts a new
+   * one on the same home (the URL changes).
+   */
+  restart(whileDown?: () => void | Promise<void>): Promise<TestHost>
   close(): Promise<void>
 }
 
@@ -146,7 +150,7 @@ async function startOn(
     workspace,
     async restart(whileDown) {
       await host.close()
-      whileDown?.()
+      await whileDown?.()
       return startOn(base, env, listen)
     },
     async close() {
@@ -157,6 +161,71 @@ async function startOn(
 }
 
 // ---- page helpers (all waits are on the DOM, never on time) ----
+
+// axe-core (a devDependency) checks WCAG 2.0/2.1/2.2 A and AA rules in the page.
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+
+export interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  /** The colour scheme the page was shown in: the UI follows prefers-color-scheme. */
+  scheme: 'light' | 'dark'
+  nodes: string[]
+}
+
+/**
+ * axe-core's WCAG 2.0/2.1/2.2 A and AA rules on the page as it is now, in the light and the
+ * dark colour scheme; [] when both pass. Waits for running CSS transitions first, so a
+ * half-faded element never counts (keyframe animations, like the running-turn pulse, change
+ * no text colour and are left to run).
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axePath })
+  const wasDark = await page.evaluate(() => window.matchMedia('(prefers-color-scheme: dark)').matches)
+  const violations: AxeViolation[] = []
+  try {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme })
+      violations.push(...(await runAxe(page)).map((violation) => ({ ...violation, scheme })))
+    }
+  } finally {
+    await page.emulateMedia({ colorScheme: wasDark ? 'dark' : 'light' })
+  }
+  return violations
+}
+
+function runAxe(page: Page): Promise<Omit<AxeViolation, 'scheme'>[]> {
+  return page.evaluate(async () => {
+    await Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation instanceof CSSTransition)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    )
+    type Result = {
+      violations: {
+        id: string
+        impact: string | null
+        help: string
+        nodes: { target: unknown[]; failureSummary?: string }[]
+      }[]
+    }
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<Result> } })
+      .axe
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+    })
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      nodes: violation.nodes
+        .slice(0, 10)
+        .map((node) => `${node.target.join(' ')}: ${node.failureSummary ?? ''}`),
+    }))
+  })
+}
 
 /** `expect.poll` with a patience that suits a browser on a busy 2-core machine. */
 export function eventually<T>(read: () => T | Promise<T>) {

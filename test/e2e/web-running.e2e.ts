@@ -3,6 +3,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  axeViolations,
   chat,
   chromiumPath,
   eventually,
@@ -66,6 +67,8 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
 
     // Streaming text shows up before the turn ends.
     await page.getByTestId('streaming').waitFor()
+    expect(await axeViolations(page)).toEqual([])
+    expect(await running.count()).toBe(1)
 
     await input.press('Escape')
     const end = page.getByTestId('turn-end-reason')
@@ -92,6 +95,7 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
     const firstTitle = await row(page, first).getByTestId('row-title').locator('.title-text').textContent()
     expect(await banner.textContent()).toContain(firstTitle!)
     await screenshot(page, 'shared-activity')
+    expect(await axeViolations(page)).toEqual([])
     // Once the other session stops, the warning goes.
     await row(page, first).getByTestId('row-title').click()
     await input.press('Escape')

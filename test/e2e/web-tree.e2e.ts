@@ -3,9 +3,10 @@
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
+  axeViolations,
   chat,
   chromiumPath,
   eventually,
@@ -78,12 +79,31 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await eventually(() => openSessionId(page)).toBe(parent)
     const childB = await branchFromLastTurn()
 
-    await rowMenu(page, parent, 'menu-delete')
+    // By keyboard: End goes to the menu's last item, Delete…; the dialog starts on Cancel.
+    const menuButton = row(page, parent).getByTestId('row-menu-button')
+    await menuButton.focus()
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('End')
+    expect(await focusedTestId(page)).toBe('menu-delete')
+    await page.keyboard.press('Enter')
     const keeps = page.getByTestId('delete-keeps')
     await keeps.waitFor()
     expect(await keeps.locator('li').count()).toBe(2)
     await screenshot(page, 'delete-dialog')
-    await page.getByTestId('confirm-delete').click()
+    expect(await axeViolations(page)).toEqual([])
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel')
+    // Esc keeps the session and gives focus back to the menu button.
+    await page.keyboard.press('Escape')
+    await page.getByTestId('delete-dialog').waitFor({ state: 'detached' })
+    expect(await hasFocus(menuButton)).toBe(true)
+    expect(await row(page, parent).count()).toBe(1)
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('End')
+    await page.keyboard.press('Enter')
+    await page.getByTestId('delete-dialog').waitFor()
+    await page.keyboard.press('Tab')
+    expect(await focusedTestId(page)).toBe('confirm-delete')
+    await page.keyboard.press('Enter')
 
     await eventually(() => row(page, parent).count()).toBe(0)
     for (const child of [childA, childB]) {
@@ -158,8 +178,12 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
   it('renames from the row menu and forks through the dialog', async () => {
     const id = await newSession(page)
     await chat(page, 'a session to name')
-    await rowMenu(page, id, 'menu-rename')
+    await row(page, id).getByTestId('row-menu-button').click()
+    await page.getByTestId('row-menu').waitFor()
+    expect(await axeViolations(page)).toEqual([])
+    await page.getByTestId('menu-rename').click()
     await page.getByTestId('rename-input').fill('Refactor plan')
+    expect(await axeViolations(page)).toEqual([])
     await page.getByTestId('rename-input').press('Enter')
     await eventually(() => row(page, id).getByTestId('row-title').textContent()).toContain('Refactor plan')
 
@@ -167,6 +191,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await page.getByTestId('fork-dialog').waitFor()
     await page.getByTestId('fork-title').fill('Approach B')
     await screenshot(page, 'fork-dialog')
+    expect(await axeViolations(page)).toEqual([])
     await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(id)
     const child = (await openSessionId(page))!
@@ -174,25 +199,145 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     expect(await row(page, child).getAttribute('data-parent-id')).toBe(id)
   })
 
+  it('forks by keyboard: the row menu and the dialog open, fill and confirm; Esc gives focus back', async () => {
+    const id = await newSession(page)
+    await chat(page, 'forked by keyboard')
+    const menuButton = row(page, id).getByTestId('row-menu-button')
+    expect(await menuButton.getAttribute('aria-haspopup')).toBe('menu')
+    await menuButton.focus()
+    await page.keyboard.press('Enter')
+    await page.getByTestId('row-menu').waitFor()
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('true')
+    expect(await focusedTestId(page)).toBe('menu-fork')
+    await page.keyboard.press('ArrowDown')
+    expect(await focusedTestId(page)).toBe('menu-rename')
+    await page.keyboard.press('ArrowUp')
+    expect(await focusedTestId(page)).toBe('menu-fork')
+    // Esc closes the menu and puts focus back on its button.
+    await page.keyboard.press('Escape')
+    await eventually(() => page.getByTestId('row-menu').count()).toBe(0)
+    expect(await hasFocus(menuButton)).toBe(true)
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('false')
+    // Tab leaves the menu: it closes, and focus moves on from its button (so Shift+Tab
+    // comes straight back to it).
+    await page.keyboard.press('Enter')
+    await page.getByTestId('row-menu').waitFor()
+    await page.keyboard.press('Tab')
+    await eventually(() => page.getByTestId('row-menu').count()).toBe(0)
+    expect(await hasFocus(menuButton)).toBe(false)
+    await page.keyboard.press('Shift+Tab')
+    expect(await hasFocus(menuButton)).toBe(true)
+
+    // Fork… opens the dialog with focus in its first field; Esc closes it, back to the button.
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('Enter')
+    await page.getByTestId('fork-dialog').waitFor()
+    expect(await focusedTestId(page)).toBe('fork-title')
+    await page.keyboard.press('Escape')
+    await eventually(() => page.getByTestId('fork-dialog').count()).toBe(0)
+    expect(await hasFocus(menuButton)).toBe(true)
+
+    // Again, and this time fill it in and confirm it without the mouse.
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('Enter')
+    await page.getByTestId('fork-dialog').waitFor()
+    await page.keyboard.type('Keyboard fork')
+    await page.keyboard.press('Tab')
+    expect(await focusedTestId(page)).toBe('fork-files-shared')
+    await page.keyboard.press('ArrowDown')
+    expect(await focusedTestId(page)).toBe('fork-files-worktree')
+    expect(await page.getByTestId('fork-files-worktree').isChecked()).toBe(true)
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel')
+    await page.keyboard.press('Tab')
+    expect(await focusedTestId(page)).toBe('fork-confirm')
+    await page.keyboard.press('Enter')
+    await eventually(() => openSessionId(page)).not.toBe(id)
+    const child = (await openSessionId(page))!
+    await eventually(() => row(page, child).getByTestId('row-title').textContent()).toContain('Keyboard fork')
+    await row(page, child).getByTestId('row-file-badge').waitFor()
+    // The new branch is open and its message box has the focus.
+    await eventually(() => focusedTestId(page)).toBe('composer-input')
+  })
+
+  it('renames by keyboard: Enter keeps the title, Esc cancels, and focus stays on the row', async () => {
+    const id = await newSession(page)
+    await chat(page, 'renamed by keyboard')
+    const title = row(page, id).getByTestId('row-title')
+    const menuButton = row(page, id).getByTestId('row-menu-button')
+    await menuButton.focus()
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await eventually(() => focusedTestId(page)).toBe('rename-input')
+    await page.keyboard.type('Named by keyboard')
+    await page.keyboard.press('Enter')
+    await eventually(() => title.textContent()).toContain('Named by keyboard')
+    await eventually(() => hasFocus(title)).toBe(true)
+
+    // Esc leaves the title as it was.
+    await menuButton.focus()
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await eventually(() => focusedTestId(page)).toBe('rename-input')
+    await page.keyboard.type('Not this')
+    await page.keyboard.press('Escape')
+    await eventually(() => hasFocus(title)).toBe(true)
+    expect(await title.textContent()).toContain('Named by keyboard')
+  })
+
   it('stays usable in a narrow window: the sidebar folds away behind a button', async () => {
     const id = await newSession(page)
     await chat(page, 'narrow window check')
+    // A wide window shows the sidebar, with no button to fold it.
+    expect(await page.getByTestId('sidebar-toggle').isVisible()).toBe(false)
+    expect(await page.getByTestId('sidebar-close').isVisible()).toBe(false)
     await page.setViewportSize({ width: 420, height: 760 })
     await eventually(() =>
       page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right),
     ).toBeLessThanOrEqual(0)
     await screenshot(page, 'narrow')
+    expect(await axeViolations(page)).toEqual([])
     await page.getByTestId('sidebar-toggle').click()
     await eventually(() =>
       page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().left),
     ).toBe(0)
     await screenshot(page, 'narrow-sidebar')
+    expect(await axeViolations(page)).toEqual([])
     await row(page, id).getByTestId('row-title').click()
     await eventually(() =>
       page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right),
     ).toBeLessThanOrEqual(0)
     const composer = await page.getByTestId('composer').boundingBox()
     expect(composer!.width).toBeLessThanOrEqual(420)
+
+    // By keyboard: folded, Tab never reaches the sidebar; unfolded, it never leaves it.
+    const toggle = page.getByTestId('sidebar-toggle')
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false')
+    await toggle.focus()
+    expect(await tabbedThrough(page, 'sidebar')).toBe(0)
+    await toggle.focus()
+    await page.keyboard.press('Enter')
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true')
+    // Focus moves into the sidebar, onto the open session.
+    await eventually(() => hasFocus(row(page, id).getByTestId('row-title'))).toBe(true)
+    expect(await tabbedThrough(page, 'main')).toBe(0)
+    expect(await axeViolations(page)).toEqual([])
+    // Esc folds it again and puts focus back on the button.
+    await page.keyboard.press('Escape')
+    await eventually(() =>
+      page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right),
+    ).toBeLessThanOrEqual(0)
+    expect(await hasFocus(toggle)).toBe(true)
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false')
+    // Its close button does the same.
+    await page.keyboard.press('Enter')
+    await eventually(() => hasFocus(row(page, id).getByTestId('row-title'))).toBe(true)
+    await page.getByTestId('sidebar-close').focus()
+    await page.keyboard.press('Enter')
+    await eventually(() => hasFocus(toggle)).toBe(true)
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false')
   })
 
   it('adds the child to the tree and opens it, then shows workspace-attach-failed', async () => {
@@ -236,11 +381,22 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
       const id = await newSession(page)
       await chat(page, 'survives a restart')
 
-      // The page waits 0.5 s before its first retry, so "offline" shows even for a quick restart.
-      const next = host.restart()
-      await eventually(() => page.getByTestId('connection').textContent()).toBe('offline')
-      await page.getByTestId('connection-lost').waitFor()
-      host = await next
+      // The Host stays down until the page showing it has been checked.
+      let bringBack = () => {}
+      const checked = new Promise<void>((resolve) => {
+        bringBack = resolve
+      })
+      const next = host.restart(() => checked)
+      let offlineViolations: unknown
+      try {
+        await eventually(() => page.getByTestId('connection').textContent()).toBe('offline')
+        await page.getByTestId('connection-lost').waitFor()
+        offlineViolations = await axeViolations(page)
+      } finally {
+        bringBack()
+        host = await next
+      }
+      expect(offlineViolations).toEqual([])
       await eventually(() => page.getByTestId('connection').textContent()).toBe('connected')
       await eventually(() => openSessionId(page)).toBe(id)
       await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([
@@ -257,6 +413,31 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     }
   })
 })
+
+function focusedTestId(page: Page): Promise<string | null> {
+  return page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null)
+}
+
+function hasFocus(locator: Locator): Promise<boolean> {
+  return locator.evaluate((element) => element === document.activeElement)
+}
+
+/**
+ * Presses Tab 40 times (more than either side of a narrow window holds) and counts how often
+ * focus landed inside `where`: the sidebar ('sidebar') or the session view ('main').
+ */
+async function tabbedThrough(page: Page, where: 'sidebar' | 'main'): Promise<number> {
+  let inside = 0
+  for (let step = 0; step < 40; step++) {
+    await page.keyboard.press('Tab')
+    const hit = await page.evaluate(
+      (selector) => document.querySelector(selector)?.contains(document.activeElement) ?? false,
+      where === 'sidebar' ? '[data-testid="sidebar"]' : 'main',
+    )
+    if (hit) inside++
+  }
+  return inside
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,9 @@
 // The page layout: sidebar (workspaces and the lineage tree) beside the open session
-// (header, banners, transcript or compare view, composer), plus the modal dialogs.
-import { useState } from 'react'
+// (header, banners, transcript or compare view, composer), plus the modal dialogs. In a narrow
+// window the sidebar folds away behind a button; unfolded it covers the session like a
+// drawer: focus moves into it, stays in it (the session view is inert), and Esc, its close
+// button or choosing a session folds it again, focus going back to the button.
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import { CompareView } from './compare-view.js'
 import { Composer } from './composer.js'
 import { DeleteDialog } from './delete-dialog.js'
@@ -13,8 +16,57 @@ import { Sidebar } from './sidebar.js'
 import { Transcript } from './transcript.js'
 import { useHost } from './use-host.js'
 
+const narrowQuery = '(max-width: 720px)'
+
+/** The window is narrow enough for the folding sidebar (the same width as in styles.css). */
+function useNarrow(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const query = window.matchMedia(narrowQuery)
+      query.addEventListener('change', onChange)
+      return () => query.removeEventListener('change', onChange)
+    },
+    () => window.matchMedia(narrowQuery).matches,
+  )
+}
+
 export function App() {
   const [sidebarOpen, setSidebarOpen] = useState(false)
+  const narrow = useNarrow()
+  // The unfolded sidebar of a narrow window, over the session view.
+  const drawer = narrow && sidebarOpen
+  const sidebar = useRef<HTMLElement>(null)
+  const toggle = useRef<HTMLButtonElement>(null)
+
+  const wasDrawer = useRef(false)
+  useEffect(() => {
+    const aside = sidebar.current
+    if (drawer && !wasDrawer.current) {
+      // Into the sidebar: onto the open session, else its first control.
+      const target =
+        aside?.querySelector<HTMLElement>('[data-testid="row-title"][aria-current="true"]') ??
+        aside?.querySelector<HTMLElement>('input, button:not(:disabled)')
+      target?.focus()
+    } else if (!drawer && wasDrawer.current && narrow) {
+      // Folded: focus left behind in it (or lost) goes back to the button.
+      const focus = document.activeElement
+      if (focus === null || focus === document.body || aside?.contains(focus)) toggle.current?.focus()
+    }
+    wasDrawer.current = drawer
+  }, [drawer, narrow])
+
+  useEffect(() => {
+    if (!drawer) return
+    function onKey(event: KeyboardEvent) {
+      // Esc folds it, unless something in it used the Esc (the row menu, a rename, the
+      // filter) or a dialog is open over it.
+      if (event.key !== 'Escape' || event.defaultPrevented) return
+      if (event.target instanceof Element && event.target.closest('dialog')) return
+      setSidebarOpen(false)
+    }
+    document.addEventListener('keydown', onKey)
+    return () => document.removeEventListener('keydown', onKey)
+  }, [drawer])
   const comparing = useHost((state) => state.compare !== null)
   const dialog = useHost((state) => state.dialog)
   const conflict = useHost((state) => state.restoreConflict)
@@ -22,7 +74,7 @@ export function App() {
 
   return (
     <div className={sidebarOpen ? 'app sidebar-open' : 'app'} data-testid="app">
-      <Sidebar onNavigate={() => setSidebarOpen(false)} />
+      <Sidebar ref={sidebar} onNavigate={() => setSidebarOpen(false)} onHide={() => setSidebarOpen(false)} />
       <button
         type="button"
         className="scrim"
@@ -30,8 +82,12 @@ export function App() {
         tabIndex={-1}
         onClick={() => setSidebarOpen(false)}
       />
-      <main className="main">
-        <SessionHeader onToggleSidebar={() => setSidebarOpen((open) => !open)} />
+      <main className="main" inert={drawer}>
+        <SessionHeader
+          toggleRef={toggle}
+          sidebarOpen={drawer}
+          onToggleSidebar={() => setSidebarOpen((open) => !open)}
+        />
         <ErrorBanner />
         {/* Keyed by session: each one starts scrolled to its end. */}
         {comparing ? <CompareView /> : <Transcript key={openSessionId ?? ''} />}

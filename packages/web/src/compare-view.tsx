@@ -1,6 +1,8 @@
 // Two branches side by side: each side's turns after their common ancestor, then the
-// unified diff between their latest files.
-import { useMemo } from 'react'
+// unified diff between their latest files. Opening it moves focus to its heading, so the
+// keyboard (and a screen reader) continue in the comparison, not where it was opened from.
+import { useEffect, useMemo, useRef } from 'react'
+import { useScrollRegion } from './scroll-region.js'
 import { titleOf } from './session-display.js'
 import { buildTranscript } from './transcript-model.js'
 import { useHost, useStore } from './use-host.js'
@@ -11,13 +13,17 @@ export function CompareView() {
   const compare = useHost((state) => state.compare)
   const a = useHost((state) => (compare ? state.sessions.get(compare.a) : undefined))
   const b = useHost((state) => (compare ? state.sessions.get(compare.b) : undefined))
+  // Turns and diffs can overflow with nothing focusable in them: then the body is a region to scroll.
+  const body = useScrollRegion<HTMLDivElement>('Comparison')
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [])
   if (!compare) return null
   const result = compare.result
 
   return (
     <div className="compare" data-testid="compare-view">
       <div className="compare-head">
-        <h2>
+        <h2 ref={heading} tabIndex={-1} data-testid="compare-heading">
           Compare <strong>{titleOf(a)}</strong> ↔ <strong>{titleOf(b)}</strong>
         </h2>
         <span className="muted" data-testid="compare-fork">
@@ -37,7 +43,7 @@ export function CompareView() {
         </button>
       </div>
       {result ? (
-        <div className="compare-body">
+        <div className="compare-body" {...body}>
           <div className="compare-columns">
             <CompareSide testId="compare-a" title={titleOf(a)} events={result.a.events} />
             <CompareSide testId="compare-b" title={titleOf(b)} events={result.b.events} />
@@ -89,12 +95,14 @@ function CompareSide({ testId, title, events }: { testId: string; title: string;
 
 function FilePatch({ diff }: { diff: FileDiff }) {
   const lines = diff.patch.split('\n')
+  // Wide lines scroll sideways: then the patch is a region the keyboard can scroll.
+  const region = useScrollRegion<HTMLPreElement>(`Changes to ${diff.path}`)
   return (
     <details className="file-patch" open data-testid="compare-file" data-path={diff.path}>
       <summary>
         <span className={`diff-status diff-${diff.status}`}>{diff.status}</span> <code>{diff.path}</code>
       </summary>
-      <pre className="patch">
+      <pre className="patch" {...region}>
         {lines.map((line, index) => (
           // Lines of a patch have no identity beyond their position.
           // biome-ignore lint/suspicious/noArrayIndexKey: static list, never reordered

@@ -21,6 +21,10 @@ export function Composer() {
   )
   const [text, setText] = useState('')
   const input = useRef<HTMLTextAreaElement>(null)
+  const dialogOpen = useHost((state) => state.dialog !== null || state.restoreConflict !== null)
+  // A session opened behind a dialog (a fork confirmed in the dialog) cannot take focus yet:
+  // the dialog makes the page inert. It does so once the dialog has gone.
+  const focusAfterDialog = useRef(false)
 
   useEffect(() => {
     if (draft && draft.sessionId === openSessionId) {
@@ -32,8 +36,17 @@ export function Composer() {
 
   // Focus follows the open session, so typing right after a click works.
   useEffect(() => {
-    if (openSessionId !== null) input.current?.focus()
-  }, [openSessionId])
+    if (openSessionId === null) return
+    input.current?.focus()
+    const state = store.getState()
+    focusAfterDialog.current =
+      document.activeElement !== input.current && (state.dialog !== null || state.restoreConflict !== null)
+  }, [openSessionId, store])
+  useEffect(() => {
+    if (dialogOpen || !focusAfterDialog.current) return
+    focusAfterDialog.current = false
+    input.current?.focus()
+  }, [dialogOpen])
 
   useLayoutEffect(() => {
     const element = input.current

@@ -1,6 +1,7 @@
 // Message text with the two bits of Markdown that matter most in an agent's answers:
 // fenced code blocks and `inline code`. Everything else stays plain text (pre-wrapped).
 import { Fragment } from 'react'
+import { useScrollRegion } from './scroll-region.js'
 
 export function MessageText({ text }: { text: string }) {
   const pieces = text.split(/^```[^\n]*\n?/m)
@@ -10,15 +11,23 @@ export function MessageText({ text }: { text: string }) {
       {pieces.map((piece, index) =>
         index % 2 === 1 ? (
           // biome-ignore lint/suspicious/noArrayIndexKey: pieces of one immutable text
-          <pre className="code-block" key={index}>
-            <code>{piece.replace(/\n$/, '')}</code>
-          </pre>
+          <CodeBlock key={index} code={piece.replace(/\n$/, '')} />
         ) : (
           // biome-ignore lint/suspicious/noArrayIndexKey: pieces of one immutable text
           <Fragment key={index}>{inlineCode(piece)}</Fragment>
         ),
       )}
     </div>
+  )
+}
+
+/** A fenced block: wide lines scroll sideways, by keyboard too. */
+function CodeBlock({ code }: { code: string }) {
+  const region = useScrollRegion<HTMLPreElement>('Code')
+  return (
+    <pre className="code-block" {...region}>
+      <code>{code}</code>
+    </pre>
   )
 }
 

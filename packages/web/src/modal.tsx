@@ -1,6 +1,6 @@
 // A modal shell on the native <dialog>: focus trapping and Esc come from the browser. On
 // close, focus goes back to whatever had it before (the button that opened the dialog).
-import { type KeyboardEvent, type ReactNode, useLayoutEffect, useRef } from 'react'
+import { type KeyboardEvent, type ReactNode, useId, useLayoutEffect, useRef } from 'react'
 
 export function Modal(props: {
   title: string
@@ -11,6 +11,7 @@ export function Modal(props: {
   onKeyDown?: (event: KeyboardEvent<HTMLDialogElement>) => void
 }) {
   const dialog = useRef<HTMLDialogElement>(null)
+  const headingId = useId()
   useLayoutEffect(() => {
     const element = dialog.current
     const opener = document.activeElement
@@ -25,14 +26,14 @@ export function Modal(props: {
       ref={dialog}
       className={props.className ? `modal ${props.className}` : 'modal'}
       data-testid={props.testId}
-      aria-label={props.title}
+      aria-labelledby={headingId}
       onKeyDown={props.onKeyDown}
       onCancel={(event) => {
         event.preventDefault()
         props.onClose()
       }}
     >
-      <h2>{props.title}</h2>
+      <h2 id={headingId}>{props.title}</h2>
       {props.children}
     </dialog>
   )

@@ -1,7 +1,13 @@
 // The row menu of a session: Fork…, Rename, Compare, Archive/Unarchive, Delete….
-// A small popover at the button; Esc or a click elsewhere closes it.
-import { useEffect, useRef } from 'react'
+// A small popover at the button; Esc, Tab or a click elsewhere closes it. Arrow keys, Home
+// and End move through it. Focus goes back to the button that opened it, so a dialog opened
+// from the menu (Fork…, Delete…) gives focus back to that button too.
+import { type KeyboardEvent, useEffect, useLayoutEffect, useRef } from 'react'
+import { titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
+
+/** The id of the open row menu, for its button's aria-controls (one menu is open at a time). */
+export const rowMenuId = 'row-menu'
 
 export function RowMenu(props: { sessionId: string; x: number; y: number; onClose: () => void }) {
   const store = useStore()
@@ -10,27 +16,55 @@ export function RowMenu(props: { sessionId: string; x: number; y: number; onClos
   const menu = useRef<HTMLDivElement>(null)
   const { onClose } = props
 
-  useEffect(() => {
+  // A layout effect: its cleanup runs before a dialog opened from the menu mounts, so the
+  // dialog finds focus on the button and gives it back there when it closes.
+  useLayoutEffect(() => {
+    const opener = document.activeElement
     menu.current?.querySelector('button')?.focus()
+    return () => {
+      const focus = document.activeElement
+      const lost = focus === null || focus === document.body || menu.current?.contains(focus)
+      if (lost && opener instanceof HTMLElement && opener.isConnected) opener.focus()
+    }
+  }, [])
+
+  useEffect(() => {
     function onPointer(event: PointerEvent) {
       if (!menu.current?.contains(event.target as Node)) onClose()
     }
-    function onKey(event: KeyboardEvent) {
-      if (event.key === 'Escape') onClose()
-      if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return
-      event.preventDefault()
-      const items = [...(menu.current?.querySelectorAll('button') ?? [])]
-      const at = items.indexOf(document.activeElement as HTMLButtonElement)
-      const step = event.key === 'ArrowDown' ? 1 : -1
-      items[(at + step + items.length) % items.length]?.focus()
-    }
     document.addEventListener('pointerdown', onPointer, true)
-    document.addEventListener('keydown', onKey)
-    return () => {
-      document.removeEventListener('pointerdown', onPointer, true)
-      document.removeEventListener('keydown', onKey)
-    }
+    return () => document.removeEventListener('pointerdown', onPointer, true)
   }, [onClose])
+
+  function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
+    if (event.key === 'Escape') {
+      // Handled here: Esc closes the menu, not the narrow window's sidebar around it.
+      event.preventDefault()
+      event.stopPropagation()
+      onClose()
+      return
+    }
+    if (event.key === 'Tab') {
+      // Tab leaves the menu: it closes, and focus moves on from its button.
+      onClose()
+      return
+    }
+    const items = [...(menu.current?.querySelectorAll('button') ?? [])]
+    const at = items.indexOf(document.activeElement as HTMLButtonElement)
+    const next =
+      event.key === 'ArrowDown'
+        ? (at + 1) % items.length
+        : event.key === 'ArrowUp'
+          ? (at - 1 + items.length) % items.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? items.length - 1
+              : null
+    if (next === null) return
+    event.preventDefault()
+    items[next]?.focus()
+  }
 
   if (!session) return null
   const act = (action: () => void) => () => {
@@ -42,7 +76,16 @@ export function RowMenu(props: { sessionId: string; x: number; y: number; onClos
   const canCompareOpen = openSessionId !== null && openSessionId !== session.id
 
   return (
-    <div className="menu" role="menu" ref={menu} style={{ left, top }} data-testid="row-menu">
+    <div
+      className="menu"
+      role="menu"
+      id={rowMenuId}
+      aria-label={`Actions for ${titleOf(session)}`}
+      ref={menu}
+      style={{ left, top }}
+      data-testid="row-menu"
+      onKeyDown={onKeyDown}
+    >
       <button
         type="button"
         role="menuitem"

@@ -1,12 +1,23 @@
 // The bar above the transcript: sidebar toggle (narrow windows), the open session's title,
 // lineage, file mode and status.
 
+import type { Ref } from 'react'
 import { FileBadge } from './file-badge.js'
 import { BranchIcon } from './icon.js'
 import { forkPointLabel, titleOf } from './session-display.js'
+import { sidebarId } from './sidebar.js'
 import { useHost, useStore } from './use-host.js'
 
-export function SessionHeader({ onToggleSidebar }: { onToggleSidebar: () => void }) {
+export function SessionHeader({
+  toggleRef,
+  sidebarOpen,
+  onToggleSidebar,
+}: {
+  toggleRef: Ref<HTMLButtonElement>
+  /** The narrow window's sidebar is unfolded. */
+  sidebarOpen: boolean
+  onToggleSidebar: () => void
+}) {
   const store = useStore()
   const session = useHost((state) =>
     state.openSessionId === null ? undefined : state.sessions.get(state.openSessionId),
@@ -19,10 +30,13 @@ export function SessionHeader({ onToggleSidebar }: { onToggleSidebar: () => void
   return (
     <header className="main-header">
       <button
+        ref={toggleRef}
         type="button"
         className="icon-button sidebar-toggle"
         data-testid="sidebar-toggle"
         aria-label="Show sessions"
+        aria-expanded={sidebarOpen}
+        aria-controls={sidebarId}
         title="Show sessions"
         onClick={onToggleSidebar}
       >

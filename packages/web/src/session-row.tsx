@@ -1,7 +1,10 @@
 // One session in the lineage tree: expand toggle, live status, title (or inline rename),
-// fork point, child count, file mode and the row menu button.
+// fork point, child count, file mode and the row menu button. What the eye gets from the
+// indent and the status dot (a fork of which session, running or not) is in the title
+// button's accessible name too.
 import { useEffect, useRef, useState } from 'react'
 import type { SessionRowModel } from './lineage.js'
+import { rowMenuId } from './row-menu.js'
 import { forkPointLabel, rowHeight, titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -11,6 +14,8 @@ export function SessionRow(props: {
   top: number
   row: SessionRowModel
   isOpen: boolean
+  /** This row's menu is open. */
+  menuOpen: boolean
   onOpen: () => void
   onMenu: (x: number, y: number) => void
 }) {
@@ -18,10 +23,20 @@ export function SessionRow(props: {
   const { depth, childCount, expanded, detachedFrom } = props.row
   // The row model fixes the place in the tree; status and title are read live.
   const session = useHost((state) => state.sessions.get(props.row.session.id)) ?? props.row.session
-  const parentTitle = useHost((state) =>
-    detachedFrom === null ? '' : titleOf(state.sessions.get(detachedFrom)),
-  )
+  const parentId = detachedFrom ?? (depth > 0 ? props.row.session.parentSession : null)
+  const parentTitle = useHost((state) => (parentId === null ? '' : titleOf(state.sessions.get(parentId))))
   const renaming = useHost((state) => state.renaming === session.id)
+  // When a rename ends (Enter, Esc) its input goes away: focus goes back to the title, unless
+  // the rename ended because focus moved somewhere else.
+  const titleButton = useRef<HTMLButtonElement>(null)
+  const wasRenaming = useRef(false)
+  useEffect(() => {
+    const focus = document.activeElement
+    if (wasRenaming.current && !renaming && (focus === null || focus === document.body)) {
+      titleButton.current?.focus()
+    }
+    wasRenaming.current = renaming
+  }, [renaming])
   const running = session.status === 'running'
   const forkPoint = forkPointLabel(session.parentSession, session.forkedAt)
   const className = [
@@ -50,7 +65,7 @@ export function SessionRow(props: {
           className="toggle"
           data-testid="row-toggle"
           aria-expanded={expanded}
-          aria-label={expanded ? 'Collapse forks' : 'Expand forks'}
+          aria-label={`${expanded ? 'Hide' : 'Show'} ${childCount} fork${childCount === 1 ? '' : 's'} of ${titleOf(session)}`}
           onClick={() => store.toggleExpanded(session.id)}
         >
           <span className={expanded ? 'chevron open' : 'chevron'} aria-hidden="true">
@@ -63,6 +78,7 @@ export function SessionRow(props: {
       <span
         className={running ? 'status-dot running' : 'status-dot'}
         data-testid="status-dot"
+        aria-hidden="true"
         title={running ? 'Running a turn' : 'Idle'}
       />
       {renaming ? (
@@ -74,9 +90,11 @@ export function SessionRow(props: {
         />
       ) : (
         <button
+          ref={titleButton}
           type="button"
           className="row-title"
           data-testid="row-title"
+          aria-current={props.isOpen ? 'true' : undefined}
           onClick={props.onOpen}
           onDoubleClick={() => store.startRename(session.id)}
           title={
@@ -91,6 +109,10 @@ export function SessionRow(props: {
               {forkPoint}
             </span>
           ) : null}
+          {parentId !== null ? (
+            <span className="visually-hidden">, fork of {parentTitle || 'a session not shown here'}</span>
+          ) : null}
+          {running ? <span className="visually-hidden">, running</span> : null}
         </button>
       )}
       {session.files.mode === 'worktree' ? (
@@ -115,7 +137,10 @@ export function SessionRow(props: {
         type="button"
         className="icon-button row-menu-button"
         data-testid="row-menu-button"
-        aria-label="Session actions"
+        aria-label={`Actions for ${titleOf(session)}`}
+        aria-haspopup="menu"
+        aria-expanded={props.menuOpen}
+        aria-controls={props.menuOpen ? rowMenuId : undefined}
         title="Session actions"
         onClick={(event) => {
           const rect = event.currentTarget.getBoundingClientRect()
@@ -152,7 +177,12 @@ function RenameInput({ initial, onDone }: { initial: string; onDone: (title: str
       onChange={(event) => setValue(event.target.value)}
       onKeyDown={(event) => {
         if (event.key === 'Enter') finish(value)
-        else if (event.key === 'Escape') finish(null)
+        else if (event.key === 'Escape') {
+          // Esc cancels the rename only (not the narrow window's sidebar around it).
+          event.preventDefault()
+          event.stopPropagation()
+          finish(null)
+        }
       }}
       onBlur={() => finish(value)}
     />

@@ -128,6 +128,7 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
                 top={top}
                 row={row}
                 isOpen={row.session.id === openSessionId}
+                menuOpen={menu?.sessionId === row.session.id}
                 onOpen={() => {
                   onNavigate()
                   void store.openSession(row.session.id)

@@ -1,12 +1,24 @@
 // The left column: connection state, "open folder" (a path, `~`, the start folder and recent
 // folders as suggestions, or Browse…), the lineage tree, the archive toggle.
 
-import { type FormEvent, useMemo, useState } from 'react'
+import { type FormEvent, type Ref, useMemo, useState } from 'react'
 import { BranchIcon } from './icon.js'
 import { SessionTree } from './session-tree.js'
 import { useHost, useStore } from './use-host.js'
 
-export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
+/** The id of the sidebar, for the narrow window's toggle button (aria-controls). */
+export const sidebarId = 'sidebar'
+
+export function Sidebar({
+  ref,
+  onNavigate,
+  onHide,
+}: {
+  ref: Ref<HTMLElement>
+  onNavigate: () => void
+  /** Folds the sidebar of a narrow window (its close button shows only there). */
+  onHide: () => void
+}) {
   const store = useStore()
   const connection = useHost((state) => state.connection)
   const showArchived = useHost((state) => state.showArchived)
@@ -30,7 +42,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   }
 
   return (
-    <aside className="sidebar" data-testid="sidebar">
+    <aside className="sidebar" id={sidebarId} ref={ref} data-testid="sidebar">
       <div className="sidebar-head">
         <span className="brand">
           <span className="brand-mark">
@@ -45,6 +57,16 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
         >
           {connection === 'open' ? 'connected' : connection === 'connecting' ? 'connecting…' : 'offline'}
         </span>
+        <button
+          type="button"
+          className="icon-button sidebar-close"
+          data-testid="sidebar-close"
+          aria-label="Hide sessions"
+          title="Hide sessions (Esc)"
+          onClick={onHide}
+        >
+          ×
+        </button>
       </div>
       <form className="open-folder" onSubmit={openFolder} aria-label="Open a folder">
         <input
@@ -91,7 +113,11 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
           value={filter}
           onChange={(event) => setFilter(event.target.value)}
           onKeyDown={(event) => {
-            if (event.key === 'Escape') setFilter('')
+            if (event.key === 'Escape' && filter !== '') {
+              // This Esc clears the filter; the next one folds a narrow window's sidebar.
+              event.preventDefault()
+              setFilter('')
+            }
           }}
         />
       </div>

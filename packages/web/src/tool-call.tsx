@@ -1,4 +1,5 @@
 // A tool call and its result, collapsed to one line until opened.
+import { useScrollRegion } from './scroll-region.js'
 import type { ToolItem } from './transcript-model.js'
 
 export function ToolCall({ item }: { item: ToolItem }) {
@@ -14,15 +15,29 @@ export function ToolCall({ item }: { item: ToolItem }) {
       </summary>
       <div className="tool-body">
         <div className="tool-label">Input</div>
-        <pre>{format(item.input)}</pre>
+        <ToolText label={`Input of ${item.toolName}`} testId="tool-input" value={item.input} />
         {item.result ? (
           <>
             <div className="tool-label">{item.result.isError ? 'Error' : 'Result'}</div>
-            <pre data-testid="tool-result">{format(item.result.output)}</pre>
+            <ToolText
+              label={`${item.result.isError ? 'Error' : 'Result'} of ${item.toolName}`}
+              testId="tool-result"
+              value={item.result.output}
+            />
           </>
         ) : null}
       </div>
     </details>
+  )
+}
+
+/** A tool's input or output: scrolls past its height, and then the keyboard can scroll it too. */
+function ToolText({ label, testId, value }: { label: string; testId: string; value: unknown }) {
+  const region = useScrollRegion<HTMLPreElement>(label)
+  return (
+    <pre data-testid={testId} {...region}>
+      {format(value)}
+    </pre>
   )
 }
 
