@@ -28,7 +28,8 @@ export function createSandbox(): Sandbox {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-cli-'))
   const home = path.join(root, 'home')
   const cwd = path.join(root, 'work')
-  fs.mkdirSync(home)
+  // Private, as Tangent makes it (a wider data dir is reported on every command).
+  fs.mkdirSync(home, { mode: 0o700 })
   fs.mkdirSync(cwd)
   const env: Record<string, string | undefined> = { ...process.env, TANGENT_HOME: home, NO_COLOR: '1' }
   for (const key of [

@@ -52,6 +52,12 @@ export const SessionSummary = z.object({
   archived: z.boolean(),
   model: ModelSelection.nullable(),
   files: SessionFiles,
+  /**
+   * Extension: set when damaged headers make this session's parents a loop (A's parent is B,
+   * B's is A), or its lineage runs through one: the sessions of the loop, in order. Such a
+   * session is listed at the top of its tree (`parentSession` null) and cannot be loaded.
+   */
+  parentLoop: z.array(z.string()).optional(),
 })
 export type SessionSummary = z.infer<typeof SessionSummary>
 

@@ -171,7 +171,12 @@ export class Runtime {
     if (!options.readOnly) await fs.mkdir(home, { recursive: true, mode: 0o700 })
     // Real paths everywhere, so one directory is always the same string (shared activity, workspaces).
     const startFolder = await fs.realpath(options.startFolder ?? process.cwd())
-    const store = await JsonlStore.open({ dir: home, readOnly: options.readOnly === true })
+    // The store's warnings (odd files skipped, a loop of parents, a data dir others can read) are reported.
+    const store = await JsonlStore.open({
+      dir: home,
+      readOnly: options.readOnly === true,
+      onWarning: (warning) => report(new Error(warning.message)),
+    })
     try {
       const workspaces = await WorkspaceRegistry.open(home)
       const runtime = new Runtime({

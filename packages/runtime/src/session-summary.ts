@@ -22,13 +22,19 @@ export function toSessionSummary(
   const createdAt = typeof header.createdAt === 'number' ? header.createdAt : undefined
   const meta = headerMetaOf(header)
   const workspaceOf = options.workspaceOf ?? recordedOnly
+  // A lineage through a loop of parents (damaged headers) is shown at the top, flagged.
+  const parentLoop = entry?.parentLoop
   return {
     id,
     title: (live ? live.title : entry?.title) ?? '',
     cwd,
     workspaceId: workspaceOf(cwd, meta.workspaceId),
     parentSession:
-      typeof header.parentSession === 'string' ? header.parentSession : (entry?.parentSession ?? null),
+      parentLoop !== undefined
+        ? null
+        : typeof header.parentSession === 'string'
+          ? header.parentSession
+          : (entry?.parentSession ?? null),
     forkedAt: typeof header.forkedAt === 'number' ? header.forkedAt : (entry?.forkedAt ?? null),
     origin: originOf(header.origin ?? entry?.origin),
     createdAt: createdAt ?? entry?.createdAt ?? 0,
@@ -43,6 +49,7 @@ export function toSessionSummary(
       path: meta.files?.path ?? cwd,
       baseTree: typeof meta.baseTree === 'string' ? meta.baseTree : null,
     },
+    ...(parentLoop !== undefined ? { parentLoop: [...parentLoop] } : {}),
   }
 }
 

@@ -56,6 +56,7 @@ function renderRow(
   const flags: string[] = []
   if (session.status === 'running') flags.push(style.yellow('running'))
   if (session.archived) flags.push(style.magenta('archived'))
+  if (session.parentLoop) flags.push(style.red(`damaged: parents loop ${session.parentLoop.join(' → ')}`))
   return `${marker}${style.cyan(session.id)}  ${style.bold(titleOf(session))}  ${style.dim(parts.join(' · '))}${
     flags.length > 0 ? `  ${flags.join(' ')}` : ''
   }`
