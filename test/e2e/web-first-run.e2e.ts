@@ -193,6 +193,21 @@ describe.skipIf(!chromiumPath)('web UI: first run', () => {
     }
   })
 
+  it('takes the token out of the address bar once read, and still connects after a reload', async () => {
+    const { page, context, errors } = await openPage(browser, host.url)
+    try {
+      expect(host.url).toContain('token=')
+      expect(page.url()).not.toContain('token')
+      await page.reload()
+      await eventually(() => page.getByTestId('connection').textContent()).toBe('connected')
+      expect(page.url()).not.toContain('token')
+      await workspaceRow(page, 'demo-project').waitFor()
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+
   it('passes axe (WCAG 2.2 AA) on the first screen and with a session open', async () => {
     const { page, context } = await openPage(browser, host.url)
     try {

@@ -1,17 +1,21 @@
-// Entry point: reads the token from the page URL (`?token=…`), connects to the Host that
-// served this page (`ws://<same host>/rpc`), and renders the app.
+// Entry point: reads the token from the page URL (`?token=…`, then out of the address bar
+// and into this tab's storage), connects to the Host that served this page
+// (`ws://<same host>/rpc`), and renders the app.
 
 import { createRpcClient, type RpcClient } from '@tangent/protocol'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './app.js'
 import { HostStore } from './host-store.js'
+import { takePageToken } from './page-token.js'
 import { readHash } from './store-helpers.js'
 import { HostContext } from './use-host.js'
 import './styles.css'
 
+const { token, cleanUrl } = takePageToken(window.location, window.sessionStorage)
+if (cleanUrl !== null) window.history.replaceState(window.history.state, '', cleanUrl)
+
 function connect(): RpcClient {
-  const token = new URLSearchParams(window.location.search).get('token') ?? ''
   const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:'
   const socket = new WebSocket(`${scheme}//${window.location.host}/rpc?token=${encodeURIComponent(token)}`)
   return createRpcClient(socket)
