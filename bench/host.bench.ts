@@ -1,8 +1,10 @@
 // @tangent/host benchmarks (issue 6): the Host's `session.fork` RPC against a copy-based fork
-// (copy the history into a new session, as opencode, Claude Code, Codex and pi do), and
+// (copy the history into a new session, as opencode, Claude Code, Codex and pi do),
 // `session.list` of 10,000 sessions from a cold start of the Host and JsonlStore.list, against
-// a raw readdir + read of every log's header line.
-import { execFileSync } from 'node:child_process'
+// a raw readdir + read of every log's header line, and the fan-out of a turn of 1,000 tool calls
+// to 100 WebSocket subscribers (another process) against the same turn with none, with the
+// latency of `GET /healthz` meanwhile. TANGENT_BENCH_HOST=fork,list,fanout picks parts.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -10,7 +12,7 @@ import { type RunningHost, rpcSocketUrl, startHost } from '@tangent/host'
 import { createRpcClient, type RpcClient, type SocketLike } from '@tangent/protocol'
 import { JsonlStore } from '@tangent/store-jsonl'
 import { WebSocket } from 'ws'
-import { type BenchRow, type BenchSuite, median } from './table.js'
+import { type BenchRow, type BenchSuite, median, percentile } from './table.js'
 
 const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..')
 
@@ -324,12 +326,229 @@ async function listRows(root: string): Promise<BenchRow[]> {
   ]
 }
 
+/**
+ * Subscribers in another process (their parsing is not the Host's work): `count` WebSockets,
+ * each subscribed to the session; they print `ready`, and on stdin's end one JSON line with
+ * what each received.
+ */
+const subscriberScript = `
+  import { WebSocket } from 'ws'
+  const [url, sessionId, count] = [process.env.BENCH_URL, process.env.BENCH_SESSION, Number(process.env.BENCH_COUNT)]
+  const stats = []
+  await Promise.all(Array.from({ length: count }, () => new Promise((resolve, reject) => {
+    const socket = new WebSocket(url)
+    const state = { nextSeq: Infinity, events: 0, deltas: 0, deltaChars: 0 }
+    stats.push(state)
+    let id = 0
+    socket.on('open', () => socket.send(JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'session.subscribe', params: { sessionId } })))
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data))
+      if (message.id === 1) return message.error ? reject(new Error(message.error.message)) : resolve()
+      if (message.method === 'session.event') {
+        if (state.nextSeq === Infinity) state.nextSeq = message.params.event.seq
+        if (message.params.event.seq === state.nextSeq) { state.nextSeq++; state.events++ }
+      } else if (message.method === 'session.delta') {
+        state.deltas++
+        state.deltaChars += message.params.text.length
+      }
+    })
+    socket.on('error', reject)
+  })))
+  process.stdout.write('ready\\n')
+  process.stdin.resume()
+  process.stdin.on('end', () => {
+    process.stdout.write(JSON.stringify(stats) + '\\n')
+    process.exit(0)
+  })
+`
+
+/** Polls `GET /healthz` every 20 ms from another process; on stdin's end prints the latencies. */
+const proberScript = `
+  const url = process.env.BENCH_URL
+  const times = []
+  let stop = false
+  process.stdin.resume()
+  process.stdin.on('end', () => { stop = true })
+  while (!stop) {
+    const start = performance.now()
+    // A keep-alive connection the server closed meanwhile fails once: that probe is retried.
+    await fetch(url).then((response) => response.text()).catch(() => fetch(url).then((response) => response.text()))
+    times.push(performance.now() - start)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  process.stdout.write(JSON.stringify(times) + '\\n')
+`
+
+interface Helper {
+  child: ChildProcess
+  /** The next line of its stdout. */
+  line(): Promise<string>
+}
+
+function helper(script: string, env: Record<string, string>): Helper {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  let buffered = ''
+  const waiting: ((line: string) => void)[] = []
+  const lines: string[] = []
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk
+    for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, at)
+      buffered = buffered.slice(at + 1)
+      const waiter = waiting.shift()
+      if (waiter) waiter(line)
+      else lines.push(line)
+    }
+  })
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`bench helper exited (${code})`))),
+  )
+  exited.catch(() => {})
+  return {
+    child,
+    line: () =>
+      lines.length > 0
+        ? Promise.resolve(lines.shift()!)
+        : Promise.race([new Promise<string>((resolve) => waiting.push(resolve)), exited]),
+  }
+}
+
+interface FanoutRun {
+  turnMs: number
+  healthz: number[]
+  events: number
+  /** Per subscriber: events received in seq order, deltas and their characters. */
+  received: { events: number; deltas: number; deltaChars: number }[]
+}
+
+/** One turn of `tools` tool calls (the demo model reads a file per call) with `subscribers` watching. */
+async function fanoutTurn(root: string, tools: number, subscribers: number, run: number): Promise<FanoutRun> {
+  const home = path.join(root, `fanout-${subscribers}-${run}`)
+  const cwd = path.join(root, `fanout-work-${subscribers}-${run}`)
+  fs.mkdirSync(cwd, { recursive: true })
+  fs.writeFileSync(path.join(cwd, 'f.txt'), 'a line of the file\n')
+  const host = await startHost({
+    home,
+    port: 0,
+    env: {},
+    handleSignals: false,
+    defaultCwd: cwd,
+    log: () => {},
+  })
+  const rpc = async (method: string, params: unknown) => {
+    const response = await host.request('/rpc', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${host.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+    const answer = (await response.json()) as { result?: unknown; error?: { message: string } }
+    if (answer.error) throw new Error(answer.error.message)
+    return answer.result as Record<string, unknown>
+  }
+  let watchers: Helper | null = null
+  let prober: Helper | null = null
+  try {
+    const session = (await rpc('session.create', { cwd })) as { id: string }
+    if (subscribers > 0) {
+      watchers = helper(subscriberScript, {
+        BENCH_URL: rpcSocketUrl(host.url, host.token),
+        BENCH_SESSION: session.id,
+        BENCH_COUNT: String(subscribers),
+      })
+      if ((await watchers.line()) !== 'ready') throw new Error('subscribers did not start')
+    }
+    prober = helper(proberScript, { BENCH_URL: `${host.url}/healthz` })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const text = Array.from({ length: tools }, () => 'read f.txt').join('\n')
+    const turn = await timed(() => rpc('session.prompt', { sessionId: session.id, text }))
+    const events = (turn.value.turnEndSeq as number) - (turn.value.turnStartSeq as number) + 1
+    prober.child.stdin!.end()
+    const healthz = JSON.parse(await prober.line()) as number[]
+    let received: FanoutRun['received'] = []
+    if (watchers) {
+      // Deltas are sent at most ~25 ms late, events after them: let the last ones arrive.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      watchers.child.stdin!.end()
+      received = JSON.parse(await watchers.line()) as FanoutRun['received']
+    }
+    return { turnMs: turn.ms, healthz, events, received }
+  } finally {
+    watchers?.child.kill()
+    prober?.child.kill()
+    await host.close()
+    fs.rmSync(home, { recursive: true, force: true })
+    fs.rmSync(cwd, { recursive: true, force: true })
+  }
+}
+
+async function fanoutRows(root: string): Promise<BenchRow[]> {
+  const tools = 1_000
+  const subscribers = 100
+  const runs = 3
+  const alone: number[] = []
+  const watched: number[] = []
+  const healthz: number[] = []
+  const healthzAlone: number[] = []
+  let received: FanoutRun['received'] = []
+  let events = 0
+  await fanoutTurn(root, 50, 10, -1) // warm-up: module loading, JIT
+  for (let run = 0; run < runs; run++) {
+    const unwatched = await fanoutTurn(root, tools, 0, run)
+    alone.push(unwatched.turnMs)
+    healthzAlone.push(...unwatched.healthz)
+    const result = await fanoutTurn(root, tools, subscribers, run)
+    watched.push(result.turnMs)
+    healthz.push(...result.healthz)
+    received = result.received
+    events = result.events
+  }
+  // Every subscriber must have received every event of the turn, in order (deltas may be merged).
+  const complete = received.filter((r) => r.events >= events).length
+  const deltas = median(received.map((r) => r.deltas))
+  const turnMs = median(watched)
+  const aloneMs = median(alone)
+  const worstHealthz = Math.max(...healthz)
+  return [
+    {
+      name: `turn of ${tools} tool calls, ${subscribers} WebSocket subscribers`,
+      medianMs: turnMs,
+      baseline: { name: 'the same turn, no subscribers', medianMs: aloneMs },
+      extra: {
+        'subscribers with every event': `${complete}/${received.length} (${events} events each)`,
+        'session.delta per subscriber': `${deltas} (${median(received.map((r) => r.deltaChars))} chars)`,
+      },
+      target: {
+        text: '≤ 1.5× the turn without subscribers',
+        met: turnMs / aloneMs <= 1.5 && complete === subscribers,
+      },
+    },
+    {
+      name: `GET /healthz during that turn (every 20 ms, ${healthz.length} probes)`,
+      medianMs: worstHealthz,
+      baseline: { name: 'the same, no subscribers (max)', medianMs: Math.max(...healthzAlone) },
+      extra: {
+        'p50 / p99': `${median(healthz).toFixed(1)} / ${percentile(healthz, 99).toFixed(1)} ms (median column: max)`,
+      },
+      target: { text: 'max < 100 ms', met: worstHealthz < 100 },
+    },
+  ]
+}
+
 export const suite: BenchSuite = {
-  title: '@tangent/host: session.fork RPC vs copy, session.list at 10k sessions',
+  title: '@tangent/host: session.fork RPC vs copy, session.list at 10k sessions, fan-out to subscribers',
   async run() {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-host-bench-'))
+    const parts = (process.env.TANGENT_BENCH_HOST ?? 'fork,list,fanout').split(',')
     try {
-      return [...(await forkRows(root)), ...(await listRows(root))]
+      return [
+        ...(parts.includes('fork') ? await forkRows(root) : []),
+        ...(parts.includes('list') ? await listRows(root) : []),
+        ...(parts.includes('fanout') ? await fanoutRows(root) : []),
+      ]
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }

@@ -1,12 +1,16 @@
-import type { NotificationName } from '@tangent/protocol'
 import { describe, expect, it } from 'vitest'
 import { type Connection, ConnectionHub } from './connections.js'
 
-function recorder(): Connection & { got: string[] } {
+function recorder(): Connection & { got: string[]; sent: Buffer[] } {
   const got: string[] = []
+  const sent: Buffer[] = []
   return {
     got,
-    notify(method: NotificationName, params: unknown) {
+    sent,
+    bufferedAmount: 0,
+    send(message: Buffer) {
+      sent.push(message)
+      const { method, params } = JSON.parse(message.toString('utf8'))
       got.push(`${method} ${JSON.stringify(params)}`)
     },
   }
@@ -23,6 +27,8 @@ describe('ConnectionHub', () => {
     hub.broadcast('session.deleted', { sessionId: 'x' })
     expect(a.got).toEqual(['session.deleted {"sessionId":"x"}'])
     expect(b.got).toEqual(['session.deleted {"sessionId":"x"}'])
+    // Serialised once for every connection.
+    expect(b.sent[0]).toBe(a.sent[0])
     expect(hub.isSubscribed(a, 's1')).toBe(true)
     expect(hub.isSubscribed(b, 's1')).toBe(false)
   })

@@ -1,12 +1,17 @@
 // The WebSocket connections of a Host and their session subscriptions: broadcasts go to
-// every connection; a subscription is the runtime's (Runtime.subscribe), held here per
+// every connection (serialised once); a subscription (session-fanout.ts) is held here per
 // connection so it ends when the client unsubscribes, disconnects or the session goes.
 import type { NotificationName, NotificationParams } from '@tangent/protocol'
+import { encodeNotification } from './outgoing.js'
 
 /** One client connection that can receive notifications (a WebSocket). */
 export interface Connection {
-  /** Sends one notification; messages reach the client in the order of these calls. */
-  notify<N extends NotificationName>(method: N, params: NotificationParams<N>): void
+  /** Sends one message already serialised (JSON text); messages reach the client in the order of these calls. */
+  send(message: Buffer): void
+  /** Bytes queued for this client and not yet handed to the network (ws `bufferedAmount`). */
+  readonly bufferedAmount: number
+  /** Runs `work`; what it sends goes out in as few writes as possible (optional). */
+  batch?(work: () => void): void
 }
 
 /** Ends one subscription. */
@@ -33,8 +38,11 @@ export class ConnectionHub {
     return this.#connections.size
   }
 
+  /** One notification to every connection, serialised once. */
   broadcast<N extends NotificationName>(method: N, params: NotificationParams<N>): void {
-    for (const connection of this.#connections) connection.notify(method, params)
+    if (this.#connections.size === 0) return
+    const message = encodeNotification(method, params)
+    for (const connection of this.#connections) connection.send(message)
   }
 
   hasSubscribers(sessionId: string): boolean {

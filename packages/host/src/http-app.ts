@@ -4,12 +4,15 @@ import { maxMessageBytes } from '@tangent/protocol'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { bearerToken, tokensEqual } from './auth.js'
+import { healthProof, proofHeader } from './discovery.js'
 import { rpcError } from './rpc-errors.js'
 import type { RpcRouter } from './rpc-router.js'
 import { serveWebUi } from './web-ui.js'
 
 export interface HttpAppOptions {
   token: string
+  /** This start's id, written only into host.json: `/healthz` proves it knows it. */
+  instanceId: string
   router: RpcRouter
   webRoot: string
   report: (error: unknown) => void
@@ -18,7 +21,11 @@ export interface HttpAppOptions {
 export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono()
 
-  app.get('/healthz', (c) => c.text('ok'))
+  // Open to anyone; with `?challenge=HEX` it also proves this Host wrote host.json (discovery.ts).
+  app.get('/healthz', (c) => {
+    const proof = healthProof(options.instanceId, c.req.query('challenge'))
+    return c.text('ok', 200, proof ? { [proofHeader]: proof, 'cache-control': 'no-store' } : {})
+  })
 
   app.post(
     '/rpc',

@@ -8,11 +8,12 @@ import { TangentError } from '@tangent/core'
 import { Runtime } from '@tangent/runtime'
 import { generateToken, ownOrigins } from './auth.js'
 import { ConnectionHub } from './connections.js'
-import { removeHostDiscovery, writeHostDiscovery } from './discovery.js'
+import { generateInstanceId, removeHostDiscovery, writeHostDiscovery } from './discovery.js'
 import type { HostContext } from './host-context.js'
 import { createHttpApp } from './http-app.js'
 import { createMethodHandlers } from './methods/index.js'
 import { createRpcRouter } from './rpc-router.js'
+import { SessionFanout } from './session-fanout.js'
 import { wireSessionNotifications } from './session-notifications.js'
 import { type SnapshotGcSchedule, scheduleSnapshotGc } from './snapshot-gc.js'
 import { attachWebSocketRpc } from './websocket-rpc.js'
@@ -110,13 +111,20 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
   const env = options.env ?? process.env
   const token = options.token ?? (env.TANGENT_TOKEN || generateToken())
   const bindHost = options.host ?? '127.0.0.1'
+  const instanceId = generateInstanceId()
   const hub = new ConnectionHub()
-  const context: HostContext = { runtime, hub, report }
+  const context: HostContext = { runtime, hub, fanout: new SessionFanout(runtime, report), report }
   // Wired before the first connection can arrive, so no change goes unannounced.
   const unwire = wireSessionNotifications(context)
   try {
     const router = createRpcRouter(createMethodHandlers(context), report)
-    const app = createHttpApp({ token, router, webRoot: options.webRoot ?? defaultWebRoot(), report })
+    const app = createHttpApp({
+      token,
+      instanceId,
+      router,
+      webRoot: options.webRoot ?? defaultWebRoot(),
+      report,
+    })
     const server = await listen(app.fetch, options.port ?? 4317, bindHost, report)
     const port = (server.address() as AddressInfo).port
     const url = `http://${urlHostOf(bindHost)}:${port}`
@@ -126,6 +134,7 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
       router,
       hub,
       report,
+      log,
     })
     const stopServing = async () => {
       await sockets.close()
@@ -135,7 +144,7 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
       })
     }
     try {
-      await writeHostDiscovery(home, { pid: process.pid, port, token, url })
+      await writeHostDiscovery(home, { pid: process.pid, port, token, url, instanceId })
     } catch (error) {
       await stopServing()
       throw error
@@ -152,7 +161,7 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
       closing ??= (async () => {
         removeSignalHandlers()
         stopGc()
-        removeHostDiscovery(home, token)
+        removeHostDiscovery(home, instanceId)
         await stopServing()
         await reconciling
         unwire()
@@ -164,7 +173,7 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
       void close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143))
     }
     // If the process exits some other way, at least the discovery file goes.
-    const onExit = () => removeHostDiscovery(home, token)
+    const onExit = () => removeHostDiscovery(home, instanceId)
     const removeSignalHandlers = () => {
       process.off('SIGINT', onSignal)
       process.off('SIGTERM', onSignal)

@@ -14,7 +14,10 @@ export interface WebSocketRpcOptions {
   allowedOrigins: ReadonlySet<string>
   router: RpcRouter
   hub: ConnectionHub
+  /** Logs an unexpected error (with its stack). */
   report: (error: unknown) => void
+  /** Logs one line. */
+  log: (message: string) => void
 }
 
 /** A client that lets this much output pile up is too slow to follow; it is disconnected. */
@@ -80,20 +83,44 @@ export function attachWebSocketRpc(server: Server, options: WebSocketRpcOptions)
 }
 
 function serveSocket(ws: WebSocket, options: WebSocketRpcOptions): void {
-  const send = (message: unknown) => {
+  const sendRaw = (data: Buffer | string) => {
     if (ws.readyState !== WebSocket.OPEN) return
     if (ws.bufferedAmount > maxBufferedBytes) {
       ws.close(1013, 'Client too slow: notifications piled up')
       return
     }
-    ws.send(JSON.stringify(message))
+    // A Buffer is sent as a text frame as it is: a broadcast is serialised once for every socket.
+    ws.send(data, { binary: false })
   }
+  const send = (message: unknown) => sendRaw(JSON.stringify(message))
   const connection: Connection = {
-    notify: (method, params) => send({ jsonrpc: '2.0', method, params }),
+    send: sendRaw,
+    get bufferedAmount() {
+      return ws.bufferedAmount
+    },
+    batch(work) {
+      // Corked, the frames of several notifications leave in one write (writev) instead of one each.
+      const socket = (ws as unknown as { _socket?: Duplex | null })._socket
+      socket?.cork()
+      try {
+        work()
+      } finally {
+        socket?.uncork()
+      }
+    },
   }
   options.hub.add(connection)
   ws.on('close', () => options.hub.remove(connection))
-  ws.on('error', (error) => options.report(error))
+  ws.on('error', (error) => {
+    // A client that breaks the protocol (a message over the 4 MiB limit: 1009, a bad frame)
+    // is one line in the log, not a stack trace: ws closes that socket itself.
+    const code = (error as NodeJS.ErrnoException).code
+    if (typeof code === 'string' && code.startsWith('WS_ERR_')) {
+      options.log(`tangent host: closed a WebSocket: ${error.message} (${code})`)
+      return
+    }
+    options.report(error)
+  })
   ws.on('message', (data: RawData) => {
     const bytes = toBuffer(data)
     if (bytes.byteLength > maxMessageBytes) {
