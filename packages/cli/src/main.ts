@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// The `tangent` executable: wires the process into the CLI and exits with its code.
+// The `tangent` executable: wires the process into the CLI and exits with its code once
+// everything written to stdout and stderr has left the process.
 import { resolveHome } from './home.js'
+import { flushAndExit, quietOnClosedPipe } from './process-output.js'
 import { runCli } from './program.js'
+
+// A reader that went away (`tangent sessions | head -1`) ends the output quietly: no EPIPE
+// stack trace; the command still finishes what it was doing (a turn is not cut in half).
+quietOnClosedPipe(process.stdout)
+quietOnClosedPipe(process.stderr)
 
 const code = await runCli(process.argv.slice(2), {
   env: process.env,
@@ -11,6 +18,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   stdin: process.stdin,
 })
-// Exit now: a provider's keep-alive socket must not hold a finished command open
-// (stdout and stderr are synchronous for files, pipes and terminals on Linux).
-process.exit(code)
+// Exit explicitly, so a provider's keep-alive socket or any other handle cannot hold a
+// finished command open — but only after stdout and stderr have drained: writes to a pipe
+// are asynchronous, and exiting with output still queued cuts it (at 64 KB, the pipe's size).
+await flushAndExit(code, [process.stdout, process.stderr])
