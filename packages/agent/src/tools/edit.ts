@@ -4,6 +4,7 @@ import { TangentError } from '@tangent/core'
 import { z } from 'zod'
 import { confinePath } from '../confine-path.js'
 import { defineTool } from './agent-tool.js'
+import { replacedLinkNote, writeFileInPlace } from './write-file.js'
 
 export const EditInput = z.object({
   path: z.string().describe('File path relative to the working directory'),
@@ -36,9 +37,15 @@ export const editTool = defineTool<EditInput>({
         `oldText matches ${count} times in ${target.relative}: include more surrounding text to make it unique, or set replaceAll.`,
       )
     }
-    // split/join, not String.replace: `$` in newText must stay literal.
-    await fs.writeFile(target.absolute, text.split(input.oldText).join(input.newText))
-    return { output: `Edited ${target.relative}: replaced ${count} occurrence${count === 1 ? '' : 's'}.` }
+    // split/join, not String.replace: `$` in newText must stay literal. Never written through
+    // a hard link to a file elsewhere (write-file.ts).
+    const written = await writeFileInPlace(target.absolute, text.split(input.oldText).join(input.newText), {
+      relative: target.relative,
+    })
+    const note = written.replacedLink ? replacedLinkNote(target.relative) : ''
+    return {
+      output: `Edited ${target.relative}: replaced ${count} occurrence${count === 1 ? '' : 's'}.${note}`,
+    }
   },
 })
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -126,5 +127,65 @@ describe('bash', () => {
     expect(result.output).toMatch(/\[… output truncated: \d+ of 50012 bytes omitted …\]/)
     expect(result.output.endsWith('LAST\n[exit code 0]')).toBe(true)
     expect(result.output.length).toBeLessThan(1200)
+  })
+})
+
+describe('hard links', () => {
+  let outside: string
+  let secret: string
+  beforeEach(() => {
+    outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-outside-')))
+    secret = path.join(outside, 'secret.txt')
+    fs.writeFileSync(secret, 'original\n', { mode: 0o640 })
+    fs.linkSync(secret, path.join(cwd, 'link.txt'))
+  })
+  afterEach(() => fs.rmSync(outside, { recursive: true, force: true }))
+
+  const inside = () => fs.readFileSync(path.join(cwd, 'link.txt'), 'utf8')
+
+  it('write replaces a file with other links instead of writing through to the one outside the cwd', async () => {
+    const result = await run(writeTool, { path: 'link.txt', content: 'new\n' })
+    expect(result.output).toBe(
+      'Wrote link.txt (4 bytes). link.txt had other hard links: it is now a file of its own, and the other links keep the previous content.',
+    )
+    expect(fs.readFileSync(secret, 'utf8')).toBe('original\n')
+    expect(inside()).toBe('new\n')
+    const stat = fs.statSync(path.join(cwd, 'link.txt'))
+    expect(stat.nlink).toBe(1)
+    expect(stat.mode & 0o777).toBe(0o640)
+    expect(fs.readdirSync(cwd)).toEqual(['link.txt']) // no temp file left
+  })
+
+  it('append and edit do the same', async () => {
+    expect((await run(writeTool, { path: 'link.txt', content: 'more\n', append: true })).output).toMatch(
+      /^Appended 5 bytes to link\.txt \(now 14 bytes\)\. link\.txt had other hard links/,
+    )
+    expect(fs.readFileSync(secret, 'utf8')).toBe('original\n')
+    expect(inside()).toBe('original\nmore\n')
+    fs.rmSync(path.join(cwd, 'link.txt'))
+    fs.linkSync(secret, path.join(cwd, 'link.txt'))
+    expect(
+      (await run(editTool, { path: 'link.txt', oldText: 'original', newText: 'edited' })).output,
+    ).toMatch(/^Edited link\.txt: replaced 1 occurrence\. link\.txt had other hard links/)
+    expect(fs.readFileSync(secret, 'utf8')).toBe('original\n')
+    expect(inside()).toBe('edited\n')
+  })
+
+  it('a file with one link is still written in place (same inode, mode kept)', async () => {
+    const file = path.join(cwd, 'plain.txt')
+    fs.writeFileSync(file, 'one\n', { mode: 0o600 })
+    const before = fs.statSync(file)
+    await run(writeTool, { path: 'plain.txt', content: 'two\n' })
+    await run(writeTool, { path: 'plain.txt', content: 'three\n', append: true })
+    await run(editTool, { path: 'plain.txt', oldText: 'two', newText: 'TWO' })
+    const after = fs.statSync(file)
+    expect(fs.readFileSync(file, 'utf8')).toBe('TWO\nthree\n')
+    expect(after.ino).toBe(before.ino)
+    expect(after.mode & 0o777).toBe(0o600)
+  })
+
+  it('refuses what is not a regular file (a FIFO) instead of blocking on it', async () => {
+    execFileSync('mkfifo', [path.join(cwd, 'pipe')])
+    await expect(run(writeTool, { path: 'pipe', content: 'x' })).rejects.toThrow('pipe is not a regular file')
   })
 })

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { z } from 'zod'
 import { confinePath } from '../confine-path.js'
 import { defineTool } from './agent-tool.js'
+import { replacedLinkNote, writeFileInPlace } from './write-file.js'
 
 export const WriteInput = z.object({
   path: z.string().describe('File path relative to the working directory'),
@@ -20,12 +21,15 @@ export const writeTool = defineTool<WriteInput>({
     const target = await confinePath(cwd, input.path)
     await fs.mkdir(path.dirname(target.absolute), { recursive: true })
     const bytes = Buffer.byteLength(input.content)
+    // Never through a hard link to a file elsewhere (write-file.ts).
+    const written = await writeFileInPlace(target.absolute, input.content, {
+      append: input.append === true,
+      relative: target.relative,
+    })
+    const note = written.replacedLink ? replacedLinkNote(target.relative) : ''
     if (input.append) {
-      await fs.appendFile(target.absolute, input.content)
-      const { size } = await fs.stat(target.absolute)
-      return { output: `Appended ${bytes} bytes to ${target.relative} (now ${size} bytes).` }
+      return { output: `Appended ${bytes} bytes to ${target.relative} (now ${written.size} bytes).${note}` }
     }
-    await fs.writeFile(target.absolute, input.content)
-    return { output: `Wrote ${target.relative} (${bytes} bytes).` }
+    return { output: `Wrote ${target.relative} (${bytes} bytes).${note}` }
   },
 })
