@@ -175,7 +175,7 @@ export class Runtime {
     const store = await JsonlStore.open({
       dir: home,
       readOnly: options.readOnly === true,
-      onWarning: (warning) => report(new Error(warning.message)),
+      onWarning: (warning) => report(`warning: ${warning.message}`),
     })
     try {
       const workspaces = await WorkspaceRegistry.open(home)
