@@ -1,6 +1,7 @@
 // `demo:scripted`: a deterministic, offline LanguageModelV4. It goes through the same
 // streamText path and the same tools as a real provider, so the demo drives the real loop.
 import { setTimeout as sleep } from 'node:timers/promises'
+
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -11,6 +12,9 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider'
 import { type DemoReply, planDemoReply } from './demo-script.js'
+
+/** Without a delay, the stream still lets the event loop run once per this many parts. */
+const yieldEvery = 64
 
 export interface DemoModelOptions {
   /** Pause before each streamed delta (TANGENT_DEMO_DELAY_MS); 0 streams at once. */
@@ -62,6 +66,10 @@ export class DemoLanguageModel implements LanguageModelV4 {
         if (delayMs > 0 && (part.type === 'text-delta' || part.type === 'tool-input-delta')) {
           // Rejects with the abort reason, like a real fetch body would.
           await sleep(delayMs, undefined, signal ? { signal } : {})
+        } else if (index % yieldEvery === 0) {
+          // A network body arrives in chunks between which the event loop runs: so does this
+          // one, or a long instant reply would hold the process (other requests, /healthz).
+          await new Promise<void>((resolve) => setImmediate(resolve))
         }
         signal?.throwIfAborted()
         controller.enqueue(part)
