@@ -120,7 +120,7 @@ export async function startTestHost(
   listen: { port?: number; token?: string } = {},
 ): Promise<TestHost> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-web-'))
-  fs.mkdirSync(path.join(base, 'home'))
+  fs.mkdirSync(path.join(base, 'home'), { mode: 0o700 })
   fs.mkdirSync(path.join(base, 'project'))
   fs.writeFileSync(path.join(base, 'project', 'README.md'), '# demo project\n')
   return startOn(base, env, listen)
