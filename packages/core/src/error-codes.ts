@@ -57,6 +57,7 @@ export const errorCodes = {
   'not-a-worktree': 'removing a directory that is not a worktree Tangent created',
   'not-a-directory': 'a working directory that does not exist or is not a directory',
   'invalid-path': 'a file path that is empty, absolute or climbs out with ..',
+  'disk-full': 'a file operation stopped because the disk or quota is full; what it made is removed',
 
   // The agent and its tools
   'model-unavailable': 'the model provider is not configured (no API key or base URL)',

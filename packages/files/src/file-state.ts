@@ -1,6 +1,7 @@
 // FileState: the one object the Host creates per TANGENT_HOME to snapshot, restore, fork and
 // compare the files of sessions. Operations on one directory run one at a time; gc runs alone.
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { SessionEvent } from '@tangent/core'
 import { type DiffOptions, diffTrees, type FileDiff } from './diff.js'
@@ -14,6 +15,15 @@ import {
   restoreSession,
   restoreTree,
 } from './restore.js'
+import {
+  deferred,
+  journalFile,
+  journalOf,
+  listJournals,
+  ownerIsRunning,
+  type RecoveredRestore,
+  rollBack,
+} from './restore-journal.js'
 import { ShadowRepository } from './shadow-repository.js'
 import { type Snapshot, snapshotPaths, takeSnapshot } from './snapshot.js'
 import { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
@@ -21,6 +31,7 @@ import {
   type CreatedWorktree,
   createWorktree,
   type ReconcileResult,
+  type RemoveWorktreeOptions,
   type RemoveWorktreeResult,
   reconcileWorktrees,
   removeWorktree,
@@ -32,6 +43,11 @@ export interface FileStateOptions {
   home: string
   /** Files larger than this are left out of snapshots and named in `skipped` (default 2 MiB). */
   maxFileBytes?: number
+  /**
+   * Told of an interrupted restore that an operation on its directory found and rolled back
+   * (one whose directory was missing at start); recoverInterrupted() returns the others.
+   */
+  onRecovered?: (recovered: RecoveredRestore) => void
 }
 
 export interface GcResult {
@@ -42,6 +58,10 @@ export interface GcResult {
 
 export const defaultMaxFileBytes = 2 * 1024 * 1024
 
+function isDirectory(directory: string): boolean {
+  return statSync(directory, { throwIfNoEntry: false })?.isDirectory() === true
+}
+
 export class FileState {
   readonly home: string
   readonly maxFileBytes: number
@@ -50,10 +70,52 @@ export class FileState {
   /** The latest realpath lookup: lookups settle in call order, so operations queue in call order. */
   #resolving: Promise<unknown> = Promise.resolve()
 
+  readonly #onRecovered: ((recovered: RecoveredRestore) => void) | undefined
+
   constructor(options: FileStateOptions) {
     this.repository = new ShadowRepository(options.home)
     this.home = this.repository.home
     this.maxFileBytes = options.maxFileBytes ?? defaultMaxFileBytes
+    this.#onRecovered = options.onRecovered
+  }
+
+  /**
+   * Puts right the restores a crash interrupted (call it at open, before anything else): each
+   * one's paths are rolled back to what they were before it, since the log has no event for
+   * it (restore again to redo it). A directory that is missing now is `deferred`: its journal
+   * stays and the first operation on it later rolls it back (`onRecovered` tells of it). Also
+   * removes the throwaway indexes a crash leaves in the store.
+   */
+  async recoverInterrupted(): Promise<RecoveredRestore[]> {
+    if (!existsSync(path.join(this.home, 'snapshots'))) return []
+    await this.repository.ensure()
+    const results: RecoveredRestore[] = []
+    for (const { file, journal, error } of await listJournals(this.repository)) {
+      if (journal === null) {
+        await rm(file, { force: true })
+        results.push({
+          cwd: file,
+          action: 'abandoned',
+          paths: [],
+          rewritten: [],
+          kept: [],
+          reason: `unreadable restore journal, removed: ${error ?? 'unknown error'}`,
+        })
+        continue
+      }
+      if (ownerIsRunning(journal)) continue
+      if (!isDirectory(journal.cwd)) {
+        results.push(deferred(journal, `${journal.cwd} is missing: rolled back when it is back`))
+        continue
+      }
+      const outcome = await this.#queue
+        .run(journal.cwd, () => this.#recover(journal.cwd))
+        .catch((caught: unknown) =>
+          deferred(journal, caught instanceof Error ? caught.message : String(caught)),
+        )
+      if (outcome !== null) results.push(outcome)
+    }
+    return results
   }
 
   /** Snapshots `cwd`; `changed` lists the paths that differ from its previous snapshot. */
@@ -100,10 +162,14 @@ export class FileState {
     return createWorktree(this.#worktreeContext(), options)
   }
 
-  /** Removes a worktree made by createWorktree; refuses (removed: false) with uncommitted changes unless force. */
+  /**
+   * Removes a worktree made by createWorktree. Keeps it (removed: false, reason) when it has
+   * uncommitted changes, unless force; and, force or not, when `inUseBy` names sessions
+   * whose directory is in it.
+   */
   async removeWorktree(
     worktreePath: string,
-    options: { force?: boolean } = {},
+    options: RemoveWorktreeOptions = {},
   ): Promise<RemoveWorktreeResult> {
     await this.repository.ensure()
     return removeWorktree(this.#worktreeContext(), worktreePath, options)
@@ -112,7 +178,7 @@ export class FileState {
   /** Removes worktrees no session owns (crash mid-fork); keeps and reports those with changes. */
   async reconcileWorktrees(
     isKnownSession: (sessionId: string) => boolean,
-    options: { createdBefore?: number } = {},
+    options: { createdBefore?: number; usersOf?: (root: string) => readonly string[] } = {},
   ): Promise<ReconcileResult> {
     // Nothing was ever forked into a worktree: no need to create the snapshot store.
     if (!existsSync(path.join(this.home, 'worktrees'))) return { removed: [], kept: [] }
@@ -160,7 +226,39 @@ export class FileState {
   #inOrder<T>(cwd: string, operation: (real: string) => Promise<T>): Promise<T> {
     const real = this.#resolving.then(() => realDirectory(cwd))
     this.#resolving = real.catch(() => undefined)
-    return real.then((resolved) => this.#queue.run(resolved, () => operation(resolved)))
+    return real.then((resolved) =>
+      this.#queue.run(resolved, async () => {
+        const recovered = await this.#recover(resolved)
+        if (recovered !== null) this.#onRecovered?.(recovered)
+        return operation(resolved)
+      }),
+    )
+  }
+
+  /**
+   * Rolls back an interrupted restore of `real` (with its lock held), if there is one; throws
+   * when it cannot, so nothing snapshots or writes over a half-restored directory.
+   */
+  async #recover(real: string): Promise<RecoveredRestore | null> {
+    // The common case costs one existsSync.
+    const file = journalFile(this.repository, real)
+    if (!existsSync(file)) return null
+    const journal = await journalOf(this.repository, real).catch(() => null)
+    if (journal === null) {
+      // Not ours to read (written by another version?): it must not block this directory.
+      await rm(file, { force: true })
+      return {
+        cwd: real,
+        action: 'abandoned',
+        paths: [],
+        rewritten: [],
+        kept: [],
+        reason: `unreadable restore journal ${file}, removed`,
+      }
+    }
+    if (ownerIsRunning(journal)) return null
+    await this.repository.ensure()
+    return rollBack(this.#context(), journal)
   }
 
   async #snapshotUnlocked(cwd: string): Promise<Snapshot> {

@@ -1,6 +1,6 @@
 // Test fixtures: temporary directories, real git repositories and file helpers.
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { gitEnvironment } from './git.js'
@@ -52,4 +52,52 @@ export function makeRepository(root: string, files: Record<string, string>): str
   git(root, 'add', '-A')
   git(root, 'commit', '--quiet', '-m', 'initial')
   return root
+}
+
+/**
+ * Mounts a tmpfs of `size` (e.g. '1m') on a new directory, to fill a disk for real; null when
+ * this process may not mount (not root, or no tmpfs). Unmount with the function returned.
+ */
+export function mountTmpfs(
+  temps: TempDirectories,
+  size: string,
+): { dir: string; unmount: () => void } | null {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return null
+  const dir = temps.make()
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' })
+  } catch {
+    return null
+  }
+  return { dir, unmount: () => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }) }
+}
+
+/** Whether tmpfs mounts are possible here (root on Linux): the disk-full tests need one. */
+export function canMountTmpfs(): boolean {
+  const temps = new TempDirectories()
+  const mounted = mountTmpfs(temps, '64k')
+  mounted?.unmount()
+  temps.removeAll()
+  return mounted !== null
+}
+
+/** The pid of a process that has exited (for leftovers of a "crashed" process). */
+export function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  })
+  return Number(child.stdout)
+}
+
+/** Every file and directory under `root` with its permission bits (symlinks left out). */
+export function modesUnder(root: string): { path: string; mode: number; directory: boolean }[] {
+  const found: { path: string; mode: number; directory: boolean }[] = []
+  const walk = (current: string) => {
+    const info = lstatSync(current)
+    if (info.isSymbolicLink()) return
+    found.push({ path: current, mode: info.mode & 0o777, directory: info.isDirectory() })
+    if (info.isDirectory()) for (const name of readdirSync(current)) walk(path.join(current, name))
+  }
+  walk(root)
+  return found
 }

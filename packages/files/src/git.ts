@@ -1,7 +1,9 @@
 // Runs the system `git` as a child process. Every call states its environment
 // explicitly, so a caller's GIT_DIR/GIT_INDEX_FILE can never leak into a command.
 import { spawn } from 'node:child_process'
+import { statSync } from 'node:fs'
 import { TangentError } from '@tangent/core'
+import { mentionsDiskFull } from './private-files.js'
 
 export interface GitOptions {
   /** Process working directory. */
@@ -48,11 +50,23 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
     child.on('error', (error: NodeJS.ErrnoException) => {
-      const missing = error.code === 'ENOENT'
+      // spawn says ENOENT both when git is missing and when the working directory is: only
+      // the second can be checked, and it is the likelier one (a folder removed or moved).
+      if (error.code === 'ENOENT' && !isDirectory(options.cwd)) {
+        reject(
+          new TangentError(
+            'not-a-directory',
+            `The working directory ${options.cwd} is gone (removed or moved), so git ${args[0] ?? ''} could not run there.`,
+            { cwd: options.cwd, args: [...args] },
+            { cause: error },
+          ),
+        )
+        return
+      }
       reject(
         new TangentError(
           'git-failed',
-          missing
+          error.code === 'ENOENT'
             ? 'git is not installed or not on PATH: install git (2.25 or later) to use file snapshots.'
             : `Could not run git ${args[0] ?? ''}: ${error.message}`,
           { args: [...args], stderr: '', cwd: options.cwd },
@@ -64,11 +78,20 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
       const exitCode = code ?? -1
       const stderr = Buffer.concat(err).toString('utf8')
       if (exitCode !== 0 && !(options.allowedExitCodes ?? []).includes(exitCode)) {
+        const diskFull = mentionsDiskFull(stderr)
         reject(
           new TangentError(
-            'git-failed',
-            `git ${args.join(' ').slice(0, 200)} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`,
-            { args: [...args], stderr, exitCode, cwd: options.cwd },
+            diskFull ? 'disk-full' : 'git-failed',
+            diskFull
+              ? `git ${args[0] ?? ''} stopped because the disk is full (or its quota is used up): free some space and try again. ${stderr.trim().slice(0, 500)}`
+              : `git ${args.join(' ').slice(0, 200)} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`,
+            {
+              args: [...args],
+              stderr,
+              exitCode,
+              cwd: options.cwd,
+              ...(diskFull ? { path: options.cwd } : {}),
+            },
           ),
         )
         return
@@ -80,6 +103,10 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     child.stdin.on('error', () => undefined)
     child.stdin.end(options.input ?? '')
   })
+}
+
+function isDirectory(directory: string): boolean {
+  return statSync(directory, { throwIfNoEntry: false })?.isDirectory() === true
 }
 
 /** Splits NUL-terminated git output (`-z`) into strings. */

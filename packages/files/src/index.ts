@@ -3,7 +3,13 @@
 export type { DiffOptions, FileDiff } from './diff.js'
 export { defaultMaxFileBytes, FileState, type FileStateOptions, type GcResult } from './file-state.js'
 export type { RestoreOptions, RestoreResult, RestoreTreeOptions } from './restore.js'
+export type { RecoveredRestore } from './restore-journal.js'
 export { emptyTree } from './shadow-repository.js'
 export type { Snapshot } from './snapshot.js'
 export { type SessionLike, snapshotEventTypes, type TimelineEntry, timeline, treeAt } from './timeline.js'
-export type { CreatedWorktree, ReconcileResult, RemoveWorktreeResult } from './worktree.js'
+export type {
+  CreatedWorktree,
+  ReconcileResult,
+  RemoveWorktreeOptions,
+  RemoveWorktreeResult,
+} from './worktree.js'

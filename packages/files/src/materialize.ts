@@ -1,10 +1,11 @@
 // Writes paths of a snapshot tree into a directory (checkout-index through a throwaway index)
 // and removes the ones the tree does not have. Used by restore, undo and worktree forks.
 import { randomUUID } from 'node:crypto'
-import { lstat, mkdir, rm, rmdir, unlink } from 'node:fs/promises'
+import { lstat, rm, rmdir, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { splitNul } from './git.js'
+import { diskFullError, failedForSpace, makePrivateDirectory } from './private-files.js'
 import { emptyTree, type ShadowRepository } from './shadow-repository.js'
 
 export interface TreeEntry {
@@ -58,17 +59,45 @@ export function assertSafeRelativePath(relative: string): void {
   }
 }
 
-/** True when a directory between `root` and `relative`'s file is a symlink (deleting through it would leave root). */
-async function crossesSymlink(root: string, relative: string): Promise<boolean> {
-  const parts = relative.split('/').slice(0, -1)
-  let current = root
-  for (const part of parts) {
-    current = path.join(current, part)
-    const info = await lstat(current).catch(() => null)
-    if (info === null) return false
-    if (info.isSymbolicLink()) return true
+/**
+ * For each of `relatives`, the first folder between `root` and its file that is now a symlink
+ * or not a folder at all (a file), unless it is one of `removable` (paths this operation
+ * removes first); paths with none are absent from the map. Writing there would go through the
+ * symlink (out of root) or replace something that is not ours to replace; deleting would
+ * reach through it. Each folder is looked at once, all at the same time.
+ */
+export async function blockedParents(
+  root: string,
+  relatives: Iterable<string>,
+  removable: ReadonlySet<string> = new Set(),
+): Promise<Map<string, string>> {
+  const chains = new Map<string, string[]>()
+  const folders = new Set<string>()
+  for (const relative of relatives) {
+    const parts = relative.split('/').slice(0, -1)
+    const chain = parts.map((_, index) => parts.slice(0, index + 1).join('/'))
+    chains.set(relative, chain)
+    for (const folder of chain) folders.add(folder)
   }
-  return false
+  const kinds = new Map<string, 'missing' | 'folder' | 'other'>()
+  await Promise.all(
+    [...folders].map(async (folder) => {
+      const info = await lstat(path.join(root, folder)).catch(() => null)
+      kinds.set(folder, info === null ? 'missing' : info.isDirectory() ? 'folder' : 'other')
+    }),
+  )
+  const blocked = new Map<string, string>()
+  for (const [relative, chain] of chains) {
+    for (const folder of chain) {
+      const kind = kinds.get(folder)
+      if (kind === 'missing') break
+      if (kind === 'other' && !removable.has(folder)) {
+        blocked.set(relative, folder)
+        break
+      }
+    }
+  }
+  return blocked
 }
 
 /** Removes now-empty directories from `relative`'s parent up to (not including) root. */
@@ -94,14 +123,20 @@ export async function writeEntries(
   entries: readonly TreeEntry[],
 ) {
   if (entries.length === 0) return
-  const scratch = path.join(repository.gitDir, 'tangent', 'scratch')
-  await mkdir(scratch, { recursive: true })
-  const indexFile = path.join(scratch, `${randomUUID()}.index`)
+  const scratch = repository.scratchDirectory
+  await makePrivateDirectory(scratch)
+  // The pid names the owner: a start after a crash removes the indexes of dead processes.
+  const indexFile = path.join(scratch, `${process.pid}-${randomUUID()}.index`)
   try {
     const scope = { cwd: target, workTree: target, indexFile }
     const records = entries.map((entry) => `${entry.mode} ${entry.object} 0\t${entry.path}\0`).join('')
     await repository.git(['update-index', '-z', '--index-info'], { ...scope, input: records })
     await repository.git(['checkout-index', '--all', '--force', '--quiet'], scope)
+  } catch (error) {
+    if (await failedForSpace(error, target)) {
+      throw diskFullError(target, 'writing files', error)
+    }
+    throw error
   } finally {
     await rm(indexFile, { force: true })
   }
@@ -112,13 +147,16 @@ export interface CheckoutResult {
   written: string[]
   /** Paths removed because the tree does not have them. */
   deleted: string[]
-  /** Paths the tree does not have that were left alone (a directory now, or behind a symlink). */
+  /** Paths left alone: a folder stands there now, or one of its parents is a symlink or a file. */
   kept: string[]
 }
 
 /**
- * Makes `paths` of `target` equal to `tree` (all of the tree's files when `paths` is null):
- * files in the tree are written, the others are removed when `deleteMissing`.
+ * Makes `paths` of `target` equal to `tree` (all of the tree's files when `paths` is null, into
+ * a new directory): files in the tree are written, the others are removed when `deleteMissing`.
+ * Removals come first, so a folder the tree has as a file (or the reverse) is replaced. A
+ * folder standing where a file would go, and a path under a symlinked or file parent, are
+ * left alone and reported as `kept`: nothing is written through a symlink or replaces a folder.
  */
 export async function checkoutTree(
   repository: ShadowRepository,
@@ -129,16 +167,21 @@ export async function checkoutTree(
   const entries = (await listTree(repository, options.tree, paths)).filter(
     (entry) => entry.type !== 'commit' && (paths === null || paths.has(entry.path)),
   )
-  await writeEntries(repository, target, entries)
-  const result: CheckoutResult = { written: entries.map((entry) => entry.path), deleted: [], kept: [] }
-  if (options.deleteMissing && paths !== null) {
-    const inTree = new Set(entries.map((entry) => entry.path))
-    for (const relative of [...paths].sort()) {
-      if (inTree.has(relative)) continue
+  const result: CheckoutResult = { written: [], deleted: [], kept: [] }
+  if (paths === null) {
+    await writeEntries(repository, target, entries)
+    result.written = entries.map((entry) => entry.path)
+    return result
+  }
+  const inTree = new Set(entries.map((entry) => entry.path))
+  if (options.deleteMissing) {
+    const missing = [...paths].filter((relative) => !inTree.has(relative)).sort()
+    const behindLinks = await blockedParents(target, missing)
+    for (const relative of missing) {
       const file = path.join(target, relative)
       const info = await lstat(file).catch(() => null)
       if (info === null) continue
-      if (info.isDirectory() || (await crossesSymlink(target, relative))) {
+      if (info.isDirectory() || behindLinks.has(relative)) {
         result.kept.push(relative)
         continue
       }
@@ -147,5 +190,21 @@ export async function checkoutTree(
       await pruneEmptyParents(target, relative)
     }
   }
+  // After the removals: what stands in the way now stays.
+  const [blocked, standing] = await Promise.all([
+    blockedParents(
+      target,
+      entries.map((entry) => entry.path),
+    ),
+    Promise.all(entries.map((entry) => lstat(path.join(target, entry.path)).catch(() => null))),
+  ])
+  const writable: TreeEntry[] = []
+  entries.forEach((entry, index) => {
+    if (standing[index]?.isDirectory() || blocked.has(entry.path)) result.kept.push(entry.path)
+    else writable.push(entry)
+  })
+  await writeEntries(repository, target, writable)
+  result.written = writable.map((entry) => entry.path)
+  result.kept.sort()
   return result
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import { type Session, SessionStore, TangentError } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -217,6 +217,76 @@ describe('FileState.restore', () => {
     expect(result.restored).toEqual([])
     expect(result.kept).toEqual(['data.bin'])
     expect(read(cwd, 'data.bin')).toBe('small now\n')
+  })
+
+  it('refuses, even with force, to write through a parent folder the user replaced with a symlink', async () => {
+    const w = await world()
+    const first = await turn(w, () => write(w.cwd, 'sub/x.txt', 'x1\n'))
+    await turn(w, () => write(w.cwd, 'sub/x.txt', 'x2 by the session\n'))
+    // The user moves the folder out of the project and links it back.
+    const outside = temps.make()
+    write(outside, 'theirs.txt', 'the user keeps this folder elsewhere\n')
+    rmSync(path.join(w.cwd, 'sub'), { recursive: true })
+    symlinkSync(outside, path.join(w.cwd, 'sub'))
+    for (const force of [false, true]) {
+      const refused = await restore(w, first.end, force).catch((error: unknown) => error)
+      expect(TangentError.hasCode(refused, 'files-conflict'), String(refused)).toBe(true)
+      expect((refused as TangentError).data.paths).toEqual(['sub/x.txt'])
+      expect((refused as TangentError).data.undoTree).toEqual(expect.any(String))
+    }
+    // Nothing written: the link is the user's, the folder it points to is untouched.
+    expect(lstatSync(path.join(w.cwd, 'sub')).isSymbolicLink()).toBe(true)
+    expect(readdirSync(outside)).toEqual(['theirs.txt'])
+    const journals = path.join(w.files.home, 'snapshots', 'journal')
+    expect(existsSync(journals) ? readdirSync(journals) : []).toEqual([])
+  })
+
+  it('refuses, even with force, to replace a file that now stands where a parent folder was', async () => {
+    const w = await world()
+    const first = await turn(w, () => write(w.cwd, 'sub/x.txt', 'x1\n'))
+    await turn(w, () => write(w.cwd, 'sub/x.txt', 'x2 by the session\n'))
+    rmSync(path.join(w.cwd, 'sub'), { recursive: true })
+    write(w.cwd, 'sub', 'a file of the user\n')
+    const refused = await restore(w, first.end, true).catch((error: unknown) => error)
+    expect(TangentError.hasCode(refused, 'files-conflict'), String(refused)).toBe(true)
+    expect((refused as TangentError).data.paths).toEqual(['sub/x.txt'])
+    expect(read(w.cwd, 'sub')).toBe('a file of the user\n')
+  })
+
+  it('leaves alone (kept) a folder that now stands where a file is to be restored', async () => {
+    const w = await world()
+    const first = await turn(w, () => write(w.cwd, 'a.txt', 'a2\n'))
+    await turn(w, () => write(w.cwd, 'a.txt', 'a3\n'))
+    rmSync(path.join(w.cwd, 'a.txt'))
+    write(w.cwd, 'a.txt/user.txt', 'the user made a folder here\n')
+    const result = await restore(w, first.end, true)
+    expect(result.restored).toEqual([])
+    expect(result.kept).toEqual(['a.txt'])
+    expect(read(w.cwd, 'a.txt/user.txt')).toBe('the user made a folder here\n')
+  })
+
+  it("still swaps a file and a folder back when both were the session's own change", async () => {
+    const w = await world()
+    const first = await turn(w, () => write(w.cwd, 'p', 'p is a file\n'))
+    await turn(w, () => {
+      rmSync(path.join(w.cwd, 'p'))
+      write(w.cwd, 'p/inner.txt', 'p is a folder now\n')
+    })
+    const back = await restore(w, first.end)
+    expect(back.restored).toEqual(['p', 'p/inner.txt'])
+    expect(read(w.cwd, 'p')).toBe('p is a file\n')
+    w.session.append('snapshot/taken', back.snapshot)
+    const undone = await w.files.restoreTree({
+      cwd: w.cwd,
+      tree: back.undoTree,
+      paths: back.restored,
+      expectTree: back.snapshot.tree,
+    })
+    expect(undone.restored).toEqual(['p', 'p/inner.txt'])
+    expect(read(w.cwd, 'p/inner.txt')).toBe('p is a folder now\n')
+    // The snapshots taken after writing are the directory as it is.
+    expect(undone.snapshot.tree).toBe(back.undoTree)
+    expect((await w.files.snapshot(w.cwd)).changed).toEqual([])
   })
 
   it('refuses paths that leave the directory', async () => {

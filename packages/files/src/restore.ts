@@ -4,7 +4,15 @@
 import type { SessionEvent } from '@tangent/core'
 import { TangentError } from '@tangent/core'
 import { assertTreesAvailable, changedPaths } from './diff.js'
-import { assertSafeRelativePath, checkoutTree } from './materialize.js'
+import {
+  assertSafeRelativePath,
+  blockedParents,
+  type CheckoutResult,
+  checkoutTree,
+  listTree,
+} from './materialize.js'
+import { diskFullError, isDiskFull } from './private-files.js'
+import { interruptedNote, removeJournal, rollBack, withNote, writeJournal } from './restore-journal.js'
 import type { ShadowRepository } from './shadow-repository.js'
 import type { Snapshot } from './snapshot.js'
 import { snapshotsBetween, type TimelineEntry } from './timeline.js'
@@ -91,25 +99,84 @@ async function rewind(
     }
   }
   const protect = options.protect ?? new Set<string>()
-  const written = await checkoutTree(context.repository, {
-    target: options.cwd,
-    tree: options.tree,
-    paths: new Set(paths.filter((relative) => !protect.has(relative))),
-    deleteMissing: true,
+  const rewound = paths.filter((relative) => !protect.has(relative))
+  await assertNothingInTheWay(context.repository, options.cwd, options.tree, rewound, undo.tree)
+  // From here on the directory changes: a crash leaves the journal, and the next start (or
+  // the next operation on this directory) rolls the paths back (restore-journal.ts).
+  const journal = await writeJournal(context.repository, {
+    cwd: options.cwd,
+    paths: rewound,
+    undoTree: undo.tree,
+    targetTree: options.tree,
+  }).catch((error: unknown) => {
+    throw isDiskFull(error)
+      ? diskFullError(context.repository.journalDirectory, 'starting a restore (nothing was written)', error)
+      : error
   })
-  // Only the paths just written changed (anything else someone writes meanwhile, the next
-  // regular snapshot sees): no second scan of the whole directory.
-  const after = await context.snapshotPaths(
-    options.cwd,
-    [...written.written, ...written.deleted],
-    undo.skipped,
-  )
+  let written: CheckoutResult
+  let after: Snapshot
+  try {
+    written = await checkoutTree(context.repository, {
+      target: options.cwd,
+      tree: options.tree,
+      paths: new Set(rewound),
+      deleteMissing: true,
+    })
+    // Only the paths just written changed (anything else someone writes meanwhile, the next
+    // regular snapshot sees): no second scan of the whole directory.
+    after = await context.snapshotPaths(options.cwd, [...written.written, ...written.deleted], undo.skipped)
+  } catch (error) {
+    // The runtime records nothing for a restore that throws: put the paths back as they were.
+    const rolledBack = await rollBack(context, journal).then(
+      (outcome) => outcome.action === 'rolled-back',
+      () => false,
+    )
+    const failure = isDiskFull(error) ? diskFullError(options.cwd, 'restoring files', error) : error
+    throw withNote(failure, interruptedNote(rolledBack), { rolledBack })
+  }
+  await removeJournal(context.repository, options.cwd)
   return {
     restored: [...written.written, ...written.deleted].sort(),
     kept: [...written.kept, ...paths.filter((relative) => protect.has(relative))].sort(),
     undoTree: undo.tree,
     snapshot: after,
   }
+}
+
+/**
+ * Refuses (`files-conflict`, even with force) to write a path whose parent folder is now a
+ * symlink or a file that this restore does not itself remove: git would write through the
+ * symlink (out of the directory) or replace the user's link or file with a folder.
+ */
+async function assertNothingInTheWay(
+  repository: ShadowRepository,
+  cwd: string,
+  tree: string,
+  paths: readonly string[],
+  undoTree: string,
+): Promise<void> {
+  if (paths.length === 0) return
+  const wanted = new Set(paths)
+  const inTree = new Set(
+    (await listTree(repository, tree, wanted)).map((entry) => entry.path).filter((p) => wanted.has(p)),
+  )
+  // Paths the tree lacks are removed before anything is written: those may stand in the way.
+  const removable = new Set(paths.filter((relative) => !inTree.has(relative)))
+  const blocked = [...(await blockedParents(cwd, inTree, removable))].map(([relative, parent]) => ({
+    path: relative,
+    parent,
+  }))
+  if (blocked.length === 0) return
+  blocked.sort((a, b) => (a.path < b.path ? -1 : 1))
+  const shown = blocked
+    .slice(0, 10)
+    .map((entry) => `${entry.path} (${entry.parent} is now a symlink or a file)`)
+    .join(', ')
+  throw new TangentError(
+    'files-conflict',
+    `${blocked.length} file(s) cannot be restored because a parent folder was replaced by a symlink or a file: ${shown}${blocked.length > 10 ? ', …' : ''}. Nothing was written, and force does not write through or replace it: put the folder back (or remove the link) and restore again.`,
+    { paths: blocked.map((entry) => entry.path), undoTree, blockedBy: blocked.map((entry) => entry.parent) },
+  )
 }
 
 /**

@@ -3,9 +3,10 @@
 // diffed directly. Each directory has its own index file and ref; the user's .git is never used.
 
 import { existsSync } from 'node:fs'
-import { appendFile, mkdir, writeFile } from 'node:fs/promises'
+import { appendFile, readdir, stat, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { type GitResult, runGit } from './git.js'
+import { isProcessAlive, makePrivateDirectory, makeTreePrivate, privateFileMode } from './private-files.js'
 
 /** The tree with no entries; git knows it without it being stored. */
 export const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
@@ -69,6 +70,16 @@ export class ShadowRepository {
     return path.join(this.gitDir, 'tangent', 'index')
   }
 
+  /** Directory of the throwaway indexes that write files (`<pid>-<uuid>.index`). */
+  get scratchDirectory(): string {
+    return path.join(this.gitDir, 'tangent', 'scratch')
+  }
+
+  /** Directory of the journals of restores in progress (one per directory, see restore-journal.ts). */
+  get journalDirectory(): string {
+    return path.join(this.home, 'snapshots', 'journal')
+  }
+
   /** Creates the repository on first use (idempotent, also across processes). */
   ensure(): Promise<void> {
     this.#ready ??= this.#create()
@@ -76,18 +87,55 @@ export class ShadowRepository {
   }
 
   async #create(): Promise<void> {
+    const snapshots = path.dirname(this.gitDir)
     const marker = path.join(this.gitDir, 'tangent', 'created')
+    // Snapshots hold the content of the user's projects: private whatever the umask.
+    await makePrivateDirectory(snapshots)
+    if (!existsSync(marker)) {
+      // --shared=0600 (core.sharedRepository): git makes what it writes later 0600/0700 too.
+      await runGit(['init', '--bare', '--quiet', '--shared=0600', this.gitDir], { cwd: this.home })
+      // One write instead of a `git config` process per setting (init is on the first snapshot's path).
+      await appendFile(path.join(this.gitDir, 'config'), configText(shadowConfig))
+      await makePrivateDirectory(this.indexDirectory)
+      await makePrivateDirectory(path.join(this.gitDir, 'info'))
+      await writeFile(path.join(this.gitDir, 'info', 'attributes'), snapshotAttributes, {
+        mode: privateFileMode,
+      })
+      // Stored for real, so refs may point at it like at any other tree.
+      await this.git(['hash-object', '-t', 'tree', '-w', '--stdin'])
+      await writeFile(marker, `${new Date().toISOString()}\n`, { mode: privateFileMode })
+    }
+    await this.#makePrivate()
+    await this.#removeStaleScratch()
+  }
+
+  /**
+   * Once per store: what git made at init (and everything a store from before this rule
+   * holds) becomes owner-only, and git is told to keep it so (`core.sharedRepository=0600`).
+   */
+  async #makePrivate(): Promise<void> {
+    const marker = path.join(this.gitDir, 'tangent', 'private')
     if (existsSync(marker)) return
-    await mkdir(path.dirname(this.gitDir), { recursive: true })
-    await runGit(['init', '--bare', '--quiet', this.gitDir], { cwd: this.home })
-    // One write instead of a `git config` process per setting (init is on the first snapshot's path).
-    await appendFile(path.join(this.gitDir, 'config'), configText(shadowConfig))
-    await mkdir(this.indexDirectory, { recursive: true })
-    await mkdir(path.join(this.gitDir, 'info'), { recursive: true })
-    await writeFile(path.join(this.gitDir, 'info', 'attributes'), snapshotAttributes)
-    // Stored for real, so refs may point at it like at any other tree.
-    await this.git(['hash-object', '-t', 'tree', '-w', '--stdin'])
-    await writeFile(marker, `${new Date().toISOString()}\n`)
+    await this.git(['config', 'core.sharedRepository', '0600'])
+    await makeTreePrivate(path.dirname(this.gitDir))
+    await writeFile(marker, `${new Date().toISOString()}\n`, { mode: privateFileMode })
+  }
+
+  /**
+   * Throwaway indexes (and git's lock files of them) left by a process that was killed while
+   * it wrote files: named `<pid>-<uuid>.index`, removed once that process is gone. Names
+   * without a pid (from older versions) go when they are more than ten minutes old.
+   */
+  async #removeStaleScratch(): Promise<void> {
+    const names = await readdir(this.scratchDirectory).catch(() => [] as string[])
+    for (const name of names) {
+      const file = path.join(this.scratchDirectory, name)
+      const owner = /^(\d+)-/.exec(name)
+      const stale = owner
+        ? !isProcessAlive(Number(owner[1]))
+        : Date.now() - ((await stat(file).catch(() => null))?.mtimeMs ?? Date.now()) > 10 * 60_000
+      if (stale) await unlink(file).catch(() => undefined)
+    }
   }
 
   /** Runs git against the shadow repository. */

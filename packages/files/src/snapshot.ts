@@ -7,6 +7,7 @@ import { TangentError } from '@tangent/core'
 import { changedPaths } from './diff.js'
 import type { SnapshotDirectory } from './directory.js'
 import { splitNul } from './git.js'
+import { privateFileMode } from './private-files.js'
 import { emptyTree, type ShadowRepository } from './shadow-repository.js'
 
 export interface Snapshot {
@@ -109,7 +110,7 @@ async function treeOfUnchangedIndex(directory: SnapshotDirectory): Promise<strin
 }
 
 async function rememberIndexTree(directory: SnapshotDirectory, tree: string): Promise<void> {
-  await writeFile(stampFile(directory), `${await indexStamp(directory)} ${tree}\n`)
+  await writeFile(stampFile(directory), `${await indexStamp(directory)} ${tree}\n`, { mode: privateFileMode })
 }
 
 function scopeOf(directory: SnapshotDirectory) {
@@ -224,11 +225,25 @@ export async function snapshotPaths(
   skipped: readonly string[],
 ): Promise<Snapshot> {
   const previous = await previousTree(repository, directory)
-  if (paths.length > 0) {
-    // Paths on stdin are relative to cwd (git applies the prefix), with no pathspec magic.
-    await repository.git(['update-index', '--add', '--remove', '-z', '--stdin'], {
+  // A path that is a folder now (a file removed, then files written into its place) leaves
+  // the index as a file; the files in it come in as listed.
+  const infos = await Promise.all(
+    paths.map((relative) => lstatIfPresent(path.join(directory.path, relative))),
+  )
+  const folders = paths.filter((_, index) => infos[index]?.isDirectory() === true)
+  const others = paths.filter((_, index) => infos[index]?.isDirectory() !== true)
+  // Paths on stdin are relative to cwd (git applies the prefix), with no pathspec magic.
+  if (folders.length > 0) {
+    await repository.git(['update-index', '--force-remove', '-z', '--stdin'], {
       ...scopeOf(directory),
-      input: `${paths.join('\0')}\0`,
+      input: `${folders.join('\0')}\0`,
+    })
+  }
+  if (others.length > 0) {
+    // --replace: a file where the index has a folder replaces the entries under it.
+    await repository.git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+      ...scopeOf(directory),
+      input: `${others.join('\0')}\0`,
     })
   }
   const tree = await writeTree(repository, directory)

@@ -1,9 +1,20 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FileState } from './file-state.js'
-import { git, makeRepository, read, TempDirectories, write } from './fixture.test-helper.js'
+import {
+  canMountTmpfs,
+  deadPid,
+  git,
+  makeRepository,
+  mountTmpfs,
+  read,
+  TempDirectories,
+  write,
+} from './fixture.test-helper.js'
+import { runGit } from './git.js'
 
 const temps = new TempDirectories()
 afterEach(() => temps.removeAll())
@@ -154,6 +165,57 @@ describe('FileState.removeWorktree', () => {
   })
 })
 
+describe('FileState.removeWorktree: a directory other sessions use', () => {
+  it('keeps a worktree that other sessions work in, even with force, and says which', async () => {
+    const { root, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'a.txt', 'a\n')
+    const child = await files.createWorktree({ cwd, tree: null, sessionId: 'owner' })
+    const kept = await files.removeWorktree(child.path, { force: true, inUseBy: ['s2', 's1', 's2'] })
+    expect(kept).toEqual({
+      removed: false,
+      reason: expect.stringContaining('used by sessions s1, s2'),
+      inUseBy: ['s1', 's2'],
+    })
+    expect(read(child.path, 'a.txt')).toBe('a\n')
+    // Once nobody else uses it, it goes.
+    expect(await files.removeWorktree(child.path, { inUseBy: [] })).toEqual({ removed: true })
+    expect(existsSync(child.path)).toBe(false)
+  })
+
+  it('reconcile keeps an orphan worktree that sessions still use', async () => {
+    const { root, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    const orphan = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'gone' })
+    const result = await files.reconcileWorktrees(() => false, {
+      usersOf: (worktreeRoot) => (worktreeRoot === orphan.root ? ['shared-fork'] : []),
+    })
+    expect(result.removed).toEqual([])
+    expect(result.kept).toEqual([{ path: orphan.root, reason: expect.stringContaining('shared-fork') }])
+    expect(existsSync(orphan.path)).toBe(true)
+  })
+})
+
+describe('a vanished directory', () => {
+  it('is reported as gone, not as git missing from PATH', async () => {
+    const { root } = setup()
+    const gone = path.join(root, 'was-here')
+    const error = await runGit(['status'], { cwd: gone }).catch((caught: unknown) => caught)
+    expect(TangentError.hasCode(error, 'not-a-directory'), String(error)).toBe(true)
+    expect((error as TangentError).message).toContain(`${gone} is gone`)
+    expect((error as TangentError).message).not.toContain('not installed')
+  })
+
+  it("removes a clean worktree whose user's repository was removed meanwhile", async () => {
+    const { root, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    const child = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'orphaned' })
+    rmSync(repo, { recursive: true })
+    expect(await files.removeWorktree(child.path)).toEqual({ removed: true })
+    expect(existsSync(child.root)).toBe(false)
+  })
+})
+
 describe('FileState.reconcileWorktrees', () => {
   it('removes worktrees no session owns (also half-made ones) and keeps those with changes or owners', async () => {
     const { root, home, files } = setup()
@@ -181,6 +243,31 @@ describe('FileState.reconcileWorktrees', () => {
     expect(branches).not.toContain('tangent/half')
   })
 
+  it('removes what a record write cut short left: temp files of dead writers and empty records', async () => {
+    const { root, home, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'a.txt', 'a\n')
+    const kept = await files.createWorktree({ cwd, tree: null, sessionId: 'kept' })
+    const worktrees = path.join(home, 'worktrees')
+    // An older version's write on a full disk: an empty record and no directory.
+    writeFileSync(path.join(worktrees, 'cut.json'), '')
+    const temp = `ready.json.${deadPid()}.${randomUUID()}.tmp`
+    const liveTemp = `live.json.${process.pid}.${randomUUID()}.tmp`
+    writeFileSync(path.join(worktrees, temp), '{"sessionId":')
+    writeFileSync(path.join(worktrees, liveTemp), '{"sessionId":')
+    const result = await files.reconcileWorktrees((id) => id === 'kept')
+    expect(result).toEqual({
+      removed: [],
+      kept: [],
+      cleaned: [path.join(worktrees, 'cut.json'), path.join(worktrees, temp)].sort(),
+    })
+    expect(readdirSync(worktrees).sort()).toEqual(['kept', 'kept.json', liveTemp].sort())
+    expect(existsSync(kept.path)).toBe(true)
+    // The next start has nothing to say.
+    rmSync(path.join(worktrees, liveTemp))
+    expect(await files.reconcileWorktrees((id) => id === 'kept')).toEqual({ removed: [], kept: [] })
+  })
+
   it('leaves records created after the cut-off alone (a fork in progress)', async () => {
     const { root, files } = setup()
     const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
@@ -189,5 +276,81 @@ describe('FileState.reconcileWorktrees', () => {
     const result = await files.reconcileWorktrees(() => false, { createdBefore: cutoff })
     expect(result).toEqual({ removed: [], kept: [] })
     expect(existsSync(fresh.path)).toBe(true)
+  })
+})
+
+describe('FileState.createWorktree on a full disk', () => {
+  /** A project of 6 MiB that stores in a few KiB (repeated bytes), and a home on a 2 MiB disk. */
+  function fullDiskSetup(disk: { dir: string }, asRepository: boolean) {
+    const root = temps.make()
+    const home = path.join(disk.dir, 'home')
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 6; i++) files[`big${i}.txt`] = String(i).repeat(1024 * 1024)
+    const cwd = path.join(root, 'project')
+    if (asRepository) makeRepository(cwd, files)
+    else for (const [name, content] of Object.entries(files)) write(cwd, name, content)
+    return { cwd, home, files: new FileState({ home, maxFileBytes: 4 * 1024 * 1024 }) }
+  }
+
+  function expectNothingHalfMade(home: string) {
+    expect(readdirSync(path.join(home, 'worktrees'))).toEqual([])
+  }
+
+  it.skipIf(!canMountTmpfs())('fails with disk-full and leaves no copy and no record', async () => {
+    const disk = mountTmpfs(temps, '2m')!
+    try {
+      const { cwd, home, files } = fullDiskSetup(disk, false)
+      const error = await files
+        .createWorktree({ cwd, tree: null, sessionId: 'copy' })
+        .catch((caught: unknown) => caught)
+      expect(TangentError.hasCode(error, 'disk-full'), String(error)).toBe(true)
+      expectNothingHalfMade(home)
+      expect(await files.reconcileWorktrees(() => false)).toEqual({ removed: [], kept: [] })
+    } finally {
+      disk.unmount()
+    }
+  })
+
+  it.skipIf(!canMountTmpfs())(
+    'fails with disk-full and leaves no git worktree, branch or record',
+    async () => {
+      const disk = mountTmpfs(temps, '2m')!
+      try {
+        const { cwd, home, files } = fullDiskSetup(disk, true)
+        const error = await files
+          .createWorktree({ cwd, tree: null, sessionId: 'branch' })
+          .catch((caught: unknown) => caught)
+        expect(TangentError.hasCode(error, 'disk-full'), String(error)).toBe(true)
+        expectNothingHalfMade(home)
+        expect(git(cwd, 'branch', '--list', 'tangent/*')).toBe('')
+        expect(git(cwd, 'worktree', 'list', '--porcelain')).not.toContain(home)
+      } finally {
+        disk.unmount()
+      }
+    },
+  )
+
+  it.skipIf(!canMountTmpfs())('leaves no empty record when not even the record fits', async () => {
+    const disk = mountTmpfs(temps, '2m')!
+    try {
+      const { cwd, home, files } = fullDiskSetup(disk, false)
+      const { tree } = await files.snapshot(cwd)
+      // Fill the disk to the last byte.
+      const filler = path.join(disk.dir, 'filler')
+      for (let size = 1024 * 1024; size >= 1; size = Math.floor(size / 2)) {
+        try {
+          for (;;) writeFileSync(`${filler}-${size}-${randomUUID()}`, Buffer.alloc(size))
+        } catch {
+          // Full for this size: try smaller ones.
+        }
+      }
+      const error = await files
+        .createWorktree({ cwd, tree, sessionId: 'norecord' })
+        .catch((caught: unknown) => caught)
+      expect(TangentError.hasCode(error, 'disk-full'), String(error)).toBe(true)
+      expectNothingHalfMade(home)
+    } finally {
+      disk.unmount()
+    }
   })
 })

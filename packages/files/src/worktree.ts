@@ -1,8 +1,8 @@
 // Worktree forks: a child session gets its own directory holding the fork point's files.
 // Inside a git repository that is a `git worktree` on branch `tangent/<session>` (so the user
 // can commit and merge); elsewhere a plain copy. Both live in TANGENT_HOME/worktrees/<session>.
-import { existsSync } from 'node:fs'
-import { lstat, mkdir, readdir, readFile, realpath, rm, unlink, writeFile } from 'node:fs/promises'
+import { existsSync, statSync } from 'node:fs'
+import { chmod, lstat, mkdir, readdir, readFile, realpath, rm, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { assertValidSessionId, TangentError } from '@tangent/core'
 import { z } from 'zod'
@@ -10,6 +10,15 @@ import { assertTreesAvailable, changedPaths } from './diff.js'
 import { isInside, realDirectory, toPosix } from './directory.js'
 import { runGit, splitNul } from './git.js'
 import { checkoutTree, listTree, pruneEmptyParents, writeEntries } from './materialize.js'
+import {
+  diskFullError,
+  failedForSpace,
+  isDiskFull,
+  makePrivateDirectory,
+  privateFileMode,
+  removeStaleTempFiles,
+  writePrivateFile,
+} from './private-files.js'
 import type { ShadowRepository } from './shadow-repository.js'
 import type { Snapshot } from './snapshot.js'
 
@@ -51,6 +60,8 @@ export interface RemoveWorktreeResult {
   removed: boolean
   /** Why it was not removed. */
   reason?: string
+  /** The sessions (given as `inUseBy`) whose directory is in it: it was kept for them. */
+  inUseBy?: string[]
   /** Paths with changes that removal would lose (relative to the worktree root). */
   dirty?: string[]
   /** The branch left in the user's repository because it has commits of its own. */
@@ -146,8 +157,57 @@ export async function createWorktree(
       },
     )
   }
-  await mkdir(worktreesDirectory(repository), { recursive: true })
+  // Worktrees hold the user's project files: the folder of them is private (the files keep their modes).
+  await makePrivateDirectory(worktreesDirectory(repository)).catch((error: unknown) => {
+    throw isDiskFull(error)
+      ? diskFullError(worktreesDirectory(repository), 'making a worktree', error)
+      : error
+  })
   const git = await userRepository(source)
+  let record: WorktreeRecord
+  try {
+    record = await materialize(context, { source, tree, root, sessionId: options.sessionId, git })
+  } catch (error) {
+    // Nothing half-made stays: the directory, the branch and the record go (a crash here
+    // instead leaves a `creating` record, which reconcileWorktrees removes at the next start).
+    // Asked before the half-made directory goes and frees its space.
+    const full = await failedForSpace(error, worktreesDirectory(repository))
+    await discardHalfMade(context, options.sessionId)
+    throw full ? diskFullError(root, 'making a worktree', error) : error
+  }
+  return {
+    path: record.path,
+    root,
+    kind: record.kind,
+    ...(record.branch ? { branch: record.branch } : {}),
+    tree,
+  }
+}
+
+/** Removes what a failed createWorktree made; what it cannot remove stays recorded as `creating`. */
+async function discardHalfMade(context: WorktreeContext, sessionId: string): Promise<void> {
+  const file = recordFile(context.repository, sessionId)
+  const record = await readRecord(context.repository, sessionId).catch(() => null)
+  if (record === null) {
+    await rm(file, { force: true }).catch(() => undefined)
+    return
+  }
+  await removeWorktree(context, record.root, { force: true }).catch(() => undefined)
+}
+
+/** Writes the record (`creating`), makes the directory with the fork point's content, marks it `ready`. */
+async function materialize(
+  context: WorktreeContext,
+  options: {
+    source: string
+    tree: string
+    root: string
+    sessionId: string
+    git: Awaited<ReturnType<typeof userRepository>>
+  },
+): Promise<WorktreeRecord> {
+  const { repository } = context
+  const { source, tree, root, git } = options
   let record: WorktreeRecord
   if (git) {
     const branch = `tangent/${options.sessionId}`
@@ -188,17 +248,12 @@ export async function createWorktree(
   }
   record = { ...record, state: 'ready' }
   await writeRecord(repository, record)
-  return {
-    path: record.path,
-    root,
-    kind: record.kind,
-    ...(record.branch ? { branch: record.branch } : {}),
-    tree,
-  }
+  return record
 }
 
+/** Atomic (temp file, fsync, rename): a crash or a full disk never leaves a half-written record. */
 async function writeRecord(repository: ShadowRepository, record: WorktreeRecord): Promise<void> {
-  await writeFile(recordFile(repository, record.sessionId), `${JSON.stringify(record, null, 2)}\n`)
+  await writePrivateFile(recordFile(repository, record.sessionId), `${JSON.stringify(record, null, 2)}\n`)
 }
 
 async function readRecord(repository: ShadowRepository, sessionId: string): Promise<WorktreeRecord | null> {
@@ -208,14 +263,18 @@ async function readRecord(repository: ShadowRepository, sessionId: string): Prom
 }
 
 /** Paths of `root` whose loss removal would cause, or [] when it is safe. */
-async function findDirty(context: WorktreeContext, record: WorktreeRecord): Promise<string[]> {
+async function findDirty(
+  context: WorktreeContext,
+  record: WorktreeRecord,
+  repositoryGone: boolean,
+): Promise<string[]> {
   const now = await context.snapshot(record.path)
   const sinceFork = new Set(
     [...(await changedPaths(context.repository, record.tree, now.tree)), ...now.skipped].map((relative) =>
       toPosix(path.relative(record.root, path.join(record.path, relative))),
     ),
   )
-  if (record.kind === 'copy') return [...sinceFork].sort()
+  if (record.kind === 'copy' || repositoryGone) return [...sinceFork].sort()
   // In a git worktree, committed work lives on in the branch; what git calls uncommitted is at
   // risk unless it is exactly the fork point's content we materialised.
   const status = await runGit(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], {
@@ -227,10 +286,24 @@ async function findDirty(context: WorktreeContext, record: WorktreeRecord): Prom
   return dirty.filter((relative) => outside(relative) || sinceFork.has(relative)).sort()
 }
 
+export interface RemoveWorktreeOptions {
+  /** Remove it even with changes that would be lost. */
+  force?: boolean
+  /**
+   * Sessions (other than the deleted one) whose directory is in this worktree: when any is
+   * given it is kept, even with force (removing it would pull the floor from under them).
+   */
+  inUseBy?: readonly string[]
+}
+
+function isDirectory(directory: string): boolean {
+  return statSync(directory, { throwIfNoEntry: false })?.isDirectory() === true
+}
+
 export async function removeWorktree(
   context: WorktreeContext,
   worktreePath: string,
-  options: { force?: boolean } = {},
+  options: RemoveWorktreeOptions = {},
 ): Promise<RemoveWorktreeResult> {
   const { repository } = context
   const base = existsSync(worktreesDirectory(repository))
@@ -247,8 +320,19 @@ export async function removeWorktree(
       { path: worktreePath },
     )
   }
+  const users = [...new Set(options.inUseBy ?? [])].sort()
+  if (users.length > 0 && existsSync(record.root)) {
+    return {
+      removed: false,
+      reason: `used by session${users.length > 1 ? 's' : ''} ${users.join(', ')}: their working directory is in it. Delete ${users.length > 1 ? 'them' : 'it'} first, or remove the worktree yourself.`,
+      inUseBy: users,
+    }
+  }
+  // The user's repository was removed or moved: its worktree is a plain folder now.
+  const repositoryGone =
+    record.kind === 'git-worktree' && record.repository !== undefined && !isDirectory(record.repository)
   if (!options.force && record.state !== 'creating' && existsSync(record.root)) {
-    const dirty = await findDirty(context, record)
+    const dirty = await findDirty(context, record, repositoryGone)
     if (dirty.length > 0) {
       return {
         removed: false,
@@ -258,7 +342,7 @@ export async function removeWorktree(
     }
   }
   let keptBranch: string | undefined
-  if (record.kind === 'git-worktree' && record.repository && record.branch) {
+  if (record.kind === 'git-worktree' && record.repository && record.branch && !repositoryGone) {
     const cwd = record.repository
     // Our own dirty check ran above; git's would also object to the materialised fork content.
     if (existsSync(record.root))
@@ -284,31 +368,48 @@ export interface ReconcileResult {
   removed: string[]
   /** Worktrees of sessions that do not exist, kept because they hold changes (or removal failed). */
   kept: { path: string; reason: string }[]
+  /**
+   * Leftovers of a record write that a crash or a full disk cut short, removed: temporary
+   * files, and records that are empty or unreadable with no worktree directory beside them.
+   */
+  cleaned?: string[]
 }
 
 /**
  * Removes the worktrees no session owns: those a crash left halfway through a fork
  * (state `creating`: never handed out, removed even if partly filled) and finished
  * ones whose session was never published. A worktree with changes of its own (for
- * example one kept when its session was deleted) is kept and reported, never removed.
+ * example one kept when its session was deleted), or one `usersOf` names sessions for
+ * (their directory is in it), is kept and reported, never removed.
  */
 export async function reconcileWorktrees(
   context: WorktreeContext,
   isKnownSession: (sessionId: string) => boolean,
-  options: { createdBefore?: number } = {},
+  options: { createdBefore?: number; usersOf?: (root: string) => readonly string[] } = {},
 ): Promise<ReconcileResult> {
   const result: ReconcileResult = { removed: [], kept: [] }
   const directory = worktreesDirectory(context.repository)
   if (!existsSync(directory)) return result
+  // Private whatever made it (also a folder from before this rule); its records too.
+  await makePrivateDirectory(directory)
+  const cleaned = (await removeStaleTempFiles(directory)).map((name) => path.join(directory, name))
   for (const name of await readdir(directory)) {
     if (!name.endsWith('.json')) continue
+    const file = path.join(directory, name)
+    await chmod(file, privateFileMode).catch(() => undefined)
     const sessionId = name.slice(0, -'.json'.length)
     if (isKnownSession(sessionId)) continue
     let record: WorktreeRecord | null
     try {
       record = await readRecord(context.repository, sessionId)
     } catch (error) {
-      result.kept.push({ path: path.join(directory, name), reason: `unreadable record: ${String(error)}` })
+      // A record cut short (by an older version on a full disk) with nothing made beside it: noise.
+      if (!existsSync(path.join(directory, sessionId))) {
+        await rm(file, { force: true })
+        cleaned.push(file)
+        continue
+      }
+      result.kept.push({ path: file, reason: `unreadable record: ${String(error)}` })
       continue
     }
     // A fork running right now has a record and no session yet: leave it alone.
@@ -318,12 +419,16 @@ export async function reconcileWorktrees(
     )
       continue
     try {
-      const removal = await removeWorktree(context, record.root, { force: record.state === 'creating' })
+      const removal = await removeWorktree(context, record.root, {
+        force: record.state === 'creating',
+        inUseBy: options.usersOf?.(record.root) ?? [],
+      })
       if (removal.removed) result.removed.push(record.root)
       else result.kept.push({ path: record.root, reason: removal.reason ?? 'not removed' })
     } catch (error) {
       result.kept.push({ path: record.root, reason: error instanceof Error ? error.message : String(error) })
     }
   }
+  if (cleaned.length > 0) result.cleaned = cleaned.sort()
   return result
 }
