@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { Agent, type AgentDelta, defaultModelId, ModelRegistry, providerNames } from '@tangent/agent'
 import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
-import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
+import { FileState, type RecoveredRestore, type RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
   HostInfoResult,
@@ -141,7 +141,11 @@ export class Runtime {
       env,
       ...(options.demoDelayMs !== undefined ? { demoDelayMs: options.demoDelayMs } : {}),
     })
-    this.files = new FileState({ home: init.home })
+    this.files = new FileState({
+      home: init.home,
+      // A restore a crash interrupted is rolled back by the first operation on its directory.
+      onRecovered: (recovered) => init.report(describeRecovery(recovered)),
+    })
     this.#forkRequests = ForkRequests.fromHeaders(() => store.headers())
     const flushOf = (session: Session) => () => store.flush(session.id)
     const createAgent =
@@ -190,6 +194,10 @@ export class Runtime {
         report,
       })
       if (options.openStartFolder && !options.readOnly) await workspaces.open(startFolder)
+      if (!options.readOnly) {
+        // Restores a crash interrupted are rolled back before anything else touches their directories.
+        for (const recovered of await runtime.files.recoverInterrupted()) report(describeRecovery(recovered))
+      }
       return runtime
     } catch (error) {
       await store.close()
@@ -561,10 +569,16 @@ export class Runtime {
   /** Removes worktrees no session owns (a crash in the middle of a worktree fork). */
   async reconcileWorktrees(startedAt: number, log: (message: string) => void): Promise<void> {
     const known = new Set((await this.#store.list()).map((entry) => entry.id))
+    const entries = await this.#store.listView()
+    const inside = (cwd: string, root: string) => cwd === root || cwd.startsWith(root + path.sep)
     const result = await this.files.reconcileWorktrees(
       (sessionId) => known.has(sessionId) || this.#store.store.has(sessionId),
-      // Forks made since start are finishing or published: only older records can be orphans.
-      { createdBefore: startedAt },
+      // Forks made since start are finishing or published: only older records can be orphans;
+      // a worktree a session works in (a shared fork of a deleted one) is never removed.
+      {
+        createdBefore: startedAt,
+        usersOf: (root) => entries.filter((entry) => inside(entry.cwd, root)).map((entry) => entry.id),
+      },
     )
     for (const removed of result.removed) log(`tangent: removed ${removed}, a worktree no session owns`)
     for (const kept of result.kept) log(`tangent: kept ${kept.path} (no session owns it): ${kept.reason}`)
@@ -855,6 +869,15 @@ export class Runtime {
 /** The store's listing order: oldest first, then by id (code units). */
 function byAge(a: SessionSummary, b: SessionSummary): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
+
+/** One line on a restore a crash interrupted, and what was done about it. */
+function describeRecovery(recovered: RecoveredRestore): string {
+  const what =
+    recovered.action === 'rolled-back'
+      ? `rolled back (${recovered.rewritten.length} path(s) put back as before it; restore again to redo it)`
+      : `${recovered.action}${recovered.reason ? `: ${recovered.reason}` : ''}`
+  return `warning: a restore in ${recovered.cwd} was interrupted by a crash: ${what}`
 }
 
 async function readVersion(): Promise<string> {
