@@ -64,6 +64,8 @@ interface Member {
   readonly connection: Connection
   /** The next seq this connection must get. */
   nextSeq: number
+  /** The id of the last queued notification already sent to it (flushTo sends ahead of the drain). */
+  sentUpTo: number
   /** Receives events as they are appended (false while catching up from the log). */
   live: boolean
   closed: boolean
@@ -71,6 +73,8 @@ interface Member {
 
 /** One queued notification: an event (with its seq) or coalesced deltas (seq null). */
 interface Outgoing {
+  /** Increasing per channel: what a member was already sent is skipped by the drain. */
+  readonly id: number
   readonly seq: number | null
   readonly event?: SessionEvent
   message?: Buffer
@@ -87,6 +91,7 @@ class Channel {
   draining = false
   heldDeltas: { kind: DeltaKind; text: string }[] = []
   heldChars = 0
+  nextId = 0
 
   constructor(readonly sessionId: string) {}
 }
@@ -124,7 +129,13 @@ export class SessionFanout {
         { issues: [{ path: ['fromSeq'], message: 'past the end of the session' }], sessionId },
       )
     }
-    const member: Member = { connection, nextSeq: fromSeq ?? length, live: false, closed: false }
+    const member: Member = {
+      connection,
+      nextSeq: fromSeq ?? length,
+      sentUpTo: channel.nextId - 1,
+      live: false,
+      closed: false,
+    }
     channel.members.add(member)
     if (member.nextSeq > channel.lastSeq) member.live = true
     else void this.#catchUp(channel, member)
@@ -133,6 +144,27 @@ export class SessionFanout {
       member.closed = true
       channel.members.delete(member)
       if (channel.members.size === 0) this.#close(channel)
+    }
+  }
+
+  /**
+   * Sends `connection`, now, everything queued for it on every session it follows: the Host
+   * calls this before it answers a request on that connection, so a request's events (a
+   * prompt's turn, a rename's title) always reach the client before its answer.
+   */
+  flushTo(connection: Connection): void {
+    for (const { channel } of this.#channels.values()) {
+      if (!channel || channel.closed) continue
+      for (const member of channel.members) {
+        if (member.connection !== connection || !member.live || member.closed) continue
+        this.#releaseDeltas(channel)
+        const pending = channel.queue.slice(channel.queueHead)
+        if (pending.length === 0) continue
+        this.#encode(channel, pending)
+        if (connection.batch) connection.batch(() => this.#deliver(channel, member, pending))
+        else this.#deliver(channel, member, pending)
+        this.#scheduleDrain(channel)
+      }
     }
   }
 
@@ -185,7 +217,7 @@ export class SessionFanout {
     if (channel.members.size === 0) return
     // Deltas held so far belong before this event (e.g. a step's text before its message).
     this.#releaseDeltas(channel)
-    channel.queue.push({ seq: event.seq, event })
+    channel.queue.push({ id: channel.nextId++, seq: event.seq, event })
     this.#scheduleDrain(channel)
   }
 
@@ -203,6 +235,7 @@ export class SessionFanout {
   #releaseDeltas(channel: Channel): void {
     for (const { kind, text } of channel.heldDeltas) {
       channel.queue.push({
+        id: channel.nextId++,
         seq: null,
         message: encodeNotification('session.delta', { sessionId: channel.sessionId, kind, text }),
       })
@@ -232,12 +265,7 @@ export class SessionFanout {
       const count = Math.max(1, Math.floor(sendsPerBatch / Math.max(1, live.length)))
       const batch = channel.queue.slice(channel.queueHead, channel.queueHead + count)
       channel.queueHead += batch.length
-      for (const entry of batch) {
-        entry.message ??= encodeNotification('session.event', {
-          sessionId: channel.sessionId,
-          event: entry.event!,
-        })
-      }
+      this.#encode(channel, batch)
       for (const member of live) {
         if (member.connection.batch) member.connection.batch(() => this.#deliver(channel, member, batch))
         else this.#deliver(channel, member, batch)
@@ -254,10 +282,22 @@ export class SessionFanout {
     }
   }
 
+  /** Serialises each event notification once, for every member. */
+  #encode(channel: Channel, entries: readonly Outgoing[]): void {
+    for (const entry of entries) {
+      entry.message ??= encodeNotification('session.event', {
+        sessionId: channel.sessionId,
+        event: entry.event!,
+      })
+    }
+  }
+
   #deliver(channel: Channel, member: Member, batch: readonly Outgoing[]): void {
     const { deltaBoundBytes, eventBoundBytes } = this.#options
     for (const entry of batch) {
       if (!member.live || member.closed) return
+      if (entry.id <= member.sentUpTo) continue // flushTo sent it ahead of the drain
+      member.sentUpTo = entry.id
       const queued = member.connection.bufferedAmount
       if (entry.seq === null) {
         if (queued <= deltaBoundBytes) member.connection.send(entry.message!)

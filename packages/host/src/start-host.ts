@@ -135,6 +135,7 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
       hub,
       report,
       log,
+      beforeAnswer: (connection) => context.fanout.flushTo(connection),
     })
     const stopServing = async () => {
       await sockets.close()

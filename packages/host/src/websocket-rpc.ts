@@ -18,6 +18,8 @@ export interface WebSocketRpcOptions {
   report: (error: unknown) => void
   /** Logs one line. */
   log: (message: string) => void
+  /** Called before an answer is sent on a connection: sends it the notifications queued for it. */
+  beforeAnswer?: (connection: Connection) => void
 }
 
 /** A client that lets this much output pile up is too slow to follow; it is disconnected. */
@@ -137,7 +139,10 @@ function serveSocket(ws: WebSocket, options: WebSocketRpcOptions): void {
     options.router
       .handleText(bytes.toString('utf8'), { connection })
       .then((answer) => {
-        if (answer !== null) send(answer)
+        if (answer === null) return
+        // The events this request caused go out before its answer (a prompt's turn, a title).
+        options.beforeAnswer?.(connection)
+        send(answer)
       })
       .catch(options.report)
   })
