@@ -66,18 +66,19 @@ async function setUp(root: string): Promise<Setup> {
   }
 }
 
-/** Counts the files holding the content before the restore, the target content, something else, or gone. */
+/**
+ * Counts the files holding the content before the restore, the target content, something else,
+ * or gone. Right after a kill of the process alone its git child may still be rewriting files,
+ * so a file can vanish between looking and reading: that counts as gone.
+ */
 function census(cwd: string) {
   const counts = { before: 0, target: 0, other: 0, missing: 0 }
   for (const name of names) {
-    const file = path.join(cwd, name)
-    if (!fs.existsSync(file)) counts.missing++
-    else {
-      const content = fs.readFileSync(file, 'utf8')
-      if (content === before(name)) counts.before++
-      else if (content === target(name)) counts.target++
-      else counts.other++
-    }
+    const content = readOrNull(path.join(cwd, name))
+    if (content === null) counts.missing++
+    else if (content === before(name)) counts.before++
+    else if (content === target(name)) counts.target++
+    else counts.other++
   }
   return counts
 }
