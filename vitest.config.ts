@@ -14,5 +14,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest 5 runs one file at a time on a 2-core machine by default; two at once take the
+    // suite from ~394 s to ~304 s here (the tests use real processes and sockets, not the CPU).
+    maxWorkers: 2,
   },
 })
