@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { Agent, type AgentDelta, defaultModelId, ModelRegistry, providerNames } from '@tangent/agent'
 import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
-import { FileState, type RecoveredRestore, type RestoreResult as RestoreOutcome } from '@tangent/files'
+import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
   HostInfoResult,
@@ -41,9 +41,11 @@ import { headerMetaFields, headerMetaOf } from './header-meta.js'
 import { commonAncestor, lineageOf } from './lineage.js'
 import { undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
+import { byAge, describeRecovery, forkTitle, readVersion } from './runtime-support.js'
+import { SessionBusy } from './session-busy.js'
 import { toSessionSummary } from './session-summary.js'
 import { sessionsRunningIn } from './shared-activity.js'
-import { WorkspaceRegistry } from './workspaces.js'
+import { isInside, WorkspaceRegistry } from './workspaces.js'
 
 export interface RuntimeOptions {
   /** TANGENT_HOME: sessions, catalog, snapshots, workspaces.json. */
@@ -102,10 +104,8 @@ export class Runtime {
   readonly #forkRequests: ForkRequests
   readonly #emitter: RuntimeEmitter
   readonly #report: (error: unknown) => void
-  /** Sessions in an operation that must not overlap a turn (restore, delete): id → what. */
-  readonly #exclusive = new Map<string, string>()
-  /** Directories a restore (or its undo) is rewriting: cwd → the session doing it. */
-  readonly #rewriting = new Map<string, string>()
+  /** Which sessions and directories are busy with an operation that must not overlap a turn. */
+  readonly #busy: SessionBusy
   /** The data directory with symlinks resolved, as session directories are. */
   readonly #realHome: string
   /** Per session, summary announcements run in order, so the last one sent is the newest. */
@@ -135,6 +135,7 @@ export class Runtime {
     this.defaultModel = options.defaultModel ?? (env.TANGENT_MODEL || defaultModelId)
     this.#report = init.report
     this.#store = store
+    this.#busy = new SessionBusy(store.store)
     this.#workspaces = init.workspaces
     this.#emitter = new RuntimeEmitter(init.report)
     this.models = new ModelRegistry({
@@ -386,7 +387,7 @@ export class Runtime {
   async prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult> {
     this.#assertWritable('run a turn')
     const session = await this.#load(params.sessionId)
-    this.#assertIdle(session, 'send another prompt')
+    this.#busy.assertIdle(session, 'send another prompt')
     // Synchronous from the check to the turn's first append: two prompts cannot both start.
     return this.#agents.prompt(session, params.text)
   }
@@ -401,7 +402,7 @@ export class Runtime {
   async setModel(params: SessionSetModelParams): Promise<SessionSummary> {
     this.#assertWritable('change the model')
     const session = await this.#load(params.sessionId)
-    this.#assertIdle(session, 'change its model')
+    this.#busy.assertIdle(session, 'change its model')
     this.#agents.obtain(session).setModel(params.model, params.reasoningEffort)
     await this.#store.flush(session.id)
     return this.summary(session.id)
@@ -410,7 +411,7 @@ export class Runtime {
   async rename(params: { sessionId: string; title: string }): Promise<SessionSummary> {
     this.#assertWritable('rename a session')
     const session = await this.#load(params.sessionId)
-    this.#assertIdle(session, 'rename it')
+    this.#busy.assertIdle(session, 'rename it')
     session.append('session/title', { title: params.title })
     await this.#store.flush(session.id)
     return this.summary(session.id)
@@ -457,9 +458,9 @@ export class Runtime {
   async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
     this.#assertWritable('delete a session')
     const session = await this.#load(params.sessionId)
-    this.#assertIdle(session, 'delete it')
+    this.#busy.assertIdle(session, 'delete it')
     const meta = headerMetaOf(session.header)
-    return this.#exclusively(session, 'being deleted', async () => {
+    return this.#busy.exclusively(session, 'being deleted', async () => {
       this.#agents.remove(session.id)
       const { materialized } = await this.#store.delete(session.id)
       this.#forkRequests.forget(session.id)
@@ -510,7 +511,7 @@ export class Runtime {
   async restore(params: SnapshotRestoreParams): Promise<SnapshotRestoreResult> {
     this.#assertWritable('restore files')
     const session = await this.#load(params.sessionId)
-    this.#assertIdle(session, 'restore its files')
+    this.#busy.assertIdle(session, 'restore its files')
     if (params.seq > session.lastSeq) {
       throw new TangentError(
         'invalid-params',
@@ -518,7 +519,7 @@ export class Runtime {
         { issues: [{ path: ['seq'], message: 'past the end of the session' }] },
       )
     }
-    return this.#rewritingFiles(session, 'restoring its files', async () => {
+    return this.#busy.rewritingFiles(session, 'restoring its files', async () => {
       const outcome = await this.files.restore({
         cwd: session.header.cwd,
         events: session.events,
@@ -538,9 +539,9 @@ export class Runtime {
   async undoRestore(params: SnapshotUndoRestoreParams): Promise<SnapshotRestoreResult> {
     this.#assertWritable('undo a restore')
     const session = await this.#load(params.sessionId)
-    this.#assertIdle(session, 'undo a restore')
+    this.#busy.assertIdle(session, 'undo a restore')
     const target = undoableRestore(session, params.seq)
-    return this.#rewritingFiles(session, 'undoing a restore', async () => {
+    return this.#busy.rewritingFiles(session, 'undoing a restore', async () => {
       const outcome = await this.files.restoreTree({
         cwd: session.header.cwd,
         tree: target.data.undoTree,
@@ -570,14 +571,13 @@ export class Runtime {
   async reconcileWorktrees(startedAt: number, log: (message: string) => void): Promise<void> {
     const known = new Set((await this.#store.list()).map((entry) => entry.id))
     const entries = await this.#store.listView()
-    const inside = (cwd: string, root: string) => cwd === root || cwd.startsWith(root + path.sep)
     const result = await this.files.reconcileWorktrees(
       (sessionId) => known.has(sessionId) || this.#store.store.has(sessionId),
       // Forks made since start are finishing or published: only older records can be orphans;
       // a worktree a session works in (a shared fork of a deleted one) is never removed.
       {
         createdBefore: startedAt,
-        usersOf: (root) => entries.filter((entry) => inside(entry.cwd, root)).map((entry) => entry.id),
+        usersOf: (root) => entries.filter((entry) => isInside(entry.cwd, root)).map((entry) => entry.id),
       },
     )
     for (const removed of result.removed) log(`tangent: removed ${removed}, a worktree no session owns`)
@@ -610,7 +610,8 @@ export class Runtime {
     const sourceWorkspace =
       sourceMeta.workspaceId ?? this.#workspaces.workspaceOf(source.header.cwd, undefined) ?? undefined
     const attached = sourceWorkspace !== undefined && this.#workspaces.has(sourceWorkspace)
-    const title = params.title ?? (await this.#forkTitle(source))
+    const title =
+      params.title ?? forkTitle(source, await this.#store.listView(), this.#store.store.sessions())
 
     const childId = store.store.newId()
     let cwd = source.header.cwd
@@ -676,25 +677,12 @@ export class Runtime {
     return { restored: outcome.restored, kept: outcome.kept, undoTree: outcome.undoTree, seq: event.seq }
   }
 
-  /** "<source title> · fork N", N counting the source's forks (this one included). */
-  async #forkTitle(source: Session): Promise<string> {
-    const entries = await this.#store.listView()
-    let forks = 0
-    for (const entry of entries) if (entry.parentSession === source.id) forks++
-    for (const session of this.#store.store.sessions())
-      if (session.header.parentSession === source.id && !entries.some((entry) => entry.id === session.id))
-        forks++
-    const base = source.title?.trim() || `Session ${source.id.slice(-6)}`
-    return `${base} · fork ${forks + 1}`.slice(0, 200)
-  }
-
   /** Sessions (loaded or only on disk) whose cwd is `folder` or inside it. */
   async #sessionsWorkingIn(folder: string): Promise<string[]> {
-    const inside = (cwd: string) =>
-      cwd === folder || cwd.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep)
     const ids = new Set<string>()
-    for (const entry of await this.#store.listView()) if (inside(entry.cwd)) ids.add(entry.id)
-    for (const session of this.#store.store.sessions()) if (inside(session.header.cwd)) ids.add(session.id)
+    for (const entry of await this.#store.listView()) if (isInside(entry.cwd, folder)) ids.add(entry.id)
+    for (const session of this.#store.store.sessions())
+      if (isInside(session.header.cwd, folder)) ids.add(session.id)
     return [...ids].sort()
   }
 
@@ -703,9 +691,8 @@ export class Runtime {
    * its own logs), except a worktree the runtime made under `worktrees/`.
    */
   #assertOutsideData(cwd: string): void {
-    const inside = (folder: string) => cwd === folder || cwd.startsWith(folder + path.sep)
     const home = this.#realHome
-    if (inside(home) && !cwd.startsWith(path.join(home, 'worktrees') + path.sep)) {
+    if (isInside(cwd, home) && !cwd.startsWith(path.join(home, 'worktrees') + path.sep)) {
       throw new TangentError(
         'invalid-params',
         `${cwd} is inside Tangent's data directory ${home}: a session works in a project folder, not in its own store.`,
@@ -735,60 +722,6 @@ export class Runtime {
 
   #folderBase(): { homeDir: string; base: string } {
     return { homeDir: this.homeDir, base: this.startFolder }
-  }
-
-  /**
-   * Refuses calls that need an idle session (no turn, no restore or delete under way), and
-   * any call while a restore rewrites the session's directory: files match the log's order.
-   */
-  #assertIdle(session: Session, action: string): void {
-    const other = this.#exclusive.get(session.id)
-    if (session.isTurnOpen || other !== undefined) {
-      throw new TangentError(
-        'session-busy',
-        `Session ${session.id} is ${other ?? 'running a turn'}: wait for it to end${other ? '' : ' or abort it'} before you ${action}.`,
-        { sessionId: session.id },
-      )
-    }
-    const restoring = this.#rewriting.get(session.header.cwd)
-    if (restoring !== undefined) {
-      throw new TangentError(
-        'session-busy',
-        `Session ${restoring} is restoring files in ${session.header.cwd}, which session ${session.id} shares: wait for the restore to end before you ${action}.`,
-        { sessionId: session.id, otherSessionId: restoring },
-      )
-    }
-  }
-
-  /**
-   * A restore rewrites the session's directory: it waits for no one, so it is refused while
-   * any session runs a turn in that directory, and it holds the directory until it is recorded.
-   */
-  async #rewritingFiles<T>(session: Session, what: string, work: () => Promise<T>): Promise<T> {
-    const cwd = session.header.cwd
-    const running = sessionsRunningIn(this.#store.store, cwd).filter((id) => id !== session.id)
-    if (running.length > 0) {
-      throw new TangentError(
-        'session-busy',
-        `Session ${running.join(', ')} is running a turn in ${cwd}, which session ${session.id} shares: restore its files when that turn ends (or abort it).`,
-        { sessionId: session.id, otherSessionId: running[0] },
-      )
-    }
-    this.#rewriting.set(cwd, session.id)
-    try {
-      return await this.#exclusively(session, what, work)
-    } finally {
-      this.#rewriting.delete(cwd)
-    }
-  }
-
-  async #exclusively<T>(session: Session, what: string, work: () => Promise<T>): Promise<T> {
-    this.#exclusive.set(session.id, what)
-    try {
-      return await work()
-    } finally {
-      this.#exclusive.delete(session.id)
-    }
   }
 
   #assertWritable(action: string): void {
@@ -864,24 +797,4 @@ export class Runtime {
       })
     this.#announcing.set(sessionId, next)
   }
-}
-
-/** The store's listing order: oldest first, then by id (code units). */
-function byAge(a: SessionSummary, b: SessionSummary): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-}
-
-/** One line on a restore a crash interrupted, and what was done about it. */
-function describeRecovery(recovered: RecoveredRestore): string {
-  const what =
-    recovered.action === 'rolled-back'
-      ? `rolled back (${recovered.rewritten.length} path(s) put back as before it; restore again to redo it)`
-      : `${recovered.action}${recovered.reason ? `: ${recovered.reason}` : ''}`
-  return `warning: a restore in ${recovered.cwd} was interrupted by a crash: ${what}`
-}
-
-async function readVersion(): Promise<string> {
-  const text = await fs.readFile(new URL('../package.json', import.meta.url), 'utf8')
-  const version = (JSON.parse(text) as { version?: unknown }).version
-  return typeof version === 'string' ? version : '0.0.0'
 }

@@ -93,7 +93,8 @@ export class WorkspaceRegistry {
   }
 }
 
-function isInside(child: string, folder: string): boolean {
+/** `child` is `folder` or inside it (both real paths). */
+export function isInside(child: string, folder: string): boolean {
   if (child === folder) return true
   const prefix = folder.endsWith(path.sep) ? folder : folder + path.sep
   return child.startsWith(prefix)
