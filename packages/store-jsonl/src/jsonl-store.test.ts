@@ -177,6 +177,8 @@ describe('JsonlStore: forks by reference', () => {
     expect(db.store.has('a')).toBe(false)
     expect(JSON.parse(logLines(dir, 'b')[0]!)).toMatchObject({ seed: 'inline', parentSession: 'a' })
     expect(logLines(dir, 'b')).toHaveLength(1 + b.events.length)
+    // d's log is only promised on disk once flushed (delete flushes the parent and its direct children).
+    await db.flush('d')
     expect(JSON.parse(logLines(dir, 'd')[0]!)).toMatchObject({ seed: 'ref', parentSession: 'b' })
     // Live children keep appending to their new log.
     appendTurn(b, 'b2')

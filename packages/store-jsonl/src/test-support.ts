@@ -71,34 +71,3 @@ export function runScript(
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
 }
-
-/**
- * The seed of a randomized test: `TANGENT_PROVE_SEED` when set (to replay a failure), else the
- * test's fixed default. Printed, so every run says how to replay it (as test/soak/lib.mjs does).
- */
-export function proveSeed(name: string, fallback: number): number {
-  const fromEnv = process.env.TANGENT_PROVE_SEED
-  const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) >>> 0 : fallback >>> 0
-  console.log(`[prove] ${name}: seed ${seed} (replay with TANGENT_PROVE_SEED=${seed})`)
-  return seed
-}
-
-/** mulberry32: small, fast, good enough to pick test inputs reproducibly. */
-export function seededRandom(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return {
-    next,
-    /** An integer in [low, high]. */
-    int: (low: number, high: number) => low + Math.floor(next() * (high - low + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    chance: (p: number) => next() < p,
-  }
-}
-export type SeededRandom = ReturnType<typeof seededRandom>

@@ -6,17 +6,10 @@ import { isUtf8 } from 'node:buffer'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { proveSeed, seededRandom } from '../../../test/soak/lib.mjs'
 import { JsonlStore } from './jsonl-store.js'
 import { readLines } from './line-reader.js'
-import {
-  appendTurn,
-  logFile,
-  logLines,
-  proveSeed,
-  type SeededRandom,
-  seededRandom,
-  tempDataDir,
-} from './test-support.js'
+import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
 async function openStore(dir: string): Promise<JsonlStore> {
@@ -115,7 +108,7 @@ describe('crash repair counts bytes, not decoded text', () => {
 })
 
 /** Bytes a crash (or a bad disk) could leave after the good lines; never a newline inside. */
-function randomJunk(random: SeededRandom, nextLine: Buffer | null): Buffer {
+function randomJunk(random: ReturnType<typeof seededRandom>, nextLine: Buffer | null): Buffer {
   const parts: Buffer[] = []
   const pieces = random.int(1, 4)
   for (let i = 0; i < pieces; i++) {
