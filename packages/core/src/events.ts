@@ -63,8 +63,13 @@ export const Usage = z
     inputTokens: z.number().optional(),
     outputTokens: z.number().optional(),
     totalTokens: z.number().optional(),
+    /** Input tokens the provider read from its prompt cache (part of inputTokens). */
+    cachedInputTokens: z.number().optional(),
+    /** Output tokens spent on reasoning (part of outputTokens). */
+    reasoningTokens: z.number().optional(),
   })
   .passthrough()
+export type Usage = z.infer<typeof Usage>
 export const StepEndData = z.object({ finishReason: z.string(), usage: Usage.optional() })
 export type StepEndData = z.infer<typeof StepEndData>
 export const TurnEndReason = z.enum(['completed', 'aborted', 'error', 'max-steps', 'interrupted'])
@@ -75,6 +80,48 @@ export const SnapshotTakenData = z
   .object({ tree: z.string().min(1), changed: z.array(z.string()), skipped: z.array(z.string()).optional() })
   .passthrough()
 export type SnapshotTakenData = z.infer<typeof SnapshotTakenData>
+
+/** An `ask` of the permission policy: the turn waits for `permission/answered` of this callId. */
+export const PermissionRequestedData = z.object({
+  callId: z.string().min(1),
+  toolName: z.string().min(1),
+  input: z.unknown(),
+  /** What an `always` answer would allow from now on in this session (a command prefix, a path glob). */
+  pattern: z.string(),
+})
+export type PermissionRequestedData = z.infer<typeof PermissionRequestedData>
+export const PermissionDecision = z.enum(['once', 'always', 'deny'])
+export type PermissionDecision = z.infer<typeof PermissionDecision>
+export const PermissionAnsweredData = z.object({
+  callId: z.string().min(1),
+  decision: PermissionDecision,
+  reason: z.string().optional(),
+  /** For `always`: the rule the session keeps (a fork inherits those before its fork point). */
+  rule: z.object({ tool: z.string().min(1), pattern: z.string() }).optional(),
+  /** Who answered: a person (`user`), a run flag (`flag`), or the Host closing a waiting turn (`interrupted`). */
+  by: z.enum(['user', 'flag', 'interrupted']).optional(),
+})
+export type PermissionAnsweredData = z.infer<typeof PermissionAnsweredData>
+/** The project and user instruction files the model saw from here on (content, not just paths). */
+export const InstructionsData = z.object({
+  files: z.array(
+    z.object({ path: z.string().min(1), scope: z.enum(['project', 'user']), content: z.string() }),
+  ),
+})
+export type InstructionsData = z.infer<typeof InstructionsData>
+/** A summary that stands for every event up to `throughSeq` when the history is replayed to a model. */
+export const CompactionData = z.object({
+  summary: z.string().min(1),
+  throughSeq: z.number().int().min(0),
+  /** The model that wrote the summary (`provider:model`). */
+  model: z.string().min(1),
+  trigger: z.enum(['auto', 'manual']),
+  /** Context tokens before (the last step's input) and an estimate after, when known. */
+  tokensBefore: z.number().optional(),
+  tokensAfter: z.number().optional(),
+  usage: Usage.optional(),
+})
+export type CompactionData = z.infer<typeof CompactionData>
 
 /** Data schema of each core event type. Other types (`<plugin>/<name>`) carry any data. */
 export const eventDataSchemas = {
@@ -88,6 +135,10 @@ export const eventDataSchemas = {
   'step/end': StepEndData,
   'turn/end': TurnEndData,
   'snapshot/taken': SnapshotTakenData,
+  'permission/requested': PermissionRequestedData,
+  'permission/answered': PermissionAnsweredData,
+  'context/instructions': InstructionsData,
+  'context/compacted': CompactionData,
 } as const
 
 export type CoreEventType = keyof typeof eventDataSchemas
@@ -98,7 +149,13 @@ export type EventDataOf<T extends string> = T extends CoreEventType
 /** Events that may stand between turns. */
 export const standaloneEventTypes: ReadonlySet<string> = new Set(['model/selection', 'session/title'])
 /** Core events that may stand anywhere, inside a turn too. */
-export const logOnlyEventTypes: ReadonlySet<string> = new Set(['snapshot/taken'])
+export const logOnlyEventTypes: ReadonlySet<string> = new Set([
+  'snapshot/taken',
+  'permission/requested',
+  'permission/answered',
+  'context/instructions',
+  'context/compacted',
+])
 
 export function isCoreEventType(type: string): type is CoreEventType {
   return Object.hasOwn(eventDataSchemas, type)

@@ -10,6 +10,7 @@ import type {
 } from 'ai'
 import type {
   AssistantMessageData,
+  CompactionData,
   ModelSelectionData,
   SessionEvent,
   ToolResultData,
@@ -18,7 +19,38 @@ import type {
 
 export const unansweredToolCallMessage = 'Tool call was not answered (the turn ended before it ran).'
 
+/** How a compaction's summary opens the replayed history (docs/architecture.md §12). */
+export function compactionPreamble(summary: string): string {
+  return `[The conversation before this point was summarised to fit the context window.]\n\n${summary}`
+}
+
+/**
+ * The latest `context/compacted` of a log, or null. Replay sends its summary in place of
+ * every event up to its `throughSeq`; a fork before it never sees it (its prefix ends earlier).
+ */
+export function latestCompaction(events: readonly SessionEvent[]): SessionEvent<'context/compacted', CompactionData> | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === 'context/compacted') return event as SessionEvent<'context/compacted', CompactionData>
+  }
+  return null
+}
+
 export function toModelMessages(events: readonly SessionEvent[]): ModelMessage[] {
+  const compaction = latestCompaction(events)
+  if (!compaction) return replayEvents(events)
+  const through = compaction.data.throughSeq
+  const rest = replayEvents(events.filter((event) => event.seq > through && event.seq !== compaction.seq))
+  const summary = { type: 'text' as const, text: compactionPreamble(compaction.data.summary) }
+  const first = rest[0]
+  // One user message opens the history: the summary joins the first user message when there is one.
+  if (first?.role === 'user' && typeof first.content !== 'string') {
+    return [{ ...first, content: [summary, ...first.content] }, ...rest.slice(1)]
+  }
+  return [{ role: 'user', content: [summary] }, ...rest]
+}
+
+function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
   const messages: ModelMessage[] = []
   let pending: { toolCallId: string; toolName: string }[] = []
   let toolMessage: ToolModelMessage | null = null
