@@ -433,6 +433,137 @@ export function runSessionContract(options: ContractOptions): void {
     })
   })
 
+  describe('approvals', () => {
+    /** Writes the user config of this runtime (`~/.config/tangent/config.json` of its homeDir). */
+    const userConfig = (config: unknown) => {
+      const dir = path.join(f.homeDir, '.config', 'tangent')
+      fs.mkdirSync(dir, { recursive: true })
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config))
+    }
+    const waitingCall = (sessionId: string, count: number) =>
+      waitFor(async () => {
+        const { events } = await f.api.call('session.get', { sessionId })
+        const asked = events.filter((event) => event.type === 'permission/requested')
+        return asked.length >= count ? (asked[count - 1]!.data as { callId: string; pattern: string }) : false
+      })
+    const results = async (sessionId: string) =>
+      (await f.api.call('session.get', { sessionId })).events
+        .filter((event) => event.type === 'tool/result')
+        .map((event) => event.data as { output: string; isError: boolean })
+
+    it('an ask pauses the turn until answered; once runs, deny returns a result the model reads, both recorded', async () => {
+      userConfig({ permission: { bash: 'ask' } })
+      const session = await f.api.call('session.create', {})
+      const first = turn(session.id, 'run: echo one > one.txt')
+      const asked = await waitingCall(session.id, 1)
+      expect(asked.pattern).toBe('echo')
+      expect((await f.api.call('session.get', { sessionId: session.id })).session.status).toBe('running')
+      expect(fs.existsSync(path.join(start, 'one.txt'))).toBe(false)
+      expect(
+        await f.api.call('session.answerPermission', {
+          sessionId: session.id,
+          callId: asked.callId,
+          decision: 'once',
+        }),
+      ).toEqual({ answered: true })
+      expect((await first).reason).toBe('completed')
+      expect(fs.readFileSync(path.join(start, 'one.txt'), 'utf8')).toBe('one\n')
+      // Answering twice, or a call nobody asked about: permission-not-pending.
+      const again = await failure(
+        f.api.call('session.answerPermission', {
+          sessionId: session.id,
+          callId: asked.callId,
+          decision: 'once',
+        }),
+      )
+      expect(again.code).toBe('permission-not-pending')
+
+      const second = turn(session.id, 'run: echo two > two.txt')
+      const denied = await waitingCall(session.id, 2)
+      await f.api.call('session.answerPermission', {
+        sessionId: session.id,
+        callId: denied.callId,
+        decision: 'deny',
+        reason: 'not now',
+      })
+      expect((await second).reason).toBe('completed')
+      expect(fs.existsSync(path.join(start, 'two.txt'))).toBe(false)
+      const last = (await results(session.id)).at(-1)!
+      expect(last.isError).toBe(true)
+      expect(last.output).toContain('Permission denied by the user')
+      expect(last.output).toContain('not now')
+      const { events } = await f.api.call('session.get', { sessionId: session.id })
+      const answers = events
+        .filter((event) => event.type === 'permission/answered')
+        .map((event) => event.data)
+      expect(answers).toEqual([
+        { callId: asked.callId, decision: 'once', by: 'user' },
+        { callId: denied.callId, decision: 'deny', reason: 'not now', by: 'user' },
+      ])
+    })
+
+    it('"always" rules are history: a fork inherits exactly those given before its fork point', async () => {
+      userConfig({ permission: { bash: 'ask', write: { '*.md': 'deny' } } })
+      const session = await f.api.call('session.create', {})
+      const first = turn(session.id, 'run: echo a > a.txt')
+      const asked = await waitingCall(session.id, 1)
+      const { events: early } = await f.api.call('session.get', { sessionId: session.id })
+      const firstTurnStart = early.find((event) => event.type === 'turn/start')!.seq
+      await f.api.call('session.answerPermission', {
+        sessionId: session.id,
+        callId: asked.callId,
+        decision: 'always',
+      })
+      expect((await first).reason).toBe('completed')
+      // The fork point is after the first turn: the child has the `echo` rule.
+      const afterRule = await f.api.call('session.fork', { sessionId: session.id })
+      // A fork before the first turn has no rule.
+      const beforeRule = await f.api.call('session.fork', {
+        sessionId: session.id,
+        atSeq: firstTurnStart,
+        before: true,
+      })
+      // Same kind again in the parent: runs without asking.
+      expect((await turn(session.id, 'run: echo b > b.txt')).reason).toBe('completed')
+      expect(fs.readFileSync(path.join(start, 'b.txt'), 'utf8')).toBe('b\n')
+      // A configured deny never asks.
+      await turn(session.id, 'write notes.md: hi')
+      expect((await results(session.id)).at(-1)!.output).toContain('`write: *.md` is deny')
+      expect(fs.existsSync(path.join(start, 'notes.md'))).toBe(false)
+
+      expect((await turn(afterRule.session.id, 'run: echo c > c.txt')).reason).toBe('completed')
+      expect(fs.readFileSync(path.join(start, 'c.txt'), 'utf8')).toBe('c\n')
+      const waiting = turn(beforeRule.session.id, 'run: echo d > d.txt')
+      const askedAgain = await waitingCall(beforeRule.session.id, 1)
+      expect(fs.existsSync(path.join(start, 'd.txt'))).toBe(false)
+      await f.api.call('session.answerPermission', {
+        sessionId: beforeRule.session.id,
+        callId: askedAgain.callId,
+        decision: 'deny',
+      })
+      expect((await waiting).reason).toBe('completed')
+      expect(fs.existsSync(path.join(start, 'd.txt'))).toBe(false)
+    })
+
+    it('an abort while a call waits ends the turn with the call unrun; an invalid config denies with its path', async () => {
+      userConfig({ permission: { bash: 'ask' } })
+      const session = await f.api.call('session.create', {})
+      const running = turn(session.id, 'run: echo x > x.txt')
+      await waitingCall(session.id, 1)
+      await f.api.call('session.abort', { sessionId: session.id })
+      expect((await running).reason).toBe('aborted')
+      expect(fs.existsSync(path.join(start, 'x.txt'))).toBe(false)
+      fs.writeFileSync(
+        path.join(f.homeDir, '.config', 'tangent', 'config.json'),
+        '{"permission": {"bash": "sometimes"}}',
+      )
+      await turn(session.id, 'run: echo y > y.txt')
+      const last = (await results(session.id)).at(-1)!
+      expect(last.output).toContain('config.json is not valid')
+      expect(fs.existsSync(path.join(start, 'y.txt'))).toBe(false)
+    })
+  })
+
   describe('bad input', () => {
     it('refuses a session directory inside the data directory, and a subscription past the end', async () => {
       const sessionsDir = path.join(f.home, 'sessions')

@@ -9,6 +9,7 @@ import {
 } from '@tangent/core'
 import { defaultModelId, ModelRegistry } from './model-registry.js'
 import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } from './model-step.js'
+import { PendingApprovals, type PermissionAnswer, type PermissionDecider } from './permissions/approvals.js'
 import { replayMessages } from './replay-messages.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 import { createDefaultTools } from './tools/default-tools.js'
@@ -39,6 +40,11 @@ export interface AgentOptions {
   maxRetries?: number
   /** System prompt (default: a short one naming the working directory). */
   system?: string
+  /**
+   * The permission policy (docs/architecture.md §12.1): each tool call is allowed, denied, or
+   * asked about (the turn waits for `answerPermission`). Default: every call runs.
+   */
+  permissions?: PermissionDecider
 }
 
 export interface PromptResult {
@@ -56,7 +62,9 @@ export class Agent {
   readonly #options: AgentOptions
   readonly #tools: AgentToolSet
   readonly #listeners = new Set<DeltaListener>()
+  readonly #approvals = new PendingApprovals()
   #controller: AbortController | null = null
+  #stopReason: 'aborted' | 'interrupted' = 'aborted'
 
   constructor(options: AgentOptions) {
     this.session = options.session
@@ -85,11 +93,28 @@ export class Agent {
     return () => this.#listeners.delete(listener)
   }
 
-  /** Stops the running turn (the model stream or the running tool). False when idle. */
-  abort(): boolean {
+  /**
+   * Stops the running turn (the model stream, the running tool or a wait for approval). False
+   * when idle. `interrupted`: the Host is stopping, and the turn ends with that reason.
+   */
+  abort(options: { interrupted?: boolean } = {}): boolean {
     if (!this.#controller) return false
-    this.#controller.abort(new TangentError('aborted', abortedMessage))
+    if (options.interrupted) this.#stopReason = 'interrupted'
+    this.#controller.abort(new TangentError('aborted', this.#stopMessage()))
     return true
+  }
+
+  /** True while a tool call of the running turn waits for an answer. */
+  get waitingForPermission(): boolean {
+    return this.#approvals.size > 0
+  }
+
+  /**
+   * Answers a call the policy asked about: appends `permission/answered` and lets the turn go on
+   * (the call runs, or gets a denial result the model reads). Throws `permission-not-pending`.
+   */
+  answerPermission(callId: string, answer: PermissionAnswer): void {
+    this.#approvals.answer(this.session.id, callId, answer)
   }
 
   /** Validates `id` (and that it is usable), then appends `model/selection`. */
@@ -129,14 +154,14 @@ export class Agent {
         reason = await this.#loop({ model, providerOptions, signal: controller.signal })
       } catch (error) {
         // A failure outside the model call (flush, a listener): close the turn as an error.
-        reason = controller.signal.aborted ? 'aborted' : 'error'
-        this.#close(reason, reason === 'aborted' ? abortedMessage : errorMessage(error))
+        reason = this.#close(controller.signal.aborted ? 'aborted' : 'error', errorMessage(error))
       }
       const turnEndSeq = this.session.lastSeq
       await this.#options.flush()
       return { turnStartSeq: turnStart.seq, turnEndSeq, reason }
     } finally {
       this.#controller = null
+      this.#stopReason = 'aborted'
     }
   }
 
@@ -190,9 +215,13 @@ export class Agent {
       // After an abort the rest are answered at once, so the snapshot follows every result.
       let result = { output: `${abortedMessage} The tool did not run.`, isError: true }
       if (!signal.aborted) {
-        await this.#options.flush()
-        result = await this.#runTool(call, cwd, signal)
-        ran++
+        const denied = await this.#permit(call, cwd, signal)
+        if (denied) result = denied
+        else if (!signal.aborted) {
+          await this.#options.flush()
+          result = await this.#runTool(call, cwd, signal)
+          ran++
+        }
       }
       this.session.append('tool/result', {
         callId: call.toolCallId,
@@ -202,6 +231,61 @@ export class Agent {
       })
     }
     return ran
+  }
+
+  /**
+   * Null when the call may run; else the result the model gets instead. An `ask` is recorded
+   * (`permission/requested`, flushed, so every client and a restarted Host see it) and waits for
+   * its answer; an abort while waiting leaves it unanswered and the call unrun.
+   */
+  async #permit(
+    call: ModelStepOutcome['toolCalls'][number],
+    cwd: string,
+    signal: AbortSignal,
+  ): Promise<{ output: string; isError: boolean } | null> {
+    const decide = this.#options.permissions
+    if (!decide || !this.#tools[call.toolName] || call.invalidReason !== undefined) return null
+    const verdict = await decide({
+      modelId: this.modelId,
+      toolName: call.toolName,
+      input: call.input,
+      events: this.session.events,
+      cwd,
+    })
+    if (verdict.action === 'allow') return null
+    if (verdict.action === 'deny') {
+      return { output: `Permission denied: ${verdict.reason}. The tool did not run.`, isError: true }
+    }
+    // Waiting starts before the request is visible, so an answer can never come too early.
+    const answered = this.#approvals.wait(call.toolCallId, signal)
+    answered.catch(() => {})
+    this.session.append('permission/requested', {
+      callId: call.toolCallId,
+      toolName: call.toolName,
+      input: call.input,
+      pattern: verdict.pattern,
+    })
+    let answer: PermissionAnswer
+    try {
+      await this.#options.flush()
+      answer = await answered
+    } catch (error) {
+      if (!signal.aborted) throw error
+      return {
+        output: `${abortedMessage} The tool did not run (it was waiting for approval).`,
+        isError: true,
+      }
+    }
+    this.session.append('permission/answered', {
+      callId: call.toolCallId,
+      decision: answer.decision,
+      ...(answer.reason ? { reason: answer.reason } : {}),
+      ...(answer.decision === 'always' ? { rule: { tool: call.toolName, pattern: verdict.pattern } } : {}),
+      by: answer.by ?? 'user',
+    })
+    if (answer.decision !== 'deny') return null
+    const why = answer.reason ? ` Reason: ${answer.reason}` : ''
+    return { output: `Permission denied by the user: the tool did not run.${why}`, isError: true }
   }
 
   async #runTool(
@@ -255,10 +339,19 @@ export class Agent {
 
   /** Appends the events that close the open turn (error results, step/end, turn/end). */
   #close(reason: 'aborted' | 'error', message: string): TurnEndReason {
-    for (const event of closingEventsForOpenTurn(this.session.grammar, reason, message)) {
+    // An abort because the Host stops ends the turn as `interrupted`, as crash repair would.
+    const ended = reason === 'aborted' ? this.#stopReason : reason
+    const text = reason === 'aborted' ? this.#stopMessage() : message
+    for (const event of closingEventsForOpenTurn(this.session.grammar, ended, text)) {
       this.session.append(event.type, event.data)
     }
-    return reason
+    return ended
+  }
+
+  #stopMessage(): string {
+    return this.#stopReason === 'interrupted'
+      ? 'Interrupted: the Host stopped while the turn ran.'
+      : abortedMessage
   }
 
   #emit(delta: AgentDelta): void {

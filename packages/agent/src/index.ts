@@ -17,6 +17,7 @@ export {
   providerNames,
 } from './model-registry.js'
 export type { AgentDelta } from './model-step.js'
+export * from './permissions/index.js'
 export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome } from './tools/agent-tool.js'
 export { type BashToolOptions, createBashTool } from './tools/bash.js'
 export { createDefaultTools } from './tools/default-tools.js'

@@ -66,6 +66,10 @@ export const errorCodes = {
   'cwd-missing': 'the session working directory is unset or no longer exists',
   'tool-failed': 'a tool could not do what was asked (reported to the model as an error result)',
   aborted: 'the turn was aborted (the reason of the abort signal)',
+  'permission-not-pending':
+    'session.answerPermission for a call that is not waiting (answered already, or its turn ended)',
+  'invalid-config':
+    'a Tangent config file (user or project) is not valid JSON or breaks its schema (data.path)',
 
   // The CLI
   'cwd-not-found': 'tangent run --cwd names something that is not a directory',

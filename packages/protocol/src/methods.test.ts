@@ -47,6 +47,7 @@ describe('params schemas', () => {
         'session.unsubscribe',
         'session.prompt',
         'session.abort',
+        'session.answerPermission',
         'session.fork',
         'session.rename',
         'session.archive',

@@ -126,6 +126,18 @@ export type SessionAbortParams = z.infer<typeof SessionAbortParams>
 export const SessionAbortResult = z.object({ aborted: z.boolean() })
 export type SessionAbortResult = z.infer<typeof SessionAbortResult>
 
+/** Extension: answers a tool call the permission policy asked about (`permission/requested`). */
+export const SessionAnswerPermissionParams = z.object({
+  sessionId: SessionId,
+  callId: z.string().min(1).max(200),
+  decision: z.enum(['once', 'always', 'deny']),
+  /** Shown to the model with a denial (and kept in the log). */
+  reason: z.string().max(2000).optional(),
+})
+export type SessionAnswerPermissionParams = z.infer<typeof SessionAnswerPermissionParams>
+export const SessionAnswerPermissionResult = z.object({ answered: z.literal(true) })
+export type SessionAnswerPermissionResult = z.infer<typeof SessionAnswerPermissionResult>
+
 export const SessionForkParams = z.object({
   sessionId: SessionId,
   /** An anchor inside the wanted turn; omitted or past the end: the last completed turn. */
@@ -240,6 +252,7 @@ export const methods = {
   'session.unsubscribe': { params: SessionUnsubscribeParams, result: SessionUnsubscribeResult },
   'session.prompt': { params: SessionPromptParams, result: SessionPromptResult },
   'session.abort': { params: SessionAbortParams, result: SessionAbortResult },
+  'session.answerPermission': { params: SessionAnswerPermissionParams, result: SessionAnswerPermissionResult },
   'session.fork': { params: SessionForkParams, result: SessionForkResult },
   'session.rename': { params: SessionRenameParams, result: SessionRenameResult },
   'session.archive': { params: SessionArchiveParams, result: SessionArchiveResult },

@@ -64,8 +64,8 @@ export class AgentPool {
     this.#agents.delete(sessionId)
   }
 
-  /** Aborts every running turn; the promises of their prompts settle with reason `aborted`. */
-  abortAll(): void {
-    for (const live of this.#agents.values()) live.agent.abort()
+  /** Aborts every running turn; their prompts settle with reason `aborted` (`interrupted` when the Host stops). */
+  abortAll(options: { interrupted?: boolean } = {}): void {
+    for (const live of this.#agents.values()) live.agent.abort(options)
   }
 }

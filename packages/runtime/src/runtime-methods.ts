@@ -22,6 +22,7 @@ export function runtimeMethods(runtime: Runtime): RuntimeMethods {
     'session.create': (params) => runtime.createSession(params),
     'session.prompt': (params) => runtime.prompt(params),
     'session.abort': (params) => runtime.abort(params),
+    'session.answerPermission': (params) => runtime.answerPermission(params),
     'session.fork': (params) => runtime.fork(params),
     'session.rename': (params) => runtime.rename(params),
     'session.archive': (params) => runtime.setArchived(params),

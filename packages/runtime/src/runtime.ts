@@ -5,7 +5,14 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { Agent, type AgentDelta, defaultModelId, ModelRegistry, providerNames } from '@tangent/agent'
+import {
+  Agent,
+  type AgentDelta,
+  defaultModelId,
+  ModelRegistry,
+  permissionNotPending,
+  providerNames,
+} from '@tangent/agent'
 import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
 import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
@@ -34,11 +41,13 @@ import type {
 } from '@tangent/protocol'
 import { JsonlStore } from '@tangent/store-jsonl'
 import { AgentPool } from './agent-pool.js'
+import { ConfigFiles } from './config.js'
 import { browseFolders, realFolder } from './folders.js'
 import { resolveBoundary, sameModel, sessionNotFound, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf } from './header-meta.js'
 import { commonAncestor, lineageOf } from './lineage.js'
+import { permissionDecider } from './permission-policy.js'
 import { undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
 import { byAge, describeRecovery, forkTitle, readVersion } from './runtime-support.js'
@@ -98,6 +107,8 @@ export class Runtime {
   readonly readOnly: boolean
   readonly models: ModelRegistry
   readonly files: FileState
+  /** The user and project config files (permissions; docs/architecture.md §12.1). */
+  readonly config: ConfigFiles
   readonly #store: JsonlStore
   readonly #workspaces: WorkspaceRegistry
   readonly #agents: AgentPool
@@ -147,6 +158,8 @@ export class Runtime {
       // A restore a crash interrupted is rolled back by the first operation on its directory.
       onRecovered: (recovered) => init.report(describeRecovery(recovered)),
     })
+    this.config = new ConfigFiles({ env, homeDir: this.homeDir })
+    const permissions = permissionDecider(this.config, () => false)
     this.#forkRequests = ForkRequests.fromHeaders(() => store.headers())
     const flushOf = (session: Session) => () => store.flush(session.id)
     const createAgent =
@@ -158,6 +171,7 @@ export class Runtime {
           models: this.models,
           defaultModel: this.defaultModel,
           snapshot: (live) => this.files.snapshot(live.header.cwd),
+          permissions,
         }))
     this.#agents = new AgentPool(
       (session) => createAgent(session, { flush: flushOf(session), models: this.models }),
@@ -392,6 +406,26 @@ export class Runtime {
     return this.#agents.prompt(session, params.text)
   }
 
+  /** Answers a tool call waiting for approval; `permission-not-pending` when none of that id waits. */
+  async answerPermission(params: {
+    sessionId: string
+    callId: string
+    decision: 'once' | 'always' | 'deny'
+    reason?: string | undefined
+  }): Promise<{ answered: true }> {
+    this.#assertWritable('answer a permission request')
+    const agent = this.#agents.get(params.sessionId)
+    if (!agent?.running) {
+      await this.summary(params.sessionId)
+      throw permissionNotPending(params.sessionId, params.callId)
+    }
+    agent.answerPermission(params.callId, {
+      decision: params.decision,
+      ...(params.reason ? { reason: params.reason } : {}),
+    })
+    return { answered: true }
+  }
+
   async abort(params: { sessionId: string }): Promise<{ aborted: boolean }> {
     const agent = this.#agents.get(params.sessionId)
     if (agent) return { aborted: agent.abort() }
@@ -584,10 +618,13 @@ export class Runtime {
     for (const kept of result.kept) log(`tangent: kept ${kept.path} (no session owns it): ${kept.reason}`)
   }
 
-  /** Aborts running turns (they end `aborted`), waits for them, flushes and closes the store. Idempotent. */
+  /**
+   * Stops running turns (they end `interrupted`, a wait for approval too: nothing runs
+   * unapproved), waits for them, flushes and closes the store. Idempotent.
+   */
   close(options: { abort?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
-      if (options.abort !== false) this.#agents.abortAll()
+      if (options.abort !== false) this.#agents.abortAll({ interrupted: true })
       await this.#agents.settled()
       await Promise.allSettled([...this.#announcing.values()])
       for (const unwire of this.#unwire) unwire()

