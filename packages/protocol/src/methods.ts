@@ -252,7 +252,10 @@ export const methods = {
   'session.unsubscribe': { params: SessionUnsubscribeParams, result: SessionUnsubscribeResult },
   'session.prompt': { params: SessionPromptParams, result: SessionPromptResult },
   'session.abort': { params: SessionAbortParams, result: SessionAbortResult },
-  'session.answerPermission': { params: SessionAnswerPermissionParams, result: SessionAnswerPermissionResult },
+  'session.answerPermission': {
+    params: SessionAnswerPermissionParams,
+    result: SessionAnswerPermissionResult,
+  },
   'session.fork': { params: SessionForkParams, result: SessionForkResult },
   'session.rename': { params: SessionRenameParams, result: SessionRenameResult },
   'session.archive': { params: SessionArchiveParams, result: SessionArchiveResult },
