@@ -31,13 +31,20 @@ export function createSandbox(): Sandbox {
   // Private, as Tangent makes it (a wider data dir is reported on every command).
   fs.mkdirSync(home, { mode: 0o700 })
   fs.mkdirSync(cwd)
-  const env: Record<string, string | undefined> = { ...process.env, TANGENT_HOME: home, NO_COLOR: '1' }
+  // The user config is the sandbox's own (never the machine's ~/.config/tangent).
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    TANGENT_HOME: home,
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: path.join(root, 'config'),
+  }
   for (const key of [
     'FORCE_COLOR',
     'OPENAI_API_KEY',
     'ANTHROPIC_API_KEY',
     'DEEPSEEK_API_KEY',
     'TANGENT_MODEL',
+    'TANGENT_CONFIG',
   ]) {
     delete env[key]
   }

@@ -80,6 +80,14 @@ export class ApiBackend implements Backend {
     }
   }
 
+  async answerPermission(
+    sessionId: string,
+    callId: string,
+    answer: { decision: 'once' | 'always' | 'deny'; reason?: string; by?: 'user' | 'flag' },
+  ): Promise<void> {
+    await this.#api.call('session.answerPermission', { sessionId, callId, ...answer })
+  }
+
   async abort(sessionId: string): Promise<boolean> {
     return (await this.#api.call('session.abort', { sessionId })).aborted
   }

@@ -55,6 +55,12 @@ export interface Backend {
   }): Promise<SessionSummary>
   /** Runs one turn; resolves at `turn/end`. */
   prompt(sessionId: string, text: string, observer: TurnObserver): Promise<TurnResult>
+  /** Answers a tool call waiting for approval (docs/protocol.md `session.answerPermission`). */
+  answerPermission(
+    sessionId: string,
+    callId: string,
+    answer: { decision: 'once' | 'always' | 'deny'; reason?: string; by?: 'user' | 'flag' },
+  ): Promise<void>
   /** Aborts the running turn of a session; false when none was running. */
   abort(sessionId: string): Promise<boolean>
   fork(request: ForkRequest): Promise<ForkResult>

@@ -133,6 +133,8 @@ export const SessionAnswerPermissionParams = z.object({
   decision: z.enum(['once', 'always', 'deny']),
   /** Shown to the model with a denial (and kept in the log). */
   reason: z.string().max(2000).optional(),
+  /** Who answers: a person (default) or a flag of a non-interactive run (`tangent run --allow`). */
+  by: z.enum(['user', 'flag']).optional(),
 })
 export type SessionAnswerPermissionParams = z.infer<typeof SessionAnswerPermissionParams>
 export const SessionAnswerPermissionResult = z.object({ answered: z.literal(true) })

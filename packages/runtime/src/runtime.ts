@@ -412,6 +412,7 @@ export class Runtime {
     callId: string
     decision: 'once' | 'always' | 'deny'
     reason?: string | undefined
+    by?: 'user' | 'flag' | undefined
   }): Promise<{ answered: true }> {
     this.#assertWritable('answer a permission request')
     const agent = this.#agents.get(params.sessionId)
@@ -422,6 +423,7 @@ export class Runtime {
     agent.answerPermission(params.callId, {
       decision: params.decision,
       ...(params.reason ? { reason: params.reason } : {}),
+      ...(params.by ? { by: params.by } : {}),
     })
     return { answered: true }
   }

@@ -184,6 +184,24 @@ export function globToRegExp(glob: string): RegExp {
   return regExp
 }
 
+/**
+ * Whether a rule `{tool, pattern}` covers a call, as the policy matches it: for bash every
+ * simple command of the line must match (and a line with `$(…)` only `*`).
+ */
+export function ruleCovers(
+  rule: { tool: string; pattern: string },
+  toolName: string,
+  input: unknown,
+  cwd: string,
+): boolean {
+  if (rule.tool !== toolName && rule.tool !== '*') return false
+  const subject = permissionSubject(toolName, input)
+  if (toolName !== 'bash') return matchesSubject(toolName, subject, rule.pattern, cwd)
+  const { parts, opaque } = splitBashCommand(subject)
+  if (opaque) return rule.pattern.trim() === '*'
+  return parts.length > 0 && parts.every((part) => matchesCommandPrefix(part, rule.pattern))
+}
+
 /** Flattens a config's `permission` object into rules of one source, in the order written. */
 export function rulesOf(config: PermissionConfig | undefined, source: string): PermissionRule[] {
   const rules: PermissionRule[] = []

@@ -2,6 +2,14 @@
 // a turn, and slash commands to fork, look at the tree and switch branches.
 import readline from 'node:readline'
 import type { Command } from 'commander'
+import {
+  type ApprovalFlags,
+  Approver,
+  type AskPerson,
+  describeCall,
+  parseDecision,
+  questionHint,
+} from '../approvals.js'
 import type { Backend } from '../backend.js'
 import { chatHelp, parseSlashCommand } from '../chat-slash.js'
 import { describeFailure, formatFailure } from '../cli-error.js'
@@ -12,7 +20,7 @@ import { type Style, styleFor, titleOf } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
 import { existingDirectory, titleFrom } from './run.js'
 
-interface ChatFlags {
+interface ChatFlags extends ApprovalFlags {
   cwd?: string
   model?: string
 }
@@ -25,11 +33,17 @@ export function registerChatCommand(program: Command, context: CliContext): void
     .option('--cwd <dir>', 'directory of a new session (default: the current directory)')
     .option('--model <model>', 'model of a new session, as provider:model')
     .option('--json', 'accepted for symmetry; chat is for people')
+    .option('-y, --yes', 'allow every tool call the permission policy would ask about')
+    .option(
+      '--allow <rule>',
+      'allow calls matching TOOL or TOOL:PATTERN without asking, e.g. bash or "bash:npm test" (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action(async (id: string | undefined, flags: ChatFlags) => {
       const cwd = existingDirectory(context, flags.cwd)
       await withBackend(context, {}, async (backend) => {
         if (id !== undefined) await backend.getSession(id)
-        await new ChatLoop(context, backend, { current: id ?? null, cwd, model: flags.model }).run()
+        await new ChatLoop(context, backend, { current: id ?? null, cwd, model: flags.model, flags }).run()
       })
     })
 }
@@ -52,11 +66,15 @@ class ChatLoop {
   /** The user asked to leave (Ctrl-C, /exit): queued lines are dropped. */
   #leaving = false
   #closed = false
+  /** Set while a tool call waits for the person's answer: the next line typed answers it. */
+  #awaitingAnswer: ((line: string | null) => void) | null = null
+  #printer: TurnPrinter | null = null
+  readonly #approver: Approver
 
   constructor(
     context: CliContext,
     backend: Backend,
-    options: { current: string | null; cwd: string; model?: string | undefined },
+    options: { current: string | null; cwd: string; model?: string | undefined; flags?: ApprovalFlags },
   ) {
     this.#context = context
     this.#backend = backend
@@ -64,6 +82,43 @@ class ChatLoop {
     this.#current = options.current
     this.#cwd = options.cwd
     this.#model = options.model
+    this.#approver = new Approver({
+      backend,
+      flags: options.flags ?? {},
+      ask: this.#ask,
+      notice: (line) => this.#context.stderr.write(`${this.#style.yellow(line)}\n`),
+      cwd: () => this.#sessionCwd ?? this.#cwd,
+    })
+  }
+
+  #sessionCwd: string | null = null
+
+  /**
+   * Asks inline: the next line answers (y once, a always, n deny). A line already waiting that
+   * is not an answer, or the end of input, denies: nothing runs unasked.
+   */
+  readonly #ask: AskPerson = async (request) => {
+    this.#printer?.pause()
+    const question = `Allow ${describeCall(request)}? ${questionHint} › `
+    for (;;) {
+      const queued = this.#queue.length > 0 ? this.#queue.shift()! : undefined
+      const line =
+        queued !== undefined
+          ? queued
+          : this.#closed
+            ? null
+            : await new Promise<string | null>((resolve) => {
+                this.#context.stdout.write(this.#style.yellow(question))
+                this.#awaitingAnswer = resolve
+              })
+      this.#awaitingAnswer = null
+      if (line === null) return null
+      const decision = parseDecision(line)
+      if (queued !== undefined) this.#print(`${this.#style.yellow(question)}${line}`)
+      if (decision) return { decision }
+      if (queued !== undefined) return null
+      this.#print(this.#style.dim(`Answer ${questionHint}.`))
+    }
   }
 
   async run(): Promise<void> {
@@ -82,6 +137,7 @@ class ChatLoop {
     await new Promise<void>((resolve) => {
       rl.on('close', () => {
         this.#closed = true
+        this.#awaitingAnswer?.(null)
         // Ctrl-C/`/exit` abort a running turn; end of input (Ctrl-D, a pipe) lets queued lines finish.
         if (this.#leaving && this.#running && this.#current !== null) void this.#backend.abort(this.#current)
         void (this.#draining ?? Promise.resolve()).then(resolve)
@@ -97,6 +153,10 @@ class ChatLoop {
       })
       rl.on('line', (line) => {
         if (this.#leaving) return
+        if (this.#awaitingAnswer) {
+          this.#awaitingAnswer(line.trim())
+          return
+        }
         this.#queue.push(line.trim())
         if (this.#draining === null) this.#draining = this.#drain(rl)
         else if (terminal) this.#print(this.#style.dim('(queued: sent when the current turn ends)'))
@@ -151,11 +211,18 @@ class ChatLoop {
       this.#print(this.#style.dim(`(session ${created.id})`))
     }
     const printer = new TurnPrinter(this.#context.stdout, this.#context.stderr, this.#style)
+    this.#printer = printer
+    this.#sessionCwd = (await this.#backend.getSession(this.#current)).session.cwd
     try {
-      const result = await this.#backend.prompt(this.#current, text, printer)
+      const result = await this.#backend.prompt(
+        this.#current,
+        text,
+        this.#approver.observe(this.#current, printer),
+      )
       this.#print(this.#style.dim(`  seq ${result.turnStartSeq}–${result.turnEndSeq}`))
     } finally {
       printer.finish()
+      this.#printer = null
     }
   }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import type { Command } from 'commander'
+import { type ApprovalFlags, Approver, askAtTerminal } from '../approvals.js'
 import type { Backend } from '../backend.js'
 import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
@@ -11,7 +12,7 @@ import { printJson, printNote } from '../output.js'
 import { clip, styleFor } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
 
-interface RunFlags {
+interface RunFlags extends ApprovalFlags {
   session?: string
   cwd?: string
   model?: string
@@ -27,6 +28,12 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     .option('--cwd <dir>', 'directory of a new session (default: the current directory)')
     .option('--model <model>', 'model as provider:model, e.g. demo:scripted or openai:gpt-4.1')
     .option('--json', 'print {"sessionId","turnEndSeq","reason"} instead of streaming')
+    .option('-y, --yes', 'allow every tool call the permission policy would ask about (this turn only)')
+    .option(
+      '--allow <rule>',
+      'allow calls matching TOOL or TOOL:PATTERN without asking, e.g. bash, "bash:npm test", "write:src/**" (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action((words: string[], flags: RunFlags) => runCommand(context, words.join(' '), flags))
 }
 
@@ -42,6 +49,14 @@ async function runCommand(context: CliContext, text: string, flags: RunFlags): P
       flags.json ? silent : context.stderr,
       style,
     )
+    const { session } = await backend.getSession(sessionId)
+    const approver = new Approver({
+      backend,
+      flags,
+      ask: askAtTerminal(context, printer),
+      notice: (line) => context.stderr.write(`${line}\n`),
+      cwd: () => session.cwd,
+    })
     // The first Ctrl-C aborts the turn (it ends as `aborted`, the log stays whole);
     // a second one is the default: the process ends.
     const onSignal = () => {
@@ -52,7 +67,7 @@ async function runCommand(context: CliContext, text: string, flags: RunFlags): P
     process.on('SIGINT', onSignal)
     let result: Awaited<ReturnType<Backend['prompt']>>
     try {
-      result = await backend.prompt(sessionId, text, printer)
+      result = await backend.prompt(sessionId, text, approver.observe(sessionId, printer))
     } finally {
       process.off('SIGINT', onSignal)
       printer.finish()

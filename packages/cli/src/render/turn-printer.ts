@@ -54,6 +54,29 @@ export class TurnPrinter implements TurnObserver {
         this.#line(`    ${mark} ${this.#style.dim(clip(outputText(data?.output), 100))}`)
         break
       }
+      case 'permission/requested': {
+        this.#spinner.stop()
+        const input = (data?.input ?? {}) as Record<string, unknown>
+        const call = describeToolCall(String(data?.toolName ?? ''), input)
+        this.#line(this.#style.yellow(`    ? approval needed: ${clip(call, 90)}`))
+        break
+      }
+      case 'permission/answered': {
+        const decision = String(data?.decision ?? '')
+        const rule = data?.rule as { tool?: string; pattern?: string } | undefined
+        const text =
+          decision === 'deny'
+            ? this.#style.red(
+                `    ✗ denied${typeof data?.reason === 'string' ? `: ${clip(data.reason, 80)}` : ''}`,
+              )
+            : this.#style.green(
+                decision === 'always'
+                  ? `    ✓ allowed always in this session: ${rule?.tool ?? ''} ${rule?.pattern ?? ''}`
+                  : `    ✓ allowed once${data?.by === 'flag' ? ' (by a flag)' : ''}`,
+              )
+        this.#line(text)
+        break
+      }
       case 'snapshot/taken': {
         const changed = Array.isArray(data?.changed) ? (data.changed as unknown[]).map(String) : []
         if (changed.length > 0)
@@ -82,6 +105,12 @@ export class TurnPrinter implements TurnObserver {
     this.#err.write(
       `${this.#style.yellow(`warning: sessions ${activity.sessionIds.join(', ')} are running turns in ${activity.cwd} at the same time; they share its files.`)}\n`,
     )
+  }
+
+  /** Stops the spinner and ends the line, so a question can be asked on a line of its own. */
+  pause(): void {
+    this.#spinner.stop()
+    this.#endLine()
   }
 
   /** Stops the spinner and ends a partial line (after an error or an abort). */

@@ -1,0 +1,171 @@
+// How the CLI answers approvals (docs/architecture.md §12.1): a call the policy asks about
+// (`permission/requested`) is answered from `--yes`/`--allow` flags, else by asking the person
+// at the terminal, else denied with one line naming the flag to pass. Nothing runs unasked.
+import readline from 'node:readline'
+import { ruleCovers } from '@tangent/agent'
+import type { PermissionRequestedData } from '@tangent/core'
+import type { Backend, SessionEvent, TurnDelta, TurnObserver } from './backend.js'
+import { UsageError } from './cli-error.js'
+import type { CliContext } from './context.js'
+
+export type Decision = 'once' | 'always' | 'deny'
+
+export interface ApprovalFlags {
+  /** Answer `once` to every ask. */
+  yes?: boolean
+  /** `TOOL` or `TOOL:PATTERN` (bash: a command prefix; file tools: a path glob), repeatable. */
+  allow?: string[]
+}
+
+export interface AllowRule {
+  tool: string
+  pattern: string
+}
+
+/** Parses `--allow` values: `bash`, `bash:npm test`, `write:src/**`. */
+export function parseAllowRules(values: readonly string[] | undefined): AllowRule[] {
+  return (values ?? []).map((value) => {
+    const at = value.indexOf(':')
+    const tool = (at < 0 ? value : value.slice(0, at)).trim()
+    const pattern = at < 0 ? '*' : value.slice(at + 1).trim() || '*'
+    if (!/^[a-z][a-z0-9_-]*$/i.test(tool) && tool !== '*') {
+      throw new UsageError(
+        `--allow ${value}: use TOOL or TOOL:PATTERN, e.g. --allow bash or --allow "bash:npm test"`,
+      )
+    }
+    return { tool, pattern }
+  })
+}
+
+/** Asks the person; null when nobody can be asked. */
+export type AskPerson = (
+  request: PermissionRequestedData,
+) => Promise<{ decision: Decision; reason?: string } | null>
+
+/** One line describing a call for a question or a notice: `bash: npm test` or `write: src/a.ts`. */
+export function describeCall(request: PermissionRequestedData): string {
+  const input = (request.input ?? {}) as Record<string, unknown>
+  const subject =
+    typeof input.command === 'string'
+      ? input.command
+      : typeof input.path === 'string'
+        ? input.path
+        : JSON.stringify(input)
+  const oneLine = subject.replace(/\s+/g, ' ')
+  return `${request.toolName}: ${oneLine.length > 200 ? `${oneLine.slice(0, 199)}…` : oneLine}`
+}
+
+/** The flag a person would pass to allow this call without being asked. */
+export function flagFor(request: PermissionRequestedData): string {
+  return request.pattern && request.pattern !== '**'
+    ? `--allow "${request.toolName}:${request.pattern}"`
+    : `--allow ${request.toolName}`
+}
+
+export class Approver {
+  readonly #backend: Backend
+  readonly #flags: ApprovalFlags
+  readonly #rules: AllowRule[]
+  readonly #ask: AskPerson
+  readonly #notice: (line: string) => void
+  readonly #cwd: () => string
+
+  constructor(options: {
+    backend: Backend
+    flags: ApprovalFlags
+    ask: AskPerson
+    notice: (line: string) => void
+    /** The session's directory (file patterns of --allow are relative to it). */
+    cwd: () => string
+  }) {
+    this.#backend = options.backend
+    this.#flags = options.flags
+    this.#rules = parseAllowRules(options.flags.allow)
+    this.#ask = options.ask
+    this.#notice = options.notice
+    this.#cwd = options.cwd
+  }
+
+  /** The observer of a turn, answering each ask as it arrives. */
+  observe(sessionId: string, observer: TurnObserver): TurnObserver {
+    return {
+      onEvent: (event: SessionEvent) => {
+        observer.onEvent(event)
+        if (event.type === 'permission/requested')
+          void this.#answer(sessionId, event.data as PermissionRequestedData)
+      },
+      onDelta: (delta: TurnDelta) => observer.onDelta(delta),
+      ...(observer.onSharedActivity ? { onSharedActivity: observer.onSharedActivity.bind(observer) } : {}),
+    }
+  }
+
+  async #answer(sessionId: string, request: PermissionRequestedData): Promise<void> {
+    try {
+      const byFlag =
+        this.#flags.yes === true ||
+        this.#rules.some((rule) => ruleCovers(rule, request.toolName, request.input, this.#cwd()))
+      if (byFlag) {
+        await this.#backend.answerPermission(sessionId, request.callId, { decision: 'once', by: 'flag' })
+        return
+      }
+      const answer = await this.#ask(request)
+      if (answer) {
+        await this.#backend.answerPermission(sessionId, request.callId, { ...answer, by: 'user' })
+        return
+      }
+      const reason = `no terminal to ask: pass ${flagFor(request)} (or --yes) to allow it`
+      this.#notice(`tangent: denied ${describeCall(request)} (${reason})`)
+      await this.#backend.answerPermission(sessionId, request.callId, {
+        decision: 'deny',
+        reason,
+        by: 'user',
+      })
+    } catch (error) {
+      // Another client may have answered first, or the turn was aborted: the turn goes on without us.
+      if ((error as { code?: string }).code === 'permission-not-pending') return
+      this.#notice(
+        `tangent: could not answer the approval of ${describeCall(request)}: ${(error as Error).message}`,
+      )
+    }
+  }
+}
+
+/** Reads an answer typed at a question: y/yes/o/once, a/always, n/no/d/deny (anything else: null). */
+export function parseDecision(line: string): Decision | null {
+  const word = line.trim().toLowerCase()
+  if (['y', 'yes', 'o', 'once', 'allow'].includes(word)) return 'once'
+  if (['a', 'always'].includes(word)) return 'always'
+  if (['n', 'no', 'd', 'deny'].includes(word)) return 'deny'
+  return null
+}
+
+export const questionHint = '[y] once · [a] always · [n] deny'
+
+/**
+ * Asks at the terminal (stdin a TTY): one question on stderr, one typed answer. Without a
+ * terminal nobody can be asked (null): the call is denied and the flag to pass is named.
+ */
+export function askAtTerminal(context: CliContext, printer: { pause(): void }): AskPerson {
+  if (context.stdin.isTTY !== true) return async () => null
+  return async (request) => {
+    printer.pause()
+    const rl = readline.createInterface({
+      input: context.stdin,
+      output: context.stderr as NodeJS.WritableStream,
+      terminal: true,
+    })
+    try {
+      for (;;) {
+        const line = await new Promise<string | null>((resolve) => {
+          rl.question(`Allow ${describeCall(request)}? ${questionHint} › `, resolve)
+          rl.once('close', () => resolve(null))
+        })
+        if (line === null) return null
+        const decision = parseDecision(line)
+        if (decision) return { decision }
+      }
+    } finally {
+      rl.close()
+    }
+  }
+}

@@ -1,0 +1,95 @@
+// Approvals from the CLI (docs/architecture.md §12.1): `tangent run` without a terminal denies
+// with one line naming the flag, `--allow`/`--yes` answer from flags (recorded `by: flag`), and
+// `tangent chat` asks inline — piped here, in a real terminal in cli-chat.e2e.ts.
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createSandbox, removeSandbox, type Sandbox, tangent, tangentJson } from './cli-harness.js'
+
+let sandbox: Sandbox
+beforeEach(() => {
+  sandbox = createSandbox()
+  const dir = path.join(sandbox.env.XDG_CONFIG_HOME!, 'tangent')
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ permission: { bash: 'ask' } }))
+})
+afterEach(() => removeSandbox(sandbox))
+
+interface Shown {
+  events: { type: string; data: Record<string, unknown> }[]
+}
+
+const answers = async (sessionId: string) =>
+  (await tangentJson<Shown>(sandbox, ['show', sessionId])).events
+    .filter((event) => event.type === 'permission/answered')
+    .map((event) => event.data)
+
+describe('approvals in the CLI', () => {
+  it('tangent run without a terminal denies an ask with one line naming the flag; nothing runs', async () => {
+    const result = await tangent(sandbox, ['run', 'run: echo hi > ../outside.txt'])
+    expect(result.code).toBe(0)
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('tangent: denied'))
+    expect(lines).toEqual([
+      'tangent: denied bash: echo hi > ../outside.txt (no terminal to ask: pass --allow "bash:echo" (or --yes) to allow it)',
+    ])
+    expect(fs.existsSync(path.join(path.dirname(sandbox.cwd), 'outside.txt'))).toBe(false)
+    const sessionId = result.stderr.match(/session (\S+) ·/)![1]!
+    expect(await answers(sessionId)).toEqual([
+      expect.objectContaining({
+        decision: 'deny',
+        by: 'user',
+        reason: expect.stringContaining('--allow bash'),
+      }),
+    ])
+  })
+
+  it('--allow answers the calls it covers (every command of the line), --yes all of them', async () => {
+    const allowed = await tangent(sandbox, [
+      'run',
+      '--allow',
+      'bash:echo',
+      '--json',
+      'run: echo one > one.txt',
+    ])
+    expect(allowed.code).toBe(0)
+    const { sessionId } = JSON.parse(allowed.stdout) as { sessionId: string }
+    expect(fs.readFileSync(path.join(sandbox.cwd, 'one.txt'), 'utf8')).toBe('one\n')
+    expect(await answers(sessionId)).toEqual([expect.objectContaining({ decision: 'once', by: 'flag' })])
+
+    // `echo` does not cover `rm`: the chained command is asked about, and denied without a terminal.
+    fs.writeFileSync(path.join(sandbox.cwd, 'keep.txt'), 'keep')
+    const chained = await tangent(sandbox, [
+      'run',
+      '--session',
+      sessionId,
+      '--allow',
+      'bash:echo',
+      'run: echo x && rm keep.txt',
+    ])
+    expect(chained.stderr).toContain('tangent: denied bash: echo x && rm keep.txt')
+    expect(fs.existsSync(path.join(sandbox.cwd, 'keep.txt'))).toBe(true)
+
+    const yes = await tangent(sandbox, ['run', '--session', sessionId, '--yes', 'run: rm keep.txt'])
+    expect(yes.code).toBe(0)
+    expect(fs.existsSync(path.join(sandbox.cwd, 'keep.txt'))).toBe(false)
+    expect((await answers(sessionId)).map((answer) => [answer.decision, answer.by])).toEqual([
+      ['once', 'flag'],
+      ['deny', 'user'],
+      ['once', 'flag'],
+    ])
+  })
+
+  it('tangent chat takes the next line as the answer; "a" keeps the rule for the session', async () => {
+    const result = await tangent(sandbox, ['chat'], {
+      input: 'run: echo one > one.txt\na\nrun: echo two > two.txt\nrun: rm one.txt\nn\n',
+    })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('Allow bash: echo one > one.txt? [y] once · [a] always · [n] deny › a')
+    expect(result.stdout).toContain('✓ allowed always in this session: bash echo')
+    // The second echo runs under the rule, unasked; rm is asked and denied.
+    expect(result.stdout).not.toContain('Allow bash: echo two')
+    expect(result.stdout).toContain('Allow bash: rm one.txt? [y] once · [a] always · [n] deny › n')
+    expect(fs.readFileSync(path.join(sandbox.cwd, 'two.txt'), 'utf8')).toBe('two\n')
+    expect(fs.existsSync(path.join(sandbox.cwd, 'one.txt'))).toBe(true)
+  })
+})
