@@ -38,7 +38,7 @@ describe('approvals in the CLI', () => {
       expect.objectContaining({
         decision: 'deny',
         by: 'user',
-        reason: expect.stringContaining('--allow bash'),
+        reason: expect.stringContaining('--allow "bash:echo" (or --yes)'),
       }),
     ])
   })
