@@ -39,7 +39,7 @@ export function resolveSessionIdPrefix(input: string, sessions: Iterable<Session
   }
   if (matches.length === 0) throw sessionNotFound(input)
   if (matches.length === 1) return matches[0]!.id
-  const candidates = matches.slice(0, maxAmbiguousCandidates)
+  const candidates = matches.slice(0, maxAmbiguousCandidates).map(({ id, title }) => ({ id, title }))
   const named = candidates.map((session) => `${session.id} (${session.title || 'untitled'})`).join(', ')
   const more = matches.length > candidates.length ? ` and ${matches.length - candidates.length} more` : ''
   throw new TangentError(
