@@ -4,8 +4,9 @@ import readline from 'node:readline'
 import type { Command } from 'commander'
 import type { Backend } from '../backend.js'
 import { chatHelp, parseSlashCommand } from '../chat-slash.js'
-import { describeFailure, formatFailure } from '../cli-error.js'
+import { describeFailure, formatFailure, UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
+import { latestSessionIn } from '../continue-session.js'
 import { withBackend } from '../open-backend.js'
 import { renderSessionTree } from '../render/session-tree.js'
 import { type Style, styleFor, titleOf } from '../render/style.js'
@@ -13,6 +14,7 @@ import { TurnPrinter } from '../render/turn-printer.js'
 import { existingDirectory, titleFrom } from './run.js'
 
 interface ChatFlags {
+  continue?: boolean
   cwd?: string
   model?: string
 }
@@ -21,15 +23,20 @@ export function registerChatCommand(program: Command, context: CliContext): void
   program
     .command('chat')
     .description('Chat interactively (a new session in the current directory, or continue ID)')
-    .argument('[id]', 'session to continue')
+    .argument('[id]', 'session to continue: its id or a unique prefix of one')
+    .option('-c, --continue', 'continue the latest session of the current directory (or --cwd)')
     .option('--cwd <dir>', 'directory of a new session (default: the current directory)')
     .option('--model <model>', 'model of a new session, as provider:model')
     .option('--json', 'accepted for symmetry; chat is for people')
     .action(async (id: string | undefined, flags: ChatFlags) => {
+      if (id !== undefined && flags.continue)
+        throw new UsageError('chat takes a session ID or --continue, not both')
       const cwd = existingDirectory(context, flags.cwd)
       await withBackend(context, {}, async (backend) => {
-        if (id !== undefined) await backend.getSession(id)
-        await new ChatLoop(context, backend, { current: id ?? null, cwd, model: flags.model }).run()
+        let current: string | null = null
+        if (flags.continue) current = await latestSessionIn(backend, cwd)
+        else if (id !== undefined) current = await backend.resolveSession(id)
+        await new ChatLoop(context, backend, { current, cwd, model: flags.model }).run()
       })
     })
 }
@@ -182,7 +189,7 @@ class ChatLoop {
         return false
       }
       case 'switch': {
-        const { session } = await this.#backend.getSession(command.id)
+        const { session } = await this.#backend.getSession(await this.#backend.resolveSession(command.id))
         this.#current = session.id
         this.#print(
           `Now in ${this.#style.cyan(session.id)} ${titleOf(session)} (${session.eventCount} events)`,
