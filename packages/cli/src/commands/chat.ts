@@ -74,6 +74,8 @@ class ChatLoop {
   }
 
   async run(): Promise<void> {
+    // Before the interface exists: piped input could otherwise end (and close it) during this await.
+    const where = await this.#where()
     const rl = readline.createInterface({
       input: this.#context.stdin,
       output: this.#context.stdout as NodeJS.WritableStream,
@@ -82,7 +84,7 @@ class ChatLoop {
     rl.setPrompt(this.#style.green('you › '))
     this.#print(
       this.#style.dim(
-        `${await this.#where()} · ${this.#backend.kind === 'host' ? 'through the running Host' : 'local'} · /help for commands, Ctrl-C to abort or leave`,
+        `${where} · ${this.#backend.kind === 'host' ? 'through the running Host' : 'local'} · /help for commands, Ctrl-C to abort or leave`,
       ),
     )
     const terminal = this.#context.stdin.isTTY === true
