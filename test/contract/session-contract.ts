@@ -171,6 +171,32 @@ export function runSessionContract(options: ContractOptions): void {
         'session-not-found',
       )
     })
+
+    it('resolves a whole id or a unique prefix in any case, names the candidates of an ambiguous one, and forgets deleted sessions', async () => {
+      const first = await f.api.call('session.create', { title: 'First' })
+      const second = await f.api.call('session.create', { title: 'Second' })
+      const resolve = (id: string) => f.api.call('session.resolve', { id })
+      expect(await resolve(first.id)).toEqual({ sessionId: first.id })
+      expect(await resolve(first.id.toLowerCase())).toEqual({ sessionId: first.id })
+      // ULIDs made a moment apart share their time characters: the shortest unique prefix is longer.
+      let common = 0
+      while (first.id[common] === second.id[common]) common++
+      expect(await resolve(second.id.slice(0, Math.max(common + 1, 4)).toLowerCase())).toEqual({
+        sessionId: second.id,
+      })
+      const ambiguous = await failure(resolve(first.id.slice(0, Math.max(common, 4))))
+      expect(ambiguous.code).toBe('ambiguous-id')
+      expect(ambiguous.data.candidates).toEqual([
+        { id: first.id, title: 'First' },
+        { id: second.id, title: 'Second' },
+      ])
+      expect((await failure(resolve(first.id.slice(0, 3)))).code).toBe('session-not-found')
+      await f.api.call('session.archive', { sessionId: first.id, archived: true })
+      expect(await resolve(first.id.slice(0, common + 1))).toEqual({ sessionId: first.id })
+      await f.api.call('session.delete', { sessionId: second.id })
+      expect((await failure(resolve(second.id))).code).toBe('session-not-found')
+      expect(await resolve(first.id.slice(0, 4))).toEqual({ sessionId: first.id })
+    })
   })
 
   describe('fork', () => {

@@ -1,6 +1,7 @@
 // The one Backend of the CLI: every command's calls over a SessionApi — the runtime in this
 // process, or a running Host over JSON-RPC. Both return docs/protocol.md shapes, so every
 // command's output code is shared and neither path can drift from the other.
+import { TangentError } from '@tangent/core'
 import type { SessionApi } from '@tangent/runtime'
 import type {
   Backend,
@@ -32,6 +33,16 @@ export class ApiBackend implements Backend {
 
   listSessions(options: { includeArchived: boolean }): Promise<SessionSummary[]> {
     return this.#api.call('session.list', { includeArchived: options.includeArchived })
+  }
+
+  async resolveSession(idOrPrefix: string): Promise<string> {
+    try {
+      return (await this.#api.call('session.resolve', { id: idOrPrefix })).sessionId
+    } catch (error) {
+      // A Host from before session.resolve (an extension): it takes whole ids only.
+      if (TangentError.hasCode(error, 'method-not-found')) return idOrPrefix
+      throw error
+    }
   }
 
   getSession(sessionId: string): Promise<{ session: SessionSummary; events: SessionEvent[] }> {

@@ -47,6 +47,11 @@ export interface Backend {
   /** `host` when commands go through a running Host, `local` when this process holds the store. */
   readonly kind: 'host' | 'local'
   listSessions(options: { includeArchived: boolean }): Promise<SessionSummary[]>
+  /**
+   * The full id of the session a person named by its id or a unique prefix (docs/protocol.md
+   * `session.resolve`): every command resolves its id arguments through this first.
+   */
+  resolveSession(idOrPrefix: string): Promise<string>
   getSession(sessionId: string): Promise<{ session: SessionSummary; events: SessionEvent[] }>
   createSession(options: {
     cwd: string

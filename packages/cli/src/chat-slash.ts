@@ -4,7 +4,7 @@ import { z } from 'zod'
 export const chatHelp = [
   '/fork [seq]   branch after the turn holding seq (default: the last completed turn) and switch to it',
   '/tree         show the session tree (* marks the current one)',
-  '/switch ID    continue another session',
+  '/switch ID    continue another session (its id or a unique prefix of one)',
   '/model M      use model M (provider:model) from the next turn',
   '/help         this help',
   '/exit         leave (Ctrl-C at an idle prompt or Ctrl-D too; Ctrl-C during a turn aborts it)',

@@ -148,3 +148,20 @@ export async function withBackend<T>(
     await backend.close()
   }
 }
+
+/**
+ * withBackend for a command about one session: the id or unique prefix a person gave is
+ * resolved to the full id first (docs/protocol.md `session.resolve`), which `work` gets and
+ * the answer carries, so what the command prints names the whole id.
+ */
+export function withSession<T>(
+  context: CliContext,
+  options: OpenBackendOptions,
+  idOrPrefix: string,
+  work: (backend: Backend, sessionId: string) => Promise<T>,
+): Promise<{ sessionId: string; result: T }> {
+  return withBackend(context, options, async (backend) => {
+    const sessionId = await backend.resolveSession(idOrPrefix)
+    return { sessionId, result: await work(backend, sessionId) }
+  })
+}

@@ -39,6 +39,8 @@ Try it offline:
   tangent run "write notes.txt: hi" one turn in the current directory
   tangent sessions                  the tree of sessions and forks
   tangent show ID                   a transcript with seqs; fork with: tangent fork ID --at SEQ
+  tangent chat --continue           pick up the latest session of this folder
+IDs: the whole id or any unique prefix of it (at least 4 characters, any case).
   tangent serve                     the web UI (other commands then go through it)
 
 Environment: TANGENT_HOME (data, now ${context.home}), TANGENT_MODEL (default model of

@@ -19,6 +19,7 @@ export const errorCodes = {
 
   // Sessions and the event log
   'session-not-found': 'an unknown session id',
+  'ambiguous-id': 'a session id prefix that more than one session starts with (data.candidates)',
   'session-busy': 'the session is running a turn, or a restore, undo or delete, and the call needs it idle',
   'session-exists': 'a session with this id already exists (in memory or on disk)',
   'session-stale': 'a Session object that its store no longer holds',

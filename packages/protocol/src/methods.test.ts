@@ -43,6 +43,7 @@ describe('params schemas', () => {
         'session.list',
         'session.create',
         'session.get',
+        'session.resolve',
         'session.subscribe',
         'session.unsubscribe',
         'session.prompt',

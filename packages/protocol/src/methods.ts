@@ -95,6 +95,15 @@ export type SessionGetParams = z.infer<typeof SessionGetParams>
 export const SessionGetResult = z.object({ session: SessionSummary, events: z.array(SessionEvent) })
 export type SessionGetResult = z.infer<typeof SessionGetResult>
 
+/**
+ * Extension: a session id from a person — the whole id or a unique prefix of it, in any case
+ * (at least 4 characters) — to the full id. Archived sessions resolve; deleted ones do not.
+ */
+export const SessionResolveParams = z.object({ id: SessionId })
+export type SessionResolveParams = z.infer<typeof SessionResolveParams>
+export const SessionResolveResult = z.object({ sessionId: z.string() })
+export type SessionResolveResult = z.infer<typeof SessionResolveResult>
+
 export const SessionSubscribeParams = z.object({
   sessionId: SessionId,
   /**
@@ -250,6 +259,7 @@ export const methods = {
   'session.list': { params: SessionListParams, result: SessionListResult },
   'session.create': { params: SessionCreateParams, result: SessionCreateResult },
   'session.get': { params: SessionGetParams, result: SessionGetResult },
+  'session.resolve': { params: SessionResolveParams, result: SessionResolveResult },
   'session.subscribe': { params: SessionSubscribeParams, result: SessionSubscribeResult },
   'session.unsubscribe': { params: SessionUnsubscribeParams, result: SessionUnsubscribeResult },
   'session.prompt': { params: SessionPromptParams, result: SessionPromptResult },

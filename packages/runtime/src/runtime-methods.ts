@@ -19,6 +19,7 @@ export function runtimeMethods(runtime: Runtime): RuntimeMethods {
     'workspace.browse': (params) => runtime.browseFolders(params),
     'session.list': (params) => runtime.listSessions(params),
     'session.get': (params) => runtime.getSession(params),
+    'session.resolve': (params) => runtime.resolveSession(params),
     'session.create': (params) => runtime.createSession(params),
     'session.prompt': (params) => runtime.prompt(params),
     'session.abort': (params) => runtime.abort(params),

@@ -52,6 +52,7 @@ import { undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
 import { byAge, describeRecovery, forkTitle, readVersion } from './runtime-support.js'
 import { SessionBusy } from './session-busy.js'
+import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { toSessionSummary } from './session-summary.js'
 import { sessionsRunningIn } from './shared-activity.js'
 import { isInside, WorkspaceRegistry } from './workspaces.js'
@@ -301,6 +302,14 @@ export class Runtime {
     const entry = await this.#store.get(params.sessionId)
     // Synchronous from here: the summary and the events describe the same moment.
     return { session: this.#summaryOf(entry, session), events: session.events.slice(params.fromSeq ?? 0) }
+  }
+
+  /** The full id of a session named by its id or a unique prefix (session-id-prefix.ts); archived ones too. */
+  async resolveSession(params: { id: string }): Promise<{ sessionId: string }> {
+    const live = this.#store.store.get(params.id)
+    if (live) return { sessionId: live.id }
+    const sessions = await this.listSessions({ includeArchived: true })
+    return { sessionId: resolveSessionIdPrefix(params.id, sessions) }
   }
 
   async summary(sessionId: string): Promise<SessionSummary> {

@@ -1,6 +1,7 @@
 import { RpcError, rpcErrorCodes } from '@tangent/protocol'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { HostStore, pickActiveWorkspace } from './host-store.js'
+import { OpenSessionMemory } from './open-session-memory.js'
 import type { RpcClient, SessionSummary, Workspace } from './wire.js'
 
 type Handler = (params: Record<string, unknown>) => unknown
@@ -134,6 +135,40 @@ describe('HostStore', () => {
     expect(store.getState().activeWorkspaceId).toBe('w3')
     await store.openWorkspace('/start')
     expect(store.getState().workspaces.map((w) => w.id)).toEqual(['w1', 'w3'])
+  })
+
+  it('reopens the session open last in a workspace: at start and on coming back; a deleted one is ignored', async () => {
+    const storage = new Map<string, string>()
+    const memory = new OpenSessionMemory({
+      getItem: (key) => storage.get(key) ?? null,
+      setItem: (key, value) => void storage.set(key, value),
+    })
+    memory.remember('/data', 'w1', 's1')
+    memory.remember('/data', 'w2', 'gone')
+    const sessions = [session('s1', 'w1'), session('s2', 'w2')]
+    const client = fakeClient({
+      'host.info': () => info('/start'),
+      'workspace.list': () => [ws('w1', '/start'), ws('w2', '/other')],
+      'workspace.open': (p) => (p.path === '/other' ? ws('w2', '/other') : ws('w1', '/start')),
+      'session.list': () => sessions,
+      'session.get': (p) => ({ session: sessions.find((s) => s.id === p.sessionId), events: [] }),
+      'session.subscribe': () => ({}),
+      'session.unsubscribe': () => ({}),
+    })
+    const store = new HostStore(() => client, null, memory)
+    await store.start()
+    expect(store.getState().openSessionId).toBe('s1')
+    // w2's remembered session no longer exists: the open one stays.
+    await store.openWorkspace('/other')
+    expect(store.getState().openSessionId).toBe('s1')
+    await store.openSession('s2')
+    expect(memory.recall('/data', 'w2')).toBe('s2')
+    await store.openWorkspace('/start')
+    expect(store.getState().openSessionId).toBe('s1')
+    await store.openWorkspace('/other')
+    expect(store.getState().openSessionId).toBe('s2')
+    // Another Host's data directory has its own memory.
+    expect(memory.recall('/elsewhere', 'w2')).toBeNull()
   })
 
   it('hands a failed open to the caller when asked, instead of a banner', async () => {

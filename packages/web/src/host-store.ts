@@ -10,6 +10,7 @@ import {
   type RestoreConflict,
 } from './host-state.js'
 import { ancestorsOf } from './lineage.js'
+import { OpenSessionMemory } from './open-session-memory.js'
 import { isInheritedTitle } from './session-display.js'
 import { applyDelta, applyLiveEvent, emptyStreaming, mergeEvents } from './session-log.js'
 import { randomId, titleFromMessage, writeHash } from './store-helpers.js'
@@ -32,9 +33,17 @@ export class HostStore {
   /** Workspace ids already looked up once: a workspace that is really gone is asked for once. */
   readonly #askedWorkspaces = new Set<string>()
 
-  constructor(connect: () => RpcClient, initialSessionId: string | null = null) {
+  /** The session open last in each workspace, reopened on coming back to it (docs/architecture.md §12.6). */
+  readonly #memory: OpenSessionMemory
+
+  constructor(
+    connect: () => RpcClient,
+    initialSessionId: string | null = null,
+    memory: OpenSessionMemory = new OpenSessionMemory(null),
+  ) {
     this.#connect = connect
     this.#state = initialHostState(initialSessionId)
+    this.#memory = memory
   }
 
   readonly getState = (): HostState => this.#state
@@ -75,7 +84,8 @@ export class HostStore {
         treeVersion: this.#state.treeVersion + 1,
         activeWorkspaceId: pickActiveWorkspace(this.#state.activeWorkspaceId, workspaces, info.startFolder),
       })
-      const open = this.#state.openSessionId
+      // The address names a session (a reload), else the active workspace's last one, if it still exists.
+      const open = this.#state.openSessionId ?? this.#recall(this.#state.activeWorkspaceId)
       if (open !== null) {
         if (this.#state.sessions.has(open)) await this.#load(open)
         else this.#set({ openSessionId: null, transcript: null })
@@ -154,6 +164,8 @@ export class HostStore {
         activeWorkspaceId: workspace.id,
         collapsedWorkspaces: collapsed,
       })
+      const remembered = this.#recall(workspace.id)
+      if (remembered !== null) await this.openSession(remembered)
       return workspace
     } catch (error) {
       if (onError) onError(error)
@@ -473,6 +485,9 @@ export class HostStore {
       const merged = mergeEvents(events, this.#buffered)
       this.#buffered = []
       this.#set({ transcript: { sessionId, events: merged, loading: false, streaming: emptyStreaming } })
+      const dataDir = this.#state.info?.dataDir
+      if (dataDir !== undefined && session.workspaceId !== null)
+        this.#memory.remember(dataDir, session.workspaceId, sessionId)
     } catch (error) {
       if (token === this.#openToken) {
         this.#set({ transcript: null, openSessionId: null })
@@ -549,6 +564,14 @@ export class HostStore {
     } catch (error) {
       this.report(error)
     }
+  }
+
+  /** The session open last in a workspace, when it still exists. */
+  #recall(workspaceId: string | null): string | null {
+    const dataDir = this.#state.info?.dataDir
+    if (workspaceId === null || dataDir === undefined) return null
+    const sessionId = this.#memory.recall(dataDir, workspaceId)
+    return sessionId !== null && this.#state.sessions.has(sessionId) ? sessionId : null
   }
 
   #remove(sessionId: string): void {

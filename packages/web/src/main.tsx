@@ -7,6 +7,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './app.js'
 import { HostStore } from './host-store.js'
+import { OpenSessionMemory } from './open-session-memory.js'
 import { takePageToken } from './page-token.js'
 import { readHash } from './store-helpers.js'
 import { HostContext } from './use-host.js'
@@ -15,13 +16,22 @@ import './styles.css'
 const { token, cleanUrl } = takePageToken(window.location, window.sessionStorage)
 if (cleanUrl !== null) window.history.replaceState(window.history.state, '', cleanUrl)
 
+/** Reading `localStorage` throws where the browser blocks storage: then nothing is remembered. */
+function localStorageOrNull(): Storage | null {
+  try {
+    return window.localStorage
+  } catch {
+    return null
+  }
+}
+
 function connect(): RpcClient {
   const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:'
   const socket = new WebSocket(`${scheme}//${window.location.host}/rpc?token=${encodeURIComponent(token)}`)
   return createRpcClient(socket)
 }
 
-const store = new HostStore(connect, readHash())
+const store = new HostStore(connect, readHash(), new OpenSessionMemory(localStorageOrNull()))
 void store.start()
 
 createRoot(document.getElementById('root')!).render(

@@ -2,18 +2,20 @@
 // `tangent rename ID TITLE`: give it a title.
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
-import { withBackend } from '../open-backend.js'
+import { withSession } from '../open-backend.js'
 import { printJson } from '../output.js'
 
 export function registerArchiveCommands(program: Command, context: CliContext): void {
   program
     .command('rename')
     .description('Give a session a title')
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id or a unique prefix of one')
     .argument('<title...>', 'the new title (several words are joined with spaces)')
     .option('--json', 'print the SessionSummary')
     .action(async (id: string, words: string[], flags: { json?: boolean }) => {
-      const session = await withBackend(context, {}, (backend) => backend.rename(id, words.join(' ')))
+      const { result: session } = await withSession(context, {}, id, (backend, sessionId) =>
+        backend.rename(sessionId, words.join(' ')),
+      )
       if (flags.json) return printJson(context, session)
       context.stdout.write(`Renamed ${session.id}: ${session.title}\n`)
     })
@@ -23,10 +25,12 @@ export function registerArchiveCommands(program: Command, context: CliContext): 
     program
       .command(name)
       .description(archived ? 'Archive a session (hidden unless `sessions --all`)' : 'Unarchive a session')
-      .argument('<id>', 'session id')
+      .argument('<id>', 'session id or a unique prefix of one')
       .option('--json', 'print the SessionSummary')
       .action(async (id: string, flags: { json?: boolean }) => {
-        const session = await withBackend(context, {}, (backend) => backend.setArchived(id, archived))
+        const { result: session } = await withSession(context, {}, id, (backend, sessionId) =>
+          backend.setArchived(sessionId, archived),
+        )
         if (flags.json) return printJson(context, session)
         context.stdout.write(`${archived ? 'Archived' : 'Unarchived'} ${session.id}\n`)
       })

@@ -12,8 +12,9 @@ import {
 } from '../approvals.js'
 import type { Backend } from '../backend.js'
 import { chatHelp, parseSlashCommand } from '../chat-slash.js'
-import { describeFailure, formatFailure } from '../cli-error.js'
+import { describeFailure, formatFailure, UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
+import { latestSessionIn } from '../continue-session.js'
 import { withBackend } from '../open-backend.js'
 import { renderSessionTree } from '../render/session-tree.js'
 import { type Style, styleFor, titleOf } from '../render/style.js'
@@ -21,6 +22,7 @@ import { TurnPrinter } from '../render/turn-printer.js'
 import { existingDirectory, titleFrom } from './run.js'
 
 interface ChatFlags extends ApprovalFlags {
+  continue?: boolean
   cwd?: string
   model?: string
 }
@@ -29,7 +31,8 @@ export function registerChatCommand(program: Command, context: CliContext): void
   program
     .command('chat')
     .description('Chat interactively (a new session in the current directory, or continue ID)')
-    .argument('[id]', 'session to continue')
+    .argument('[id]', 'session to continue: its id or a unique prefix of one')
+    .option('-c, --continue', 'continue the latest session of the current directory (or --cwd)')
     .option('--cwd <dir>', 'directory of a new session (default: the current directory)')
     .option('--model <model>', 'model of a new session, as provider:model')
     .option('--json', 'accepted for symmetry; chat is for people')
@@ -40,10 +43,14 @@ export function registerChatCommand(program: Command, context: CliContext): void
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .action(async (id: string | undefined, flags: ChatFlags) => {
+      if (id !== undefined && flags.continue)
+        throw new UsageError('chat takes a session ID or --continue, not both')
       const cwd = existingDirectory(context, flags.cwd)
       await withBackend(context, {}, async (backend) => {
-        if (id !== undefined) await backend.getSession(id)
-        await new ChatLoop(context, backend, { current: id ?? null, cwd, model: flags.model, flags }).run()
+        let current: string | null = null
+        if (flags.continue) current = await latestSessionIn(backend, cwd)
+        else if (id !== undefined) current = await backend.resolveSession(id)
+        await new ChatLoop(context, backend, { current, cwd, model: flags.model, flags }).run()
       })
     })
 }
@@ -122,6 +129,8 @@ class ChatLoop {
   }
 
   async run(): Promise<void> {
+    // Before the interface exists: piped input could otherwise end (and close it) during this await.
+    const where = await this.#where()
     const rl = readline.createInterface({
       input: this.#context.stdin,
       output: this.#context.stdout as NodeJS.WritableStream,
@@ -130,7 +139,7 @@ class ChatLoop {
     rl.setPrompt(this.#style.green('you › '))
     this.#print(
       this.#style.dim(
-        `${await this.#where()} · ${this.#backend.kind === 'host' ? 'through the running Host' : 'local'} · /help for commands, Ctrl-C to abort or leave`,
+        `${where} · ${this.#backend.kind === 'host' ? 'through the running Host' : 'local'} · /help for commands, Ctrl-C to abort or leave`,
       ),
     )
     const terminal = this.#context.stdin.isTTY === true
@@ -249,7 +258,7 @@ class ChatLoop {
         return false
       }
       case 'switch': {
-        const { session } = await this.#backend.getSession(command.id)
+        const { session } = await this.#backend.getSession(await this.#backend.resolveSession(command.id))
         this.#current = session.id
         this.#print(
           `Now in ${this.#style.cyan(session.id)} ${titleOf(session)} (${session.eventCount} events)`,

@@ -1,7 +1,7 @@
 // `tangent delete ID`: delete a session; its forks keep their history (written inline).
 import { type Command, Option } from 'commander'
 import type { CliContext } from '../context.js'
-import { withBackend } from '../open-backend.js'
+import { withSession } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
 
 export function registerDeleteCommand(program: Command, context: CliContext): void {
@@ -9,7 +9,7 @@ export function registerDeleteCommand(program: Command, context: CliContext): vo
     .command('delete')
     .alias('rm')
     .description('Delete a session; forks of it keep their history')
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id or a unique prefix of one')
     .addOption(
       new Option(
         '--worktree <what>',
@@ -19,8 +19,10 @@ export function registerDeleteCommand(program: Command, context: CliContext): vo
         .default('remove'),
     )
     .option('--json', 'print {deleted, materialized, worktree?}')
-    .action(async (id: string, flags: { json?: boolean; worktree: 'remove' | 'keep' | 'force' }) => {
-      const result = await withBackend(context, {}, (backend) => backend.delete(id, flags.worktree))
+    .action(async (given: string, flags: { json?: boolean; worktree: 'remove' | 'keep' | 'force' }) => {
+      const { sessionId: id, result } = await withSession(context, {}, given, (backend, sessionId) =>
+        backend.delete(sessionId, flags.worktree),
+      )
       if (flags.json) return printJson(context, result)
       const lines = [`Deleted ${id}`]
       if (result.materialized.length > 0) {

@@ -12,11 +12,14 @@ export function registerDiffCommand(program: Command, context: CliContext): void
     .command('diff')
     .alias('compare')
     .description('Compare two sessions: common ancestor, the turns after the fork point, and the file diff')
-    .argument('<a>', 'session id')
-    .argument('<b>', 'session id')
+    .argument('<a>', 'session id or a unique prefix of one')
+    .argument('<b>', 'session id or a unique prefix of one')
     .option('--json', 'print {ancestor, forkSeq, a: {events}, b: {events}, files}')
-    .action(async (a: string, b: string, flags: { json?: boolean }) => {
-      const result = await withBackend(context, { readOnly: true }, (backend) => backend.compare(a, b))
+    .action(async (givenA: string, givenB: string, flags: { json?: boolean }) => {
+      const { a, b, result } = await withBackend(context, { readOnly: true }, async (backend) => {
+        const [a, b] = [await backend.resolveSession(givenA), await backend.resolveSession(givenB)]
+        return { a, b, result: await backend.compare(a, b) }
+      })
       if (flags.json) return printJson(context, result)
       const style = styleFor(context.stdout, context.env)
       const lines: string[] = [

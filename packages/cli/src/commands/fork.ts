@@ -2,7 +2,7 @@
 import { type Command, Option } from 'commander'
 import type { FileMode } from '../backend.js'
 import type { CliContext } from '../context.js'
-import { withBackend } from '../open-backend.js'
+import { withSession } from '../open-backend.js'
 import { parseSeq } from '../options.js'
 import { printJson, printNote } from '../output.js'
 import { styleFor } from '../render/style.js'
@@ -19,7 +19,7 @@ export function registerForkCommand(program: Command, context: CliContext): void
   program
     .command('fork')
     .description('Fork a session after the turn that holds --at SEQ (default: its last completed turn)')
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id or a unique prefix of one')
     .option('--at <seq>', 'a seq inside the turn to branch after (see `tangent show`)', parseSeq)
     .option('--before', 'branch just before the turn that holds --at (to redo that message)')
     .option('--title <title>', "the child's title")
@@ -30,10 +30,10 @@ export function registerForkCommand(program: Command, context: CliContext): void
       ).choices(['shared', 'worktree']),
     )
     .option('--json', 'print {session, boundary}')
-    .action(async (id: string, flags: ForkFlags) => {
-      const result = await withBackend(context, {}, (backend) =>
+    .action(async (given: string, flags: ForkFlags) => {
+      const { sessionId: id, result } = await withSession(context, {}, given, (backend, sessionId) =>
         backend.fork({
-          sessionId: id,
+          sessionId,
           atSeq: flags.at,
           before: flags.before,
           title: flags.title,

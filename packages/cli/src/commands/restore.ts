@@ -3,7 +3,7 @@
 import type { Command } from 'commander'
 import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
-import { withBackend } from '../open-backend.js'
+import { withSession } from '../open-backend.js'
 import { parseSeq } from '../options.js'
 import { printJson, printLines } from '../output.js'
 
@@ -20,18 +20,18 @@ export function registerRestoreCommand(program: Command, context: CliContext): v
     .description(
       'Rewind the files this session changed after --to SEQ (or --undo a restore); refuses if someone else changed them',
     )
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id or a unique prefix of one')
     .option('--to <seq>', 'the seq to rewind the files to', parseSeq)
     .option('--undo [seq]', 'undo the restore recorded at SEQ (default: the latest not undone)', parseSeq)
     .option('--force', 'overwrite paths that another writer changed since')
     .option('--json', 'print {restored, kept, undoTree, seq}')
-    .action(async (id: string, flags: RestoreFlags) => {
+    .action(async (given: string, flags: RestoreFlags) => {
       if ((flags.to === undefined) === (flags.undo === undefined)) {
         throw new UsageError('restore needs exactly one of --to SEQ or --undo [SEQ]')
       }
       const force = flags.force === true
       const undo = flags.undo
-      const result = await withBackend(context, {}, (backend) =>
+      const { sessionId: id, result } = await withSession(context, {}, given, (backend, id) =>
         undo !== undefined
           ? backend.undoRestore(id, undo === true ? undefined : undo, force)
           : backend.restore(id, flags.to ?? 0, force),

@@ -7,6 +7,7 @@ import { type ApprovalFlags, Approver, askAtTerminal } from '../approvals.js'
 import type { Backend } from '../backend.js'
 import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
+import { latestSessionIn } from '../continue-session.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printNote } from '../output.js'
 import { clip, styleFor } from '../render/style.js'
@@ -14,6 +15,7 @@ import { TurnPrinter } from '../render/turn-printer.js'
 
 interface RunFlags extends ApprovalFlags {
   session?: string
+  continue?: boolean
   cwd?: string
   model?: string
   json?: boolean
@@ -24,7 +26,8 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     .command('run')
     .description('Run one turn: send TEXT to the agent and stream its answer')
     .argument('<text...>', 'the message (several words are joined with spaces)')
-    .option('--session <id>', 'continue this session (default: a new one)')
+    .option('--session <id>', 'continue this session, by its id or a unique prefix (default: a new one)')
+    .option('-c, --continue', 'continue the latest session of the current directory (or --cwd)')
     .option('--cwd <dir>', 'directory of a new session (default: the current directory)')
     .option('--model <model>', 'model as provider:model, e.g. demo:scripted or openai:gpt-4.1')
     .option('--json', 'print {"sessionId","turnEndSeq","reason"} instead of streaming')
@@ -40,6 +43,8 @@ export function registerRunCommand(program: Command, context: CliContext): void 
 async function runCommand(context: CliContext, text: string, flags: RunFlags): Promise<void> {
   // The Host refuses an empty prompt too (session.prompt text is at least one character).
   if (text.trim() === '') throw new UsageError('run needs a non-empty message, e.g. tangent run "hello"')
+  if (flags.session !== undefined && flags.continue)
+    throw new UsageError('run takes --session ID or --continue, not both')
   const cwd = flags.session === undefined ? existingDirectory(context, flags.cwd) : undefined
   await withBackend(context, {}, async (backend) => {
     const sessionId = await targetSession(backend, flags, cwd, text)
@@ -99,10 +104,14 @@ async function targetSession(
   cwd: string | undefined,
   text: string,
 ): Promise<string> {
-  if (flags.session !== undefined) {
-    await backend.getSession(flags.session)
-    if (flags.model !== undefined) await backend.setModel(flags.session, flags.model)
-    return flags.session
+  const existing = flags.continue
+    ? await latestSessionIn(backend, cwd!)
+    : flags.session !== undefined
+      ? await backend.resolveSession(flags.session)
+      : undefined
+  if (existing !== undefined) {
+    if (flags.model !== undefined) await backend.setModel(existing, flags.model)
+    return existing
   }
   // A new session that could not run its first turn would only be litter: check the model first.
   if (flags.model !== undefined) await assertModelAvailable(backend, flags.model)

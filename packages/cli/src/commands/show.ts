@@ -1,7 +1,7 @@
 // `tangent show ID`: the transcript with seqs, to pick a fork point; `--json` {session, events}.
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
-import { withBackend } from '../open-backend.js'
+import { withSession } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
 import { styleFor } from '../render/style.js'
 import { renderTranscript } from '../render/transcript.js'
@@ -10,12 +10,13 @@ export function registerShowCommand(program: Command, context: CliContext): void
   program
     .command('show')
     .description("Show a session's transcript with the seq of each event (fork points are turn ends)")
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id or a unique prefix of one')
     .option('--json', 'print {session, events}')
     .action(async (id: string, flags: { json?: boolean }) => {
-      const { session, events } = await withBackend(context, { readOnly: true }, (backend) =>
-        backend.getSession(id),
+      const { result } = await withSession(context, { readOnly: true }, id, (backend, sessionId) =>
+        backend.getSession(sessionId),
       )
+      const { session, events } = result
       if (flags.json) return printJson(context, { session, events })
       const style = styleFor(context.stdout, context.env)
       printLines(context, renderTranscript(session, events, style))

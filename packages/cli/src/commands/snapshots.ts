@@ -1,7 +1,7 @@
 // `tangent snapshots ID`: the session's own file snapshots (seq, tree, changed paths).
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
-import { withBackend } from '../open-backend.js'
+import { withSession } from '../open-backend.js'
 import { printJson, printLines, printNote } from '../output.js'
 import { clip, styleFor } from '../render/style.js'
 
@@ -9,10 +9,15 @@ export function registerSnapshotsCommand(program: Command, context: CliContext):
   program
     .command('snapshots')
     .description("List a session's file snapshots (restore one with `tangent restore ID --to SEQ`)")
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id or a unique prefix of one')
     .option('--json', 'print [{seq, tree, changed}]')
-    .action(async (id: string, flags: { json?: boolean }) => {
-      const snapshots = await withBackend(context, { readOnly: true }, (backend) => backend.snapshots(id))
+    .action(async (given: string, flags: { json?: boolean }) => {
+      const { sessionId: id, result: snapshots } = await withSession(
+        context,
+        { readOnly: true },
+        given,
+        (backend, sessionId) => backend.snapshots(sessionId),
+      )
       if (flags.json) return printJson(context, snapshots)
       if (snapshots.length === 0) {
         printNote(
