@@ -4,8 +4,9 @@ import { existsSync, statSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { SessionEvent } from '@tangent/core'
-import { type DiffOptions, diffTrees, type FileDiff } from './diff.js'
+import { assertTreesAvailable, type DiffOptions, diffTrees, type FileDiff } from './diff.js'
 import { realDirectory, resolveDirectory } from './directory.js'
+import { mergeTrees, type TreeMerge } from './merge.js'
 import { OperationQueue } from './operation-queue.js'
 import {
   type RestoreContext,
@@ -190,6 +191,29 @@ export class FileState {
   async diffTrees(a: string | null, b: string | null, options: DiffOptions = {}): Promise<FileDiff[]> {
     await this.repository.ensure()
     return diffTrees(this.repository, a, b, options)
+  }
+
+  /**
+   * Three-way merge of snapshot trees: `theirs` (a branch) into `ours` (its parent now) against
+   * `base` (the fork point). Writes nothing in any directory; `conflicts` empty means clean.
+   */
+  async mergeTrees(trees: { base: string | null; ours: string; theirs: string }): Promise<TreeMerge> {
+    await this.repository.ensure()
+    await assertTreesAvailable(this.repository, [
+      trees.ours,
+      trees.theirs,
+      ...(trees.base ? [trees.base] : []),
+    ])
+    return mergeTrees(this.repository, trees)
+  }
+
+  /** The content of `file` in `tree`, or null when the tree has no such file. */
+  async readFile(tree: string, file: string): Promise<Buffer | null> {
+    await this.repository.ensure()
+    const result = await this.repository.git(['cat-file', 'blob', `${tree}:${file}`], {
+      allowedExitCodes: [128],
+    })
+    return result.exitCode === 0 ? result.stdout : null
   }
 
   /** Snapshots both directories and diffs them (e.g. a worktree against its parent's cwd). */
