@@ -459,6 +459,137 @@ export function runSessionContract(options: ContractOptions): void {
     })
   })
 
+  describe('explore and keep', () => {
+    /** Waits until every branch is idle and, when it has a check, has recorded one after its turn. */
+    const settledBranches = (ids: string[], withCheck: boolean) =>
+      waitFor(async () => {
+        const board = await f.api.call('session.board', { sessionIds: ids })
+        const done = board.branches.every(
+          (branch) =>
+            branch.session.status === 'idle' && branch.turns === 1 && (!withCheck || branch.check !== null),
+        )
+        return done ? board : false
+      }, 60_000)
+
+    it('explores three ways from one turn in worktrees, runs the check after each, compares and keeps one', async () => {
+      const parent = await f.api.call('session.create', { title: 'Auth' })
+      await turn(parent.id, 'write base.txt: base')
+      const explored = await f.api.call('session.explore', {
+        sessionId: parent.id,
+        branches: [
+          { prompt: 'write a.txt: from A' },
+          { prompt: 'write b.txt: from B' },
+          { prompt: 'write c.txt: from C' },
+        ],
+        check: 'test -f b.txt && echo checked',
+        requestId: 'try-3',
+      })
+      expect(explored.sessions.map((session) => session.exploration)).toEqual(
+        ['A', 'B', 'C'].map((label) => ({ id: explored.exploration, label })),
+      )
+      expect(explored.sessions.map((session) => session.files.mode)).toEqual([
+        'worktree',
+        'worktree',
+        'worktree',
+      ])
+      expect(explored.sessions.map((session) => session.title)).toEqual(['Auth · A', 'Auth · B', 'Auth · C'])
+      // The same requestId: the same exploration, no new branches.
+      const again = await f.api.call('session.explore', {
+        sessionId: parent.id,
+        branches: [
+          { prompt: 'write a.txt: from A' },
+          { prompt: 'write b.txt: from B' },
+          { prompt: 'write c.txt: from C' },
+        ],
+        check: 'test -f b.txt && echo checked',
+        requestId: 'try-3',
+      })
+      expect(again.exploration).toBe(explored.exploration)
+      expect(again.sessions.map((session) => session.id)).toEqual(
+        explored.sessions.map((session) => session.id),
+      )
+      const ids = explored.sessions.map((session) => session.id)
+      const board = await settledBranches(ids, true)
+      expect(board.ancestor).toBe(parent.id)
+      expect(
+        board.branches.map((branch) => branch.files.map((file) => [file.path, file.status, file.added])),
+      ).toEqual([[['a.txt', 'added', 1]], [['b.txt', 'added', 1]], [['c.txt', 'added', 1]]])
+      expect(board.branches.map((branch) => [branch.check!.ok, branch.check!.exitCode])).toEqual([
+        [false, 1],
+        [true, 0],
+        [false, 1],
+      ])
+      expect(board.branches[1]!.check!.output).toBe('checked\n')
+      // The check is history in the branch's log.
+      const { events: bEvents } = await f.api.call('session.get', { sessionId: ids[1]! })
+      expect(bEvents.at(-1)!.type).toBe('check/ran')
+      const across = await f.api.call('session.fileAcross', { sessionIds: ids, path: 'b.txt' })
+      expect(across.base.content).toBeNull()
+      expect(across.versions.map((version) => version.content)).toEqual([null, 'from B\n', null])
+
+      // The parent's own files moved on meanwhile (another file): keeping B merges cleanly.
+      fs.writeFileSync(path.join(start, 'notes.txt'), 'mine\n')
+      const kept = await f.api.call('session.keep', { sessionId: ids[1]! })
+      expect(kept.files).toEqual({ mode: 'worktree', applied: ['b.txt'], restoreSeq: expect.any(Number) })
+      expect(kept.archived.sort()).toEqual([ids[0]!, ids[2]!].sort())
+      expect(
+        kept.worktrees.map((worktree) => [worktree.sessionId, worktree.removed, worktree.reason]),
+      ).toEqual([
+        [ids[0], true, undefined],
+        [ids[2], true, undefined],
+      ])
+      for (const worktree of kept.worktrees) expect(fs.existsSync(worktree.path)).toBe(false)
+      expect(fs.readFileSync(path.join(start, 'b.txt'), 'utf8')).toBe('from B\n')
+      expect(fs.existsSync(path.join(start, 'a.txt'))).toBe(false)
+      expect(fs.readFileSync(path.join(start, 'notes.txt'), 'utf8')).toBe('mine\n')
+      const listed = (await f.api.call('session.list', {})).map((session) => session.id)
+      expect(listed).toContain(ids[1])
+      expect(listed).not.toContain(ids[0])
+      // The parent's log says which branch was kept; its next turn's model hears the summary.
+      const { events } = await f.api.call('session.get', { sessionId: parent.id })
+      const keptEvent = events.find((event) => event.seq === kept.seq)!
+      expect(keptEvent.type).toBe('branch/kept')
+      expect(keptEvent.data).toMatchObject({
+        sessionId: ids[1],
+        label: 'B',
+        applied: ['b.txt'],
+        files: 'worktree',
+      })
+      await turn(parent.id, 'what now?')
+      const { events: after } = await f.api.call('session.get', { sessionId: parent.id })
+      const reply = JSON.stringify(after.filter((event) => event.type === 'assistant/message').at(-1)!.data)
+      expect(reply).toContain('was kept')
+      // Undo through the restore undo: b.txt goes, the parent's own file stays.
+      await f.api.call('snapshot.undoRestore', { sessionId: parent.id, seq: kept.files.restoreSeq! })
+      expect(fs.existsSync(path.join(start, 'b.txt'))).toBe(false)
+      expect(fs.readFileSync(path.join(start, 'notes.txt'), 'utf8')).toBe('mine\n')
+    }, 120_000)
+
+    it('refuses to keep a branch whose lines the parent changed since the fork, listing the file and writing nothing', async () => {
+      const parent = await f.api.call('session.create', {})
+      await turn(parent.id, 'write story.txt: once upon a time')
+      const explored = await f.api.call('session.explore', {
+        sessionId: parent.id,
+        branches: [{ prompt: 'write story.txt: a branch ending' }],
+      })
+      await settledBranches([explored.sessions[0]!.id], false)
+      await turn(parent.id, 'write story.txt: the parent ending')
+      const before = fs.readFileSync(path.join(start, 'story.txt'), 'utf8')
+      const refused = await failure(f.api.call('session.keep', { sessionId: explored.sessions[0]!.id }))
+      expect(refused.code).toBe('files-conflict')
+      expect(refused.data.paths).toEqual(['story.txt'])
+      expect(fs.readFileSync(path.join(start, 'story.txt'), 'utf8')).toBe(before)
+      const { events } = await f.api.call('session.get', { sessionId: parent.id })
+      expect(events.some((event) => event.type === 'branch/kept')).toBe(false)
+      // A shared-directory branch: keeping it is the conversation only, and says so.
+      const shared = await f.api.call('session.fork', { sessionId: parent.id })
+      const keptShared = await f.api.call('session.keep', { sessionId: shared.session.id })
+      expect(keptShared.files).toEqual({ mode: 'shared', applied: [] })
+      const note = (await f.api.call('session.get', { sessionId: parent.id })).events.at(-1)!
+      expect(String((note.data as { summary: string }).summary)).toContain('worked in this same directory')
+    })
+  })
+
   describe('approvals', () => {
     /** Writes the user config of this runtime (`~/.config/tangent/config.json` of its homeDir). */
     const userConfig = (config: unknown) => {

@@ -52,8 +52,19 @@ export function toModelMessages(events: readonly SessionEvent[]): ModelMessage[]
   return [{ role: 'user', content: [summary] }, ...rest]
 }
 
+/**
+ * Events that tell the model something between turns: a kept branch (`branch/kept`, its
+ * `summary`) joins the next user message, so the next turn knows what the branch did.
+ */
+function noteOf(event: SessionEvent): string | null {
+  if (event.type !== 'branch/kept') return null
+  const summary = (event.data as { summary?: unknown } | null)?.summary
+  return typeof summary === 'string' && summary !== '' ? summary : null
+}
+
 function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
   const messages: ModelMessage[] = []
+  let notes: string[] = []
   let pending: { toolCallId: string; toolName: string }[] = []
   let toolMessage: ToolModelMessage | null = null
 
@@ -78,12 +89,16 @@ function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
         if (content.length === 0) break
         const message: UserModelMessage = {
           role: 'user',
-          content: content.map((part) =>
-            part.type === 'text'
-              ? { type: 'text' as const, text: part.text }
-              : { type: 'file' as const, mediaType: part.mediaType, data: part.data },
-          ),
+          content: [
+            ...notes.map((text) => ({ type: 'text' as const, text })),
+            ...content.map((part) =>
+              part.type === 'text'
+                ? { type: 'text' as const, text: part.text }
+                : { type: 'file' as const, mediaType: part.mediaType, data: part.data },
+            ),
+          ],
         }
+        notes = []
         messages.push(message)
         break
       }
@@ -122,11 +137,16 @@ function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
       case 'turn/end':
         closePendingCalls()
         break
-      default:
+      default: {
+        const note = noteOf(event)
+        if (note !== null) notes.push(note)
         break
+      }
     }
   }
   closePendingCalls()
+  if (notes.length > 0)
+    messages.push({ role: 'user', content: notes.map((text) => ({ type: 'text' as const, text })) })
   return messages
 }
 

@@ -213,6 +213,135 @@ export const SessionCompareResult = z.object({
 })
 export type SessionCompareResult = z.infer<typeof SessionCompareResult>
 
+/** One way to try in `session.explore`: its prompt, and a model other than the source's if wanted. */
+export const ExploreBranch = z.object({
+  prompt: z.string().min(1).max(maxPromptChars),
+  model: ModelId.optional(),
+})
+export type ExploreBranch = z.infer<typeof ExploreBranch>
+
+/** Extension: N branches from one fork point, run in parallel (docs/architecture.md §13). */
+export const SessionExploreParams = z.object({
+  sessionId: SessionId,
+  /** The fork anchor, as in `session.fork` (default: the last completed turn). */
+  atSeq: Seq.optional(),
+  before: z.boolean().optional(),
+  branches: z.array(ExploreBranch).min(1).max(8),
+  /** Default `worktree`: each branch in its own directory. */
+  files: FileMode.optional(),
+  /** A command run in each branch's directory after each of its turns (e.g. `npm test`). */
+  check: z.string().min(1).max(4000).optional(),
+  /** Branches whose turns run at once (default 3). */
+  concurrency: z.number().int().min(1).max(8).optional(),
+  requestId: z.string().min(1).max(maxRequestIdChars).optional(),
+})
+export type SessionExploreParams = z.infer<typeof SessionExploreParams>
+export const SessionExploreResult = z.object({
+  exploration: z.string(),
+  boundary: z.number().int(),
+  sessions: z.array(SessionSummary),
+})
+export type SessionExploreResult = z.infer<typeof SessionExploreResult>
+
+/** A check's result, as recorded in the branch's log (`check/ran`). */
+export const CheckResult = z.object({
+  seq: z.number().int(),
+  command: z.string(),
+  exitCode: z.number().int().nullable(),
+  ok: z.boolean(),
+  /** The last lines of its output (at most 4 KB). */
+  output: z.string(),
+  durationMs: z.number(),
+  timedOut: z.boolean().optional(),
+})
+export type CheckResult = z.infer<typeof CheckResult>
+
+/** Extension: the N-way compare board of branches (docs/architecture.md §13.3). */
+export const SessionBoardParams = z.object({ sessionIds: z.array(SessionId).min(1).max(8) })
+export type SessionBoardParams = z.infer<typeof SessionBoardParams>
+export const BoardFile = z.object({
+  path: z.string(),
+  status: z.enum(['added', 'deleted', 'modified']),
+  added: z.number().int(),
+  removed: z.number().int(),
+  binary: z.boolean().optional(),
+})
+export type BoardFile = z.infer<typeof BoardFile>
+export const BoardBranch = z.object({
+  session: SessionSummary,
+  /** The session's own turns (after its fork point) and how many completed. */
+  turns: z.number().int(),
+  completedTurns: z.number().int(),
+  /** From its first own turn's start to its last turn's end (running: to now); null before any turn. */
+  durationMs: z.number().nullable(),
+  /** Files changed since the common fork point, with a diffstat. */
+  files: z.array(BoardFile),
+  check: CheckResult.nullable(),
+  /** Its own tokens (input, output, cached) summed over its steps. */
+  tokens: z.object({ input: z.number(), output: z.number(), cached: z.number() }),
+})
+export type BoardBranch = z.infer<typeof BoardBranch>
+export const SessionBoardResult = z.object({
+  /** The session every branch descends from (their nearest common ancestor), null when none. */
+  ancestor: z.string().nullable(),
+  /** The files' tree the file columns compare against (the fork point's), null when unknown. */
+  baseTree: z.string().nullable(),
+  branches: z.array(BoardBranch),
+})
+export type SessionBoardResult = z.infer<typeof SessionBoardResult>
+
+/** Extension: one file as each branch has it now, and at the fork point, for a side-by-side diff. */
+export const SessionFileAcrossParams = z.object({
+  sessionIds: z.array(SessionId).min(1).max(8),
+  path: FilePath,
+})
+export type SessionFileAcrossParams = z.infer<typeof SessionFileAcrossParams>
+export const FileVersion = z.object({
+  /** UTF-8 text, null when the file does not exist there (or is binary). */
+  content: z.string().nullable(),
+  binary: z.boolean(),
+  /** True when the text was cut at 512 KB. */
+  truncated: z.boolean(),
+})
+export const SessionFileAcrossResult = z.object({
+  path: z.string(),
+  base: FileVersion,
+  versions: z.array(FileVersion.extend({ sessionId: z.string() })),
+})
+export type SessionFileAcrossResult = z.infer<typeof SessionFileAcrossResult>
+
+/** Extension: keep a branch — bring its file changes into its parent, archive its siblings (§13.4). */
+export const SessionKeepParams = z.object({
+  sessionId: SessionId,
+  /** Archive the other branches of its exploration and remove their clean worktrees (default true). */
+  archiveOthers: z.boolean().optional(),
+})
+export type SessionKeepParams = z.infer<typeof SessionKeepParams>
+export const SessionKeepResult = z.object({
+  kept: z.string(),
+  parent: z.string(),
+  /** Seq of the `branch/kept` event in the parent's log. */
+  seq: z.number().int(),
+  files: z.object({
+    /** `shared`: the branch worked in the parent's directory, so keeping it is the conversation only. */
+    mode: FileMode,
+    /** Paths written into the parent's directory. */
+    applied: z.array(z.string()),
+    /** Seq of the parent's `files/restored` event (undo it with snapshot.undoRestore), when files were written. */
+    restoreSeq: z.number().int().optional(),
+  }),
+  archived: z.array(z.string()),
+  worktrees: z.array(
+    z.object({
+      sessionId: z.string(),
+      path: z.string(),
+      removed: z.boolean(),
+      reason: z.string().optional(),
+    }),
+  ),
+})
+export type SessionKeepResult = z.infer<typeof SessionKeepResult>
+
 export const SnapshotListParams = z.object({ sessionId: SessionId })
 export type SnapshotListParams = z.infer<typeof SnapshotListParams>
 export const SnapshotListResult = z.array(SnapshotEntry)
@@ -274,6 +403,10 @@ export const methods = {
   'session.delete': { params: SessionDeleteParams, result: SessionDeleteResult },
   'session.setModel': { params: SessionSetModelParams, result: SessionSetModelResult },
   'session.compare': { params: SessionCompareParams, result: SessionCompareResult },
+  'session.explore': { params: SessionExploreParams, result: SessionExploreResult },
+  'session.board': { params: SessionBoardParams, result: SessionBoardResult },
+  'session.fileAcross': { params: SessionFileAcrossParams, result: SessionFileAcrossResult },
+  'session.keep': { params: SessionKeepParams, result: SessionKeepResult },
   'snapshot.list': { params: SnapshotListParams, result: SnapshotListResult },
   'snapshot.restore': { params: SnapshotRestoreParams, result: SnapshotRestoreResult },
   'snapshot.undoRestore': { params: SnapshotUndoRestoreParams, result: SnapshotUndoRestoreResult },

@@ -58,6 +58,8 @@ export const SessionSummary = z.object({
    * session is listed at the top of its tree (`parentSession` null) and cannot be loaded.
    */
   parentLoop: z.array(z.string()).optional(),
+  /** Extension: the exploration this session is a branch of (`session.explore`), and its label (A, B, …). */
+  exploration: z.object({ id: z.string(), label: z.string() }).optional(),
 })
 export type SessionSummary = z.infer<typeof SessionSummary>
 
@@ -103,6 +105,8 @@ export type FolderEntry = z.infer<typeof FolderEntry>
 export const FilesRestoredData = z.object({
   toSeq: z.number().int().min(-1).optional(),
   undoOf: z.number().int().min(0).optional(),
+  /** Extension: the files came from keeping this branch (`session.keep`), not from a rewind. */
+  keptFrom: z.object({ sessionId: z.string(), label: z.string().optional() }).optional(),
   tree: z.string(),
   changed: z.array(z.string()),
   skipped: z.array(z.string()).optional(),

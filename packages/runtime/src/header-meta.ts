@@ -13,16 +13,20 @@ export interface SessionHeaderMeta {
   baseTree?: string | null
   /** The fork's requestId, so a retry after a restart finds the same child. */
   forkRequestId?: string
+  /** The exploration this session is a branch of, its label, and the check run after its turns. */
+  exploration?: { id: string; label: string; check?: string }
 }
 
 export function headerMetaOf(header: Readonly<Record<string, unknown>>): SessionHeaderMeta {
   const meta: SessionHeaderMeta = {}
-  const { workspaceId, files, baseTree, forkRequestId } = header
+  const { workspaceId, files, baseTree, forkRequestId, exploration } = header
   if (typeof workspaceId === 'string') meta.workspaceId = workspaceId
   const filesMeta = filesOf(files)
   if (filesMeta) meta.files = filesMeta
   if (typeof baseTree === 'string' || baseTree === null) meta.baseTree = baseTree
   if (typeof forkRequestId === 'string') meta.forkRequestId = forkRequestId
+  const branch = explorationOf(exploration)
+  if (branch) meta.exploration = branch
   return meta
 }
 
@@ -33,6 +37,7 @@ export function headerMetaFields(meta: SessionHeaderMeta): Record<string, unknow
   if (meta.files !== undefined) fields.files = { mode: meta.files.mode, path: meta.files.path }
   if (meta.baseTree !== undefined) fields.baseTree = meta.baseTree
   if (meta.forkRequestId !== undefined) fields.forkRequestId = meta.forkRequestId
+  if (meta.exploration !== undefined) fields.exploration = { ...meta.exploration }
   return fields
 }
 
@@ -41,4 +46,11 @@ function filesOf(value: unknown): SessionHeaderMeta['files'] {
   const { mode, path } = value as { mode?: unknown; path?: unknown }
   if ((mode !== 'shared' && mode !== 'worktree') || typeof path !== 'string') return undefined
   return { mode, path }
+}
+
+function explorationOf(value: unknown): SessionHeaderMeta['exploration'] {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { id, label, check } = value as { id?: unknown; label?: unknown; check?: unknown }
+  if (typeof id !== 'string' || typeof label !== 'string') return undefined
+  return typeof check === 'string' ? { id, label, check } : { id, label }
 }

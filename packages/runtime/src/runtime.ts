@@ -18,14 +18,22 @@ import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
   HostInfoResult,
+  SessionBoardParams,
+  SessionBoardResult,
   SessionCompareParams,
   SessionCompareResult,
   SessionCreateParams,
   SessionDeleteParams,
   SessionDeleteResult,
+  SessionExploreParams,
+  SessionExploreResult,
+  SessionFileAcrossParams,
+  SessionFileAcrossResult,
   SessionForkParams,
   SessionForkResult,
   SessionGetResult,
+  SessionKeepParams,
+  SessionKeepResult,
   SessionListParams,
   SessionPromptResult,
   SessionSetModelParams,
@@ -41,11 +49,15 @@ import type {
 } from '@tangent/protocol'
 import { JsonlStore } from '@tangent/store-jsonl'
 import { AgentPool } from './agent-pool.js'
+import { type BoardSource, boardBranch, fileAcross } from './board.js'
+import { runCheck } from './check.js'
 import { ConfigFiles } from './config.js'
+import { Explorations } from './explore.js'
 import { browseFolders, realFolder } from './folders.js'
 import { resolveBoundary, sameModel, sessionNotFound, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
-import { headerMetaFields, headerMetaOf } from './header-meta.js'
+import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
+import { type BranchKeptData, summarizeBranch } from './keep.js'
 import { commonAncestor, lineageOf } from './lineage.js'
 import { permissionDecider } from './permission-policy.js'
 import { undoableRestore } from './restore-events.js'
@@ -114,6 +126,7 @@ export class Runtime {
   readonly #workspaces: WorkspaceRegistry
   readonly #agents: AgentPool
   readonly #forkRequests: ForkRequests
+  readonly #explorations: Explorations
   readonly #emitter: RuntimeEmitter
   readonly #report: (error: unknown) => void
   /** Which sessions and directories are busy with an operation that must not overlap a turn. */
@@ -124,6 +137,8 @@ export class Runtime {
   readonly #announcing = new Map<string, Promise<void>>()
   readonly #sessionListeners = new Map<string, Set<SessionListener>>()
   readonly #unwire: (() => void)[] = []
+  /** How long a branch's check may run (TANGENT_CHECK_TIMEOUT_MS, default 10 minutes). */
+  readonly #checkTimeoutMs: number
   #closing: Promise<void> | null = null
 
   private constructor(init: {
@@ -162,6 +177,18 @@ export class Runtime {
     this.config = new ConfigFiles({ env, homeDir: this.homeDir })
     const permissions = permissionDecider(this.config, () => false)
     this.#forkRequests = ForkRequests.fromHeaders(() => store.headers())
+    this.#explorations = new Explorations({
+      load: (sessionId) => this.#load(sessionId),
+      fork: (params, meta) => this.fork(params, meta),
+      setModel: (params) => this.setModel(params),
+      prompt: (params) => this.prompt(params),
+      record: async (session, type, data) => {
+        session.append(type, data)
+        await store.flush(session.id)
+      },
+      report: init.report,
+    })
+    this.#checkTimeoutMs = Number(env.TANGENT_CHECK_TIMEOUT_MS) || 10 * 60_000
     const flushOf = (session: Session) => () => store.flush(session.id)
     const createAgent =
       options.createAgent ??
@@ -355,15 +382,9 @@ export class Runtime {
   async compare(params: SessionCompareParams): Promise<SessionCompareResult> {
     const a = await this.#load(params.a)
     const b = await this.#load(params.b)
-    const parentOf = async (id: string) => {
-      const entry = await this.#store.get(id)
-      const header = this.#store.store.get(id)?.header
-      if (header) return { parentSession: header.parentSession ?? null, forkedAt: header.forkedAt ?? null }
-      return entry ? { parentSession: entry.parentSession, forkedAt: entry.forkedAt } : undefined
-    }
     const { ancestor, forkSeq } = commonAncestor(
-      await lineageOf(a.id, parentOf),
-      await lineageOf(b.id, parentOf),
+      await lineageOf(a.id, this.#parentOf),
+      await lineageOf(b.id, this.#parentOf),
       {
         a: a.lastSeq,
         b: b.lastSeq,
@@ -411,8 +432,190 @@ export class Runtime {
     this.#assertWritable('run a turn')
     const session = await this.#load(params.sessionId)
     this.#busy.assertIdle(session, 'send another prompt')
+    const check = headerMetaOf(session.header).exploration?.check
     // Synchronous from the check to the turn's first append: two prompts cannot both start.
-    return this.#agents.prompt(session, params.text)
+    const turn = this.#agents.prompt(session, params.text)
+    if (check === undefined) return turn
+    // A branch with a check stays busy until its check is recorded (docs/architecture.md §13.2).
+    return this.#busy.exclusively(session, `running its check \`${check}\``, async () => {
+      const result = await turn
+      if (result.reason === 'aborted' || result.reason === 'interrupted') return result
+      const ran = await runCheck(check, session.header.cwd, {
+        timeoutMs: this.#checkTimeoutMs,
+        afterSeq: result.turnEndSeq,
+      })
+      const live = this.#store.store.get(session.id) ?? session
+      live.append('check/ran', ran)
+      await this.#store.flush(session.id)
+      return result
+    })
+  }
+
+  // --- explore, board, keep (docs/architecture.md §13) -----------------------------------
+
+  /** N branches from one fork point, run in parallel; answers once they are made and started. */
+  explore(params: SessionExploreParams): Promise<SessionExploreResult> {
+    this.#assertWritable('explore')
+    return this.#explorations.explore(params)
+  }
+
+  async board(params: SessionBoardParams): Promise<SessionBoardResult> {
+    const sources = await Promise.all(params.sessionIds.map((id) => this.#boardSource(id)))
+    const now = Date.now()
+    const branches = await Promise.all(sources.map((source) => boardBranch(this.files, source, now)))
+    const lineages = await Promise.all(
+      sources.map(async (source) =>
+        (await lineageOf(source.session.id, this.#parentOf)).map((link) => link.sessionId),
+      ),
+    )
+    // The nearest session every branch descends from (for one branch: its parent).
+    const [first, ...others] = sources.length === 1 ? [lineages[0]!.slice(1)] : lineages
+    const ancestor = first!.find((id) => others.every((lineage) => lineage.includes(id))) ?? null
+    const trees = new Set(sources.map((source) => headerMetaOf(source.session.header).baseTree ?? null))
+    return { ancestor, baseTree: trees.size === 1 ? [...trees][0]! : null, branches }
+  }
+
+  async fileAcross(params: SessionFileAcrossParams): Promise<SessionFileAcrossResult> {
+    const sources = await Promise.all(params.sessionIds.map((id) => this.#boardSource(id)))
+    return fileAcross(this.files, sources, params.path)
+  }
+
+  /**
+   * Keeps a branch: merges its file changes since the fork point into its parent's directory
+   * (refusing with \`files-conflict\` and the paths, writing nothing), records the keep and a
+   * summary in the parent's log, archives its siblings and removes their clean worktrees.
+   */
+  async keep(params: SessionKeepParams): Promise<SessionKeepResult> {
+    this.#assertWritable('keep a branch')
+    const branch = await this.#load(params.sessionId)
+    const parentId = branch.header.parentSession
+    if (typeof parentId !== 'string') {
+      throw new TangentError(
+        'invalid-params',
+        `Session ${branch.id} is not a fork: keep a branch into the session it was forked from.`,
+        { issues: [{ path: ['sessionId'], message: 'not a fork' }] },
+      )
+    }
+    const parent = await this.#load(parentId)
+    this.#busy.assertIdle(branch, 'keep it')
+    this.#busy.assertIdle(parent, 'keep a branch into it')
+    const meta = headerMetaOf(branch.header)
+    const label = meta.exploration?.label
+    const mode = meta.files?.mode ?? 'shared'
+    let applied: string[] = []
+    let restoreSeq: number | undefined
+    let tree: string | undefined
+    if (mode === 'worktree') {
+      // The branch's files as they are now (hand edits in its worktree included).
+      tree = (await this.files.snapshot(branch.header.cwd)).tree
+      const theirs = tree
+      await this.#busy.rewritingFiles(parent, `keeping branch ${label ?? branch.id}`, async () => {
+        const ours = (await this.files.snapshot(parent.header.cwd)).tree
+        const merge = await this.files.mergeTrees({ base: meta.baseTree ?? null, ours, theirs })
+        if (merge.conflicts.length > 0) {
+          throw new TangentError(
+            'files-conflict',
+            `Keeping ${branch.id} would overwrite lines ${parent.id} changed since the fork in ${merge.conflicts.join(', ')}: nothing was written. Resolve them in one of the sessions, then keep again.`,
+            { paths: merge.conflicts, undoTree: ours },
+          )
+        }
+        if (merge.changed.length === 0) return
+        const outcome = await this.files.restoreTree({
+          cwd: parent.header.cwd,
+          tree: merge.tree,
+          paths: merge.changed,
+          expectTree: ours,
+        })
+        applied = outcome.restored
+        restoreSeq = (
+          await this.#recordRestore(parent, outcome, {
+            keptFrom: { sessionId: branch.id, ...(label !== undefined ? { label } : {}) },
+          })
+        ).seq
+      })
+    }
+    const siblings =
+      params.archiveOthers === false || meta.exploration === undefined
+        ? []
+        : (await this.listSessions({})).filter(
+            (summary) => summary.exploration?.id === meta.exploration!.id && summary.id !== branch.id,
+          )
+    const data: BranchKeptData = {
+      sessionId: branch.id,
+      ...(label !== undefined ? { label } : {}),
+      title: branch.title ?? '',
+      throughSeq: branch.lastSeq,
+      files: mode,
+      ...(tree !== undefined ? { tree } : {}),
+      applied,
+      ...(restoreSeq !== undefined ? { restoreSeq } : {}),
+      summary: summarizeBranch(branch, { label, mode, changed: applied }),
+      archived: siblings.map((sibling) => sibling.id),
+    }
+    const kept = parent.append('branch/kept', data)
+    await this.#store.flush(parent.id)
+    this.#announce(parent.id, 'session-updated')
+    const worktrees: SessionKeepResult['worktrees'] = []
+    for (const sibling of siblings) {
+      await this.setArchived({ sessionId: sibling.id, archived: true })
+      if (sibling.files.mode !== 'worktree') continue
+      const users = (await this.#sessionsWorkingIn(sibling.files.path)).filter((id) => id !== sibling.id)
+      if (users.length > 0) {
+        worktrees.push({
+          sessionId: sibling.id,
+          path: sibling.files.path,
+          removed: false,
+          reason: `sessions ${users.join(', ')} still work in it`,
+        })
+        continue
+      }
+      // A worktree whose files are all in the branch's history (nothing changed since its last
+      // snapshot) is removed — a fork at that point brings it back; one with newer changes stays.
+      const outcome = await this.#removeCaptured(sibling.files.path)
+      worktrees.push({
+        sessionId: sibling.id,
+        path: sibling.files.path,
+        removed: outcome.removed,
+        ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+      })
+    }
+    return {
+      kept: branch.id,
+      parent: parent.id,
+      seq: kept.seq,
+      files: { mode, applied, ...(restoreSeq !== undefined ? { restoreSeq } : {}) },
+      archived: [...data.archived],
+      worktrees,
+    }
+  }
+
+  async #removeCaptured(worktree: string): Promise<{ removed: boolean; reason?: string }> {
+    try {
+      const snapshot = await this.files.snapshot(worktree)
+      if (snapshot.changed.length > 0) {
+        const shown = snapshot.changed.slice(0, 10).join(', ')
+        return {
+          removed: false,
+          reason: `${snapshot.changed.length} file(s) changed since the branch's last snapshot were kept: ${shown}${snapshot.changed.length > 10 ? ', …' : ''}`,
+        }
+      }
+      return await this.files.removeWorktree(worktree, { force: true })
+    } catch (error) {
+      return { removed: false, reason: error instanceof Error ? error.message : String(error) }
+    }
+  }
+
+  async #boardSource(sessionId: string): Promise<BoardSource> {
+    const session = await this.#load(sessionId)
+    return { session, summary: await this.summary(sessionId), latestTree: this.#latestTree(session) }
+  }
+
+  /** A session's parent and fork point: from the live header, else the catalog. */
+  readonly #parentOf = async (id: string) => {
+    const header = this.#store.store.get(id)?.header
+    if (header) return { parentSession: header.parentSession ?? null, forkedAt: header.forkedAt ?? null }
+    const entry = await this.#store.get(id)
+    return entry ? { parentSession: entry.parentSession, forkedAt: entry.forkedAt } : undefined
   }
 
   /** Answers a tool call waiting for approval; `permission-not-pending` when none of that id waits. */
@@ -476,9 +679,12 @@ export class Runtime {
    * a distinguishing title, its workspace, and its own directory with `files: 'worktree'`.
    * The same `requestId` returns the same child.
    */
-  async fork(params: SessionForkParams): Promise<SessionForkResult> {
+  async fork(
+    params: SessionForkParams,
+    meta: Pick<SessionHeaderMeta, 'exploration'> = {},
+  ): Promise<SessionForkResult> {
     this.#assertWritable('fork a session')
-    const attempt = () => this.#fork(params)
+    const attempt = () => this.#fork(params, meta)
     const outcome: ForkAttempt = params.requestId
       ? await this.#forkRequests.run(params.requestId, attempt)
       : await attempt()
@@ -608,8 +814,9 @@ export class Runtime {
   }
 
   /** Resolves when every turn started through this runtime has ended. */
-  settled(): Promise<void> {
-    return this.#agents.settled()
+  async settled(): Promise<void> {
+    await this.#explorations.settled()
+    await this.#agents.settled()
   }
 
   /** Removes worktrees no session owns (a crash in the middle of a worktree fork). */
@@ -646,7 +853,10 @@ export class Runtime {
 
   // --- internals -----------------------------------------------------------------------
 
-  async #fork(params: SessionForkParams): Promise<ForkAttempt> {
+  async #fork(
+    params: SessionForkParams,
+    extra: Pick<SessionHeaderMeta, 'exploration'>,
+  ): Promise<ForkAttempt> {
     const store = this.#store
     const source = await this.#load(params.sessionId)
     // The events as they are now: a running turn may append more, the boundary does not move.
@@ -686,6 +896,7 @@ export class Runtime {
             files: { mode: params.files ?? 'shared', path: cwd },
             baseTree,
             ...(params.requestId !== undefined ? { forkRequestId: params.requestId } : {}),
+            ...extra,
           }),
         },
       })
@@ -709,7 +920,7 @@ export class Runtime {
   async #recordRestore(
     session: Session,
     outcome: RestoreOutcome,
-    what: { toSeq: number } | { undoOf: number },
+    what: { toSeq: number } | { undoOf: number } | { keptFrom: { sessionId: string; label?: string } },
   ): Promise<SnapshotRestoreResult> {
     const data: FilesRestoredData = {
       ...what,

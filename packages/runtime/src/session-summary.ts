@@ -50,6 +50,7 @@ export function toSessionSummary(
       baseTree: typeof meta.baseTree === 'string' ? meta.baseTree : null,
     },
     ...(parentLoop !== undefined ? { parentLoop: [...parentLoop] } : {}),
+    ...(meta.exploration ? { exploration: { id: meta.exploration.id, label: meta.exploration.label } } : {}),
   }
 }
 

@@ -1,0 +1,118 @@
+// The N-way compare board (docs/architecture.md §13.3): per branch its status, own turns, time,
+// files changed since its fork point with a diffstat, its latest check and its own tokens; and
+// one file as every branch has it, for a side-by-side diff. Read-only, from logs and snapshots.
+import type { Session, SessionEvent, StepEndData } from '@tangent/core'
+import type { FileState } from '@tangent/files'
+import type {
+  BoardBranch,
+  BoardFile,
+  CheckResult,
+  FileDiff,
+  SessionFileAcrossResult,
+  SessionSummary,
+} from '@tangent/protocol'
+import type { CheckRanData } from './check.js'
+import { headerMetaOf } from './header-meta.js'
+
+export interface BoardSource {
+  session: Session
+  summary: SessionSummary
+  /** The files' tree now (its latest snapshot), null when none was taken. */
+  latestTree: string | null
+}
+
+export async function boardBranch(files: FileState, source: BoardSource, now: number): Promise<BoardBranch> {
+  const { session } = source
+  const own = session.events.slice(session.inheritedEventCount)
+  const baseTree = headerMetaOf(session.header).baseTree ?? null
+  const diffs = source.latestTree === null ? [] : await files.diffTrees(baseTree, source.latestTree)
+  let turns = 0
+  let completedTurns = 0
+  let firstStart: number | null = null
+  let lastEnd: number | null = null
+  const tokens = { input: 0, output: 0, cached: 0 }
+  for (const event of own) {
+    if (event.type === 'turn/start') {
+      turns++
+      firstStart ??= event.time
+    } else if (event.type === 'turn/end') {
+      lastEnd = event.time
+      if ((event.data as { reason?: string }).reason === 'completed') completedTurns++
+    } else if (event.type === 'step/end') {
+      const usage = (event.data as StepEndData).usage
+      tokens.input += usage?.inputTokens ?? 0
+      tokens.output += usage?.outputTokens ?? 0
+      tokens.cached += usage?.cachedInputTokens ?? 0
+    }
+  }
+  const running = source.summary.status === 'running'
+  return {
+    session: source.summary,
+    turns,
+    completedTurns,
+    durationMs: firstStart === null ? null : (running ? now : (lastEnd ?? now)) - firstStart,
+    files: diffs.map(diffstat),
+    check: latestCheck(own),
+    tokens,
+  }
+}
+
+/** The latest `check/ran` among `events`, as the board shows it. */
+export function latestCheck(events: readonly SessionEvent[]): CheckResult | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type !== 'check/ran') continue
+    const data = event.data as Partial<CheckRanData>
+    if (typeof data.command !== 'string') continue
+    return {
+      seq: event.seq,
+      command: data.command,
+      exitCode: typeof data.exitCode === 'number' ? data.exitCode : null,
+      ok: data.ok === true,
+      output: typeof data.output === 'string' ? data.output : '',
+      durationMs: typeof data.durationMs === 'number' ? data.durationMs : 0,
+      ...(data.timedOut ? { timedOut: true } : {}),
+    }
+  }
+  return null
+}
+
+function diffstat(diff: FileDiff): BoardFile {
+  let added = 0
+  let removed = 0
+  for (const line of diff.patch.split('\n')) {
+    if (line.startsWith('+') && !line.startsWith('+++')) added++
+    else if (line.startsWith('-') && !line.startsWith('---')) removed++
+  }
+  const binary = /^Binary files /m.test(diff.patch)
+  return { path: diff.path, status: diff.status, added, removed, ...(binary ? { binary: true } : {}) }
+}
+
+const maxTextBytes = 512 * 1024
+
+/** `file` at the first branch's fork point and in each branch now. */
+export async function fileAcross(
+  files: FileState,
+  sources: readonly BoardSource[],
+  file: string,
+): Promise<SessionFileAcrossResult> {
+  const version = async (tree: string | null) => {
+    const bytes = tree === null ? null : await files.readFile(tree, file)
+    if (bytes === null) return { content: null, binary: false, truncated: false }
+    const binary = bytes.subarray(0, 8192).includes(0)
+    if (binary) return { content: null, binary: true, truncated: false }
+    const truncated = bytes.length > maxTextBytes
+    return { content: bytes.subarray(0, maxTextBytes).toString('utf8'), binary: false, truncated }
+  }
+  const baseTree = sources[0] ? (headerMetaOf(sources[0].session.header).baseTree ?? null) : null
+  return {
+    path: file,
+    base: await version(baseTree),
+    versions: await Promise.all(
+      sources.map(async (source) => ({
+        sessionId: source.session.id,
+        ...(await version(source.latestTree)),
+      })),
+    ),
+  }
+}

@@ -1,0 +1,140 @@
+// Explore (docs/architecture.md §13.1): N branches from one fork point — one per prompt, or per
+// model — each in its own worktree by default, grouped as one exploration (labels A, B, C…),
+// their first turns run in parallel with a concurrency limit. Built on the runtime's fork and
+// prompt, so every rule of those (anchors, busy sessions, approvals, checks) holds here too.
+import { createHash, randomBytes } from 'node:crypto'
+import type { Session } from '@tangent/core'
+import type {
+  SessionExploreParams,
+  SessionExploreResult,
+  SessionForkParams,
+  SessionForkResult,
+  SessionPromptResult,
+  SessionSummary,
+} from '@tangent/protocol'
+import type { SessionHeaderMeta } from './header-meta.js'
+
+/** What explore needs of the runtime (it is the runtime's own operations, nothing new). */
+export interface ExploreRuntime {
+  load(sessionId: string): Promise<Session>
+  fork(params: SessionForkParams, meta: Pick<SessionHeaderMeta, 'exploration'>): Promise<SessionForkResult>
+  setModel(params: { sessionId: string; model: string }): Promise<SessionSummary>
+  prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult>
+  /** Appends a log-only event and makes it durable. */
+  record(session: Session, type: string, data: unknown): Promise<void>
+  report(error: unknown): void
+}
+
+/** Branch labels, in order. */
+export const branchLabels = 'ABCDEFGH'
+
+export interface ExplorationStartedData {
+  exploration: string
+  boundary: number
+  files: 'shared' | 'worktree'
+  check?: string
+  branches: { sessionId: string; label: string; prompt: string; model?: string }[]
+}
+
+export class Explorations {
+  readonly #runtime: ExploreRuntime
+  readonly #running = new Set<Promise<void>>()
+  /** Explorations whose branches are being made or run: a retry with the same requestId waits for the first. */
+  readonly #starting = new Map<string, Promise<SessionExploreResult>>()
+
+  constructor(runtime: ExploreRuntime) {
+    this.#runtime = runtime
+  }
+
+  explore(params: SessionExploreParams): Promise<SessionExploreResult> {
+    if (params.requestId === undefined) return this.#explore(params, `ex_${randomBytes(8).toString('hex')}`)
+    // Idempotent like fork: the same requestId gives the same exploration and the same branches.
+    const id = `ex_${createHash('sha256').update(`${params.sessionId}\0${params.requestId}`).digest('hex').slice(0, 16)}`
+    const started = this.#starting.get(id)
+    if (started) return started
+    const promise = this.#explore(params, id)
+    this.#starting.set(id, promise)
+    promise.catch(() => this.#starting.delete(id))
+    return promise
+  }
+
+  /** Resolves when every branch turn started by an exploration has ended (with its check). */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all([...this.#running])
+  }
+
+  async #explore(params: SessionExploreParams, id: string): Promise<SessionExploreResult> {
+    const source = await this.#runtime.load(params.sessionId)
+    const files = params.files ?? 'worktree'
+    const sessions: SessionSummary[] = []
+    let boundary: number | undefined
+    for (const [index, branch] of params.branches.entries()) {
+      const label = branchLabels[index]!
+      const forked = await this.#runtime.fork(
+        {
+          sessionId: source.id,
+          // Every branch forks at the boundary the first one resolved to.
+          ...(boundary === undefined
+            ? {
+                ...(params.atSeq !== undefined ? { atSeq: params.atSeq } : {}),
+                ...(params.before !== undefined ? { before: params.before } : {}),
+              }
+            : { atSeq: boundary }),
+          files,
+          title: `${source.title || 'Session'} · ${label}`,
+          ...(params.requestId !== undefined ? { requestId: `${params.requestId}#${label}` } : {}),
+        },
+        { exploration: { id, label, ...(params.check !== undefined ? { check: params.check } : {}) } },
+      )
+      boundary ??= forked.boundary
+      const session =
+        branch.model !== undefined && !sameModelId(forked.session.model, branch.model)
+          ? await this.#runtime.setModel({ sessionId: forked.session.id, model: branch.model })
+          : forked.session
+      sessions.push(session)
+    }
+    const started: ExplorationStartedData = {
+      exploration: id,
+      boundary: boundary!,
+      files,
+      ...(params.check !== undefined ? { check: params.check } : {}),
+      branches: sessions.map((session, index) => ({
+        sessionId: session.id,
+        label: branchLabels[index]!,
+        prompt: params.branches[index]!.prompt,
+        ...(params.branches[index]!.model !== undefined ? { model: params.branches[index]!.model } : {}),
+      })),
+    }
+    // The source's log says it was explored (once, also when a retry made nothing new).
+    const recorded = source.events.some(
+      (event) =>
+        event.type === 'exploration/started' && (event.data as { exploration?: unknown }).exploration === id,
+    )
+    if (!recorded) {
+      await this.#runtime.record(source, 'exploration/started', started)
+      this.#run(started, params.concurrency ?? 3)
+    }
+    return { exploration: id, boundary: boundary!, sessions }
+  }
+
+  /** Runs each branch's prompt, at most `concurrency` at once; failures are reported, never thrown. */
+  #run(started: ExplorationStartedData, concurrency: number): void {
+    const queue = [...started.branches]
+    const worker = async () => {
+      for (let branch = queue.shift(); branch; branch = queue.shift()) {
+        await this.#runtime
+          .prompt({ sessionId: branch.sessionId, text: branch.prompt })
+          .catch((error: unknown) => this.#runtime.report(error))
+      }
+    }
+    const all = Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker)).then(
+      () => {},
+    )
+    this.#running.add(all)
+    void all.finally(() => this.#running.delete(all))
+  }
+}
+
+function sameModelId(model: SessionSummary['model'], id: string): boolean {
+  return model !== null && `${model.provider}:${model.model}` === id
+}
