@@ -17,6 +17,24 @@ export {
   providerNames,
 } from './model-registry.js'
 export type { AgentDelta } from './model-step.js'
+export {
+  BashSandbox,
+  type BashSandboxOptions,
+  type CommandSandbox,
+  type SandboxedCommand,
+  type SandboxNetwork,
+  type SandboxWrapOptions,
+} from './sandbox/bash-sandbox.js'
+export {
+  type BashSandboxStatus,
+  describeSandboxStatus,
+  parseSandboxMode,
+  type SandboxKind,
+  type SandboxMode,
+  type SandboxProbe,
+  sandboxModes,
+  sandboxStatusOf,
+} from './sandbox/sandbox-status.js'
 export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome } from './tools/agent-tool.js'
-export { type BashToolOptions, createBashTool } from './tools/bash.js'
+export { type BashSandboxSetting, type BashToolOptions, createBashTool } from './tools/bash.js'
 export { createDefaultTools } from './tools/default-tools.js'
