@@ -783,6 +783,9 @@ export function runSessionContract(options: ContractOptions): void {
       expect(listed.folders.map((folder) => folder.name)).toContain('app')
       const info = await f.api.call('host.info', {})
       expect(info).toMatchObject({ startFolder: start, homeDir: f.homeDir })
+      // The bash sandbox extension (docs/architecture.md §12.2): auto by default, never refused then.
+      expect(info.sandbox?.mode).toBe('auto')
+      expect(['sandboxed', 'unsandboxed']).toContain(info.sandbox?.bash)
     })
   })
 

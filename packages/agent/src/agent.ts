@@ -12,6 +12,7 @@ import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } fr
 import { PendingApprovals, type PermissionAnswer, type PermissionDecider } from './permissions/approvals.js'
 import { replayMessages } from './replay-messages.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
+import type { BashSandboxSetting } from './tools/bash.js'
 import { createDefaultTools } from './tools/default-tools.js'
 
 export interface SnapshotResult {
@@ -36,6 +37,8 @@ export interface AgentOptions {
   tools?: AgentToolSet
   /** Default timeout of the bash tool (120 s). */
   bashTimeoutMs?: number
+  /** The OS sandbox of the default bash tool (docs/architecture.md §12.2); none: bash runs unconfined. */
+  bashSandbox?: Omit<BashSandboxSetting, 'tempKey'>
   /** Retries of a failed model call (AI SDK default 2; tests use 0). */
   maxRetries?: number
   /** System prompt (default: a short one naming the working directory). */
@@ -69,7 +72,8 @@ export class Agent {
   constructor(options: AgentOptions) {
     this.session = options.session
     this.#options = options
-    this.#tools = options.tools ?? createDefaultTools({ bash: { timeoutMs: options.bashTimeoutMs } })
+    const sandbox = options.bashSandbox && { ...options.bashSandbox, tempKey: options.session.id }
+    this.#tools = options.tools ?? createDefaultTools({ bash: { timeoutMs: options.bashTimeoutMs, sandbox } })
   }
 
   get running(): boolean {

@@ -53,7 +53,8 @@ export async function resolveWorkingDirectory(cwd: string): Promise<string> {
   )
 }
 
-function isInside(root: string, candidate: string): boolean {
+/** True when `candidate` is `root` or lies beneath it (lexically). */
+export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate)
   return (
     relative === '' ||

@@ -18,6 +18,24 @@ export {
 } from './model-registry.js'
 export type { AgentDelta } from './model-step.js'
 export * from './permissions/index.js'
+export {
+  BashSandbox,
+  type BashSandboxOptions,
+  type CommandSandbox,
+  type SandboxedCommand,
+  type SandboxNetwork,
+  type SandboxWrapOptions,
+} from './sandbox/bash-sandbox.js'
+export {
+  type BashSandboxStatus,
+  describeSandboxStatus,
+  parseSandboxMode,
+  type SandboxKind,
+  type SandboxMode,
+  type SandboxProbe,
+  sandboxModes,
+  sandboxStatusOf,
+} from './sandbox/sandbox-status.js'
 export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome } from './tools/agent-tool.js'
-export { type BashToolOptions, createBashTool } from './tools/bash.js'
+export { type BashSandboxSetting, type BashToolOptions, createBashTool } from './tools/bash.js'
 export { createDefaultTools } from './tools/default-tools.js'

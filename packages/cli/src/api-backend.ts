@@ -9,7 +9,7 @@ import type {
   DeleteResult,
   ForkRequest,
   ForkResult,
-  ModelStatus,
+  HostInfo,
   RestoreResult,
   SessionEvent,
   SessionSummary,
@@ -133,8 +133,8 @@ export class ApiBackend implements Backend {
     })
   }
 
-  async models(): Promise<ModelStatus[]> {
-    return (await this.#api.call('host.info', {})).models
+  info(): Promise<HostInfo> {
+    return this.#api.call('host.info', {})
   }
 
   compare(a: string, b: string): Promise<CompareResult> {

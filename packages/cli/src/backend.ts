@@ -20,6 +20,7 @@ export type CompareResult = SessionCompareResult
 export type RestoreResult = SnapshotRestoreResult
 export type DeleteResult = SessionDeleteResult
 export type ForkResult = SessionForkResult
+export type HostInfo = HostInfoResult
 export type ModelStatus = HostInfoResult['models'][number]
 
 export interface TurnDelta {
@@ -74,7 +75,8 @@ export interface Backend {
   /** `worktree`: what to do with a worktree the session owns (default: remove it when clean). */
   delete(sessionId: string, worktree?: 'remove' | 'keep' | 'force'): Promise<DeleteResult>
   setModel(sessionId: string, model: string, reasoningEffort?: string): Promise<SessionSummary>
-  models(): Promise<ModelStatus[]>
+  /** `host.info`: version, data dir, models and whether bash is sandboxed. */
+  info(): Promise<HostInfo>
   compare(a: string, b: string): Promise<CompareResult>
   snapshots(sessionId: string): Promise<SnapshotEntry[]>
   restore(sessionId: string, seq: number, force: boolean): Promise<RestoreResult>

@@ -7,6 +7,7 @@ import { registerChatCommand } from './commands/chat.js'
 import { registerDeleteCommand } from './commands/delete.js'
 import { registerDemoCommand } from './commands/demo.js'
 import { registerDiffCommand } from './commands/diff.js'
+import { registerDoctorCommand } from './commands/doctor.js'
 import { registerForkCommand } from './commands/fork.js'
 import { registerModelsCommand } from './commands/models.js'
 import { registerRestoreCommand } from './commands/restore.js'
@@ -45,7 +46,8 @@ IDs: the whole id or any unique prefix of it (at least 4 characters, any case).
 
 Environment: TANGENT_HOME (data, now ${context.home}), TANGENT_MODEL (default model of
 new sessions, e.g. openai:gpt-4.1), OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY,
-TANGENT_OPENAI_COMPATIBLE_BASE_URL, TANGENT_TOKEN (serve), NO_COLOR.
+TANGENT_OPENAI_COMPATIBLE_BASE_URL, TANGENT_TOKEN (serve), TANGENT_SANDBOX (off|auto|required:
+the bash tool's OS sandbox, default auto), NO_COLOR.
 Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
 `,
   )
@@ -57,6 +59,7 @@ Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
   registerArchiveCommands(program, context)
   registerDeleteCommand(program, context)
   registerModelsCommand(program, context)
+  registerDoctorCommand(program, context)
   registerDiffCommand(program, context)
   registerSnapshotsCommand(program, context)
   registerRestoreCommand(program, context)

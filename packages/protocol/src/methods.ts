@@ -23,6 +23,18 @@ const Empty = z.object({})
 
 export const HostInfoParams = Empty
 export type HostInfoParams = z.infer<typeof HostInfoParams>
+/**
+ * Extension: how the bash tool runs on the Host (docs/architecture.md §12.2). `sandboxed`;
+ * `unsandboxed` (mode `off`, or `auto` where no sandbox is available); `refused` (mode
+ * `required` where none is: bash refuses every command). `reason` says why it is not sandboxed.
+ */
+export const BashSandboxInfo = z.object({
+  bash: z.enum(['sandboxed', 'unsandboxed', 'refused']),
+  mode: z.enum(['off', 'auto', 'required']),
+  kind: z.enum(['bubblewrap', 'seatbelt']).optional(),
+  reason: z.string().optional(),
+})
+export type BashSandboxInfo = z.infer<typeof BashSandboxInfo>
 export const HostInfoResult = z.object({
   version: z.string(),
   dataDir: z.string(),
@@ -32,6 +44,8 @@ export const HostInfoResult = z.object({
   startFolder: z.string().optional(),
   /** Extension: the user's home directory (what `~` means in folder paths). */
   homeDir: z.string().optional(),
+  /** Extension: whether the bash tool runs in an OS sandbox, and why not. */
+  sandbox: BashSandboxInfo.optional(),
 })
 export type HostInfoResult = z.infer<typeof HostInfoResult>
 

@@ -10,7 +10,10 @@ import {
 } from '@tangent/agent'
 import type { ConfigFiles } from './config.js'
 
-export function permissionDecider(config: ConfigFiles, bashSandboxed: () => boolean): PermissionDecider {
+export function permissionDecider(
+  config: ConfigFiles,
+  bashSandboxed: () => Promise<boolean>,
+): PermissionDecider {
   return async (request): Promise<PermissionVerdict> => {
     let rules: Awaited<ReturnType<ConfigFiles['permissionRules']>>
     try {
@@ -23,7 +26,7 @@ export function permissionDecider(config: ConfigFiles, bashSandboxed: () => bool
       rules,
       sessionRules: sessionPermissionRules(request.events),
       defaults: request.modelId.startsWith('demo:') ? 'free' : 'guarded',
-      bashSandboxed: bashSandboxed(),
+      bashSandboxed: request.toolName === 'bash' ? await bashSandboxed() : false,
     })
   }
 }

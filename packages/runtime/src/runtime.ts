@@ -8,10 +8,16 @@ import path from 'node:path'
 import {
   Agent,
   type AgentDelta,
+  type AgentOptions,
+  BashSandbox,
+  type BashSandboxStatus,
   defaultModelId,
   ModelRegistry,
+  parseSandboxMode,
   permissionNotPending,
   providerNames,
+  type SandboxMode,
+  sandboxStatusOf,
 } from '@tangent/agent'
 import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
 import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
@@ -88,8 +94,17 @@ export interface RuntimeOptions {
   readOnly?: boolean
   /** Where unexpected errors are logged (default console.error). */
   report?: (error: unknown) => void
+  /**
+   * The OS sandbox of the bash tool (docs/architecture.md §12.2): `off`, `auto` (sandboxed where
+   * the OS can) or `required` (bash refuses to run unconfined). Default TANGENT_SANDBOX of `env`,
+   * else `auto`.
+   */
+  sandbox?: SandboxMode
   /** The agent of a session (tests, embedders); default: the standard agent with file snapshots. */
-  createAgent?: (session: Session, runtime: { flush: () => Promise<void>; models: ModelRegistry }) => Agent
+  createAgent?: (
+    session: Session,
+    runtime: { flush: () => Promise<void>; models: ModelRegistry; bashSandbox?: AgentOptions['bashSandbox'] },
+  ) => Agent
 }
 
 interface ForkAttempt extends ForkOutcome {
@@ -131,6 +146,9 @@ export class Runtime {
   readonly #report: (error: unknown) => void
   /** Which sessions and directories are busy with an operation that must not overlap a turn. */
   readonly #busy: SessionBusy
+  readonly #sandboxMode: SandboxMode
+  /** Null when the mode is `off`. */
+  readonly #bashSandbox: BashSandbox | null
   /** The data directory with symlinks resolved, as session directories are. */
   readonly #realHome: string
   /** Per session, summary announcements run in order, so the last one sent is the newest. */
@@ -175,7 +193,7 @@ export class Runtime {
       onRecovered: (recovered) => init.report(describeRecovery(recovered)),
     })
     this.config = new ConfigFiles({ env, homeDir: this.homeDir })
-    const permissions = permissionDecider(this.config, () => false)
+    const permissions = permissionDecider(this.config, () => this.bashRunsSandboxed())
     this.#forkRequests = ForkRequests.fromHeaders(() => store.headers())
     this.#explorations = new Explorations({
       load: (sessionId) => this.#load(sessionId),
@@ -189,6 +207,10 @@ export class Runtime {
       report: init.report,
     })
     this.#checkTimeoutMs = Number(env.TANGENT_CHECK_TIMEOUT_MS) || 10 * 60_000
+    this.#sandboxMode = options.sandbox ?? sandboxModeOf(env.TANGENT_SANDBOX, init.report)
+    const mode = this.#sandboxMode
+    this.#bashSandbox = mode === 'off' ? null : new BashSandbox()
+    const bashSandbox = this.#bashSandbox && mode !== 'off' ? { sandbox: this.#bashSandbox, mode } : undefined
     const flushOf = (session: Session) => () => store.flush(session.id)
     const createAgent =
       options.createAgent ??
@@ -200,9 +222,15 @@ export class Runtime {
           defaultModel: this.defaultModel,
           snapshot: (live) => this.files.snapshot(live.header.cwd),
           permissions,
+          ...(bashSandbox ? { bashSandbox } : {}),
         }))
     this.#agents = new AgentPool(
-      (session) => createAgent(session, { flush: flushOf(session), models: this.models }),
+      (session) =>
+        createAgent(session, {
+          flush: flushOf(session),
+          models: this.models,
+          ...(bashSandbox ? { bashSandbox } : {}),
+        }),
       (sessionId, delta) => this.#onDelta(sessionId, delta),
     )
     this.#wireStore()
@@ -254,7 +282,20 @@ export class Runtime {
 
   // --- host and workspaces -------------------------------------------------------------
 
-  info(): HostInfoResult {
+  /**
+   * How the bash tool runs here (docs/architecture.md §12.2). The first call probes the machine
+   * (one sandboxed `true`); the answer is kept.
+   */
+  async sandboxStatus(): Promise<BashSandboxStatus> {
+    return sandboxStatusOf(this.#sandboxMode, this.#bashSandbox ? await this.#bashSandbox.probe() : null)
+  }
+
+  /** True when every bash command of this runtime runs in the OS sandbox (for approval policies). */
+  async bashRunsSandboxed(): Promise<boolean> {
+    return (await this.sandboxStatus()).bash === 'sandboxed'
+  }
+
+  async info(): Promise<HostInfoResult> {
     return {
       version: this.version,
       dataDir: this.home,
@@ -266,6 +307,7 @@ export class Runtime {
       })),
       startFolder: this.startFolder,
       homeDir: this.homeDir,
+      sandbox: await this.sandboxStatus(),
     }
   }
 
@@ -846,6 +888,7 @@ export class Runtime {
       await this.#agents.settled()
       await Promise.allSettled([...this.#announcing.values()])
       for (const unwire of this.#unwire) unwire()
+      await this.#bashSandbox?.dispose()
       await this.#store.close()
     })()
     return this.#closing
@@ -1056,4 +1099,15 @@ export class Runtime {
       })
     this.#announcing.set(sessionId, next)
   }
+}
+
+/** TANGENT_SANDBOX: unset or empty is `auto`; a value that is not a mode fails safe to `required`. */
+function sandboxModeOf(value: string | undefined, report: (error: unknown) => void): SandboxMode {
+  if (value === undefined || value.trim() === '') return 'auto'
+  const mode = parseSandboxMode(value)
+  if (mode !== undefined) return mode
+  report(
+    `warning: TANGENT_SANDBOX=${value} is not off, auto or required; bash runs only sandboxed (required)`,
+  )
+  return 'required'
 }

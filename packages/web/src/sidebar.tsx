@@ -3,6 +3,7 @@
 
 import { type FormEvent, type Ref, useMemo, useState } from 'react'
 import { BranchIcon } from './icon.js'
+import { SandboxStatus } from './sandbox-status.js'
 import { SessionTree } from './session-tree.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -131,6 +132,7 @@ export function Sidebar({
         />
         Show archived
       </label>
+      <SandboxStatus />
     </aside>
   )
 }

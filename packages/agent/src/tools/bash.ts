@@ -1,8 +1,12 @@
-// `bash`: runs a shell command in the working directory with a timeout and an output cap.
-// The command gets its own process group so a timeout or an abort kills everything it started.
-import { spawn } from 'node:child_process'
+// `bash`: runs a shell command in the working directory with a timeout and an output cap, in
+// the OS sandbox when it is given one (docs/architecture.md §6, §12.2). The command gets its own
+// process group so a timeout or an abort kills everything it started (with the sandbox, the
+// group holds bubblewrap, whose death ends every process inside).
+import { type ChildProcessByStdio, spawn } from 'node:child_process'
+import type { Readable } from 'node:stream'
 import { z } from 'zod'
 import { resolveWorkingDirectory } from '../confine-path.js'
+import type { CommandSandbox, SandboxedCommand, SandboxNetwork } from '../sandbox/bash-sandbox.js'
 import { type AgentTool, defineTool } from './agent-tool.js'
 import { OutputBuffer } from './output-buffer.js'
 
@@ -17,6 +21,18 @@ export interface BashToolOptions {
   timeoutMs?: number
   /** Cap on the combined stdout+stderr kept for the model (30 KB). */
   maxOutputBytes?: number
+  /** Run commands in this OS sandbox; without it they run unconfined. */
+  sandbox?: BashSandboxSetting
+}
+
+export interface BashSandboxSetting {
+  readonly sandbox: CommandSandbox
+  /** `auto`: unconfined where the sandbox is unavailable; `required`: refuse to run there. */
+  readonly mode: 'auto' | 'required'
+  /** Default false (no network). */
+  readonly network?: SandboxNetwork
+  /** Names the session's private temp directory (the session id). */
+  readonly tempKey: string
 }
 
 /** Grace between SIGTERM and SIGKILL for the command's process group. */
@@ -32,12 +48,43 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
       signal.throwIfAborted()
       const directory = await resolveWorkingDirectory(cwd)
       const timeoutMs = input.timeoutMs ?? defaultTimeoutMs
+      let sandboxed: SandboxedCommand | null = null
+      const setting = options.sandbox
+      if (setting) {
+        const probe = await setting.sandbox.probe()
+        if (probe.available) {
+          sandboxed = await setting.sandbox.wrap(input.command, {
+            cwd: directory,
+            tempKey: setting.tempKey,
+            network: setting.network ?? false,
+            signal,
+          })
+        } else if (setting.mode === 'required') {
+          return {
+            output: `Refused: commands must run in an OS sandbox here (TANGENT_SANDBOX=required), and none is available: ${probe.reason ?? 'unknown reason'}. Nothing was run.`,
+            isError: true,
+          }
+        }
+      }
       return new Promise((resolve, reject) => {
-        const child = spawn('bash', ['-c', input.command], {
-          cwd: directory,
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        })
+        let child: ChildProcessByStdio<null, Readable, Readable>
+        try {
+          child = sandboxed
+            ? spawn(sandboxed.command, {
+                shell: true,
+                cwd: directory,
+                detached: true,
+                stdio: ['ignore', 'pipe', 'pipe'],
+              })
+            : spawn('bash', ['-c', input.command], {
+                cwd: directory,
+                detached: true,
+                stdio: ['ignore', 'pipe', 'pipe'],
+              })
+        } catch (error) {
+          sandboxed?.release()
+          throw error
+        }
         const output = new OutputBuffer(maxOutputBytes)
         child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
         child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
@@ -59,13 +106,15 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
         }
         child.on('error', (error) => {
           cleanup()
+          sandboxed?.release()
           reject(error)
         })
         child.on('close', (code, signalName) => {
           cleanup()
           // Whatever is left of the group (background jobs holding no pipes) goes too.
           killGroup(child.pid, 'SIGKILL')
-          const text = output.text()
+          sandboxed?.release()
+          const text = sandboxed ? sandboxed.explain(output.text()) : output.text()
           const body = text === '' ? '(no output)' : text.replace(/\n$/, '')
           if (stoppedBy === 'timeout') {
             resolve({ output: `${body}\n[killed: timed out after ${timeoutMs} ms]`, isError: true })

@@ -1,27 +1,40 @@
-// `tangent models`: which models can run here, and what to set for the others.
+// `tangent models`: which models can run here, and what to set for the others; and whether the
+// bash tool runs sandboxed (docs/architecture.md §12.2).
+import { describeSandboxStatus } from '@tangent/agent'
 import type { Command } from 'commander'
+import type { HostInfo, ModelStatus } from '../backend.js'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
-import { styleFor } from '../render/style.js'
+import { type Style, styleFor } from '../render/style.js'
 
 export function registerModelsCommand(program: Command, context: CliContext): void {
   program
     .command('models')
-    .description('List models: available ones, and why the others are not')
+    .description('List models: available ones, and why the others are not; and whether bash is sandboxed')
     .option('--json', 'print [{id, available, reason?}]')
     .action(async (flags: { json?: boolean }) => {
-      const models = await withBackend(context, { readOnly: true }, (backend) => backend.models())
-      if (flags.json) return printJson(context, models)
+      const info = await withBackend(context, { readOnly: true }, (backend) => backend.info())
+      if (flags.json) return printJson(context, info.models)
       const style = styleFor(context.stdout, context.env)
-      const width = Math.max(...models.map((model) => model.id.length), 0)
-      printLines(
-        context,
-        models.map((model) =>
-          model.available
-            ? `${style.green('✓')} ${model.id}`
-            : `${style.red('✗')} ${model.id.padEnd(width)}  ${style.dim(model.reason ?? 'unavailable')}`,
-        ),
-      )
+      printLines(context, [...modelLines(info.models, style), '', sandboxLine(info, style)])
     })
+}
+
+/** One line per model: ✓ id, or ✗ id and what to configure. */
+export function modelLines(models: readonly ModelStatus[], style: Style): string[] {
+  const width = Math.max(...models.map((model) => model.id.length), 0)
+  return models.map((model) =>
+    model.available
+      ? `${style.green('✓')} ${model.id}`
+      : `${style.red('✗')} ${model.id.padEnd(width)}  ${style.dim(model.reason ?? 'unavailable')}`,
+  )
+}
+
+/** `bash: sandboxed (bubblewrap)` or `bash: NOT sandboxed: <why>`, marked ✓ or ✗ as the models are. */
+export function sandboxLine(info: HostInfo, style: Style): string {
+  if (info.sandbox === undefined)
+    return `${style.dim('?')} bash: this Host does not say whether it is sandboxed`
+  const mark = info.sandbox.bash === 'sandboxed' ? style.green('✓') : style.red('✗')
+  return `${mark} bash: ${describeSandboxStatus(info.sandbox)}`
 }

@@ -122,7 +122,7 @@ async function targetSession(
 /** `model-unavailable` when no model of the model's provider is configured (e.g. no API key). */
 async function assertModelAvailable(backend: Backend, model: string): Promise<void> {
   const provider = model.slice(0, model.indexOf(':') + 1)
-  const listings = (await backend.models()).filter(
+  const listings = (await backend.info()).models.filter(
     (listing) => provider !== '' && listing.id.startsWith(provider),
   )
   if (listings.length === 0 || listings.some((listing) => listing.available)) return

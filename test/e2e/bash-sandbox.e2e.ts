@@ -1,0 +1,135 @@
+// The bash sandbox through the whole stack (docs/architecture.md §12.2): the demo model's `run:`
+// in a real session, the tool result the model reads, a worktree fork that can still commit,
+// `tangent doctor`/`models`, and TANGENT_SANDBOX=off. Real bubblewrap, no mocks; where bwrap is
+// installed or CI runs, a sandbox that is silently off fails the first test.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSandbox, removeSandbox, type Sandbox, tangent, tangentInProcess } from './cli-harness.js'
+
+const bwrapOnPath = (process.env.PATH ?? '')
+  .split(path.delimiter)
+  .some((directory) => directory !== '' && fs.existsSync(path.join(directory, 'bwrap')))
+const sandboxExpected = process.env.CI !== undefined || (process.platform === 'linux' && bwrapOnPath)
+
+interface ToolResult {
+  type: string
+  data: { output?: string; isError?: boolean }
+}
+
+let project: Sandbox
+beforeAll(() => {
+  project = createSandbox()
+})
+afterAll(() => removeSandbox(project))
+
+async function json<T>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  const result = await tangentInProcess({ ...project, env: { ...project.env, ...env } }, [...args, '--json'])
+  if (result.code !== 0) throw new Error(`tangent ${args.join(' ')}: ${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+/** Runs `run: <command>` with the demo model and answers the bash tool's result. */
+async function runCommand(command: string, options: { session?: string; env?: Record<string, string> } = {}) {
+  const run = await json<{ sessionId: string }>(
+    ['run', ...(options.session ? ['--session', options.session] : []), `run: ${command}`],
+    options.env,
+  )
+  const { events } = await json<{ events: ToolResult[] }>(['show', run.sessionId])
+  const results = events.filter((event) => event.type === 'tool/result')
+  return { sessionId: run.sessionId, result: results.at(-1)?.data }
+}
+
+describe('tangent doctor and models', () => {
+  it('say that bash is sandboxed (and it must be, where bubblewrap is installed)', async () => {
+    const doctor = await tangent(project, ['doctor', '--json'])
+    expect(doctor.code).toBe(0)
+    const report = JSON.parse(doctor.stdout) as { node: string; sandbox: { bash: string; kind?: string } }
+    expect(report.node).toBe(process.version)
+    if (sandboxExpected)
+      expect(report.sandbox).toEqual({ bash: 'sandboxed', mode: 'auto', kind: 'bubblewrap' })
+    const text = await tangent(project, ['doctor'])
+    expect(text.stdout).toMatch(/^Node {6}v\d+/m)
+    const models = await tangent(project, ['models'])
+    expect(models.stdout).toMatch(/^✓ demo:scripted$/m)
+    if (sandboxExpected) expect(models.stdout).toMatch(/^✓ bash: sandboxed \(bubblewrap\)$/m)
+  })
+
+  it('say why not when TANGENT_SANDBOX=off', async () => {
+    const doctor = await tangent({ ...project, env: { ...project.env, TANGENT_SANDBOX: 'off' } }, [
+      'doctor',
+      '--json',
+    ])
+    expect(JSON.parse(doctor.stdout).sandbox).toEqual({
+      bash: 'unsandboxed',
+      mode: 'off',
+      reason: 'the sandbox is turned off (TANGENT_SANDBOX=off)',
+    })
+  })
+})
+
+describe.runIf(sandboxExpected)('the demo model running bash in a session', () => {
+  const outside = () => path.join(path.dirname(project.cwd), 'outside.txt')
+
+  it('cannot write outside the session directory, and the tool result says why', async () => {
+    const { result } = await runCommand('echo hi > ../outside.txt')
+    expect(fs.existsSync(outside())).toBe(false)
+    expect(result?.isError).toBe(true)
+    expect(result?.output).toMatch(/outside\.txt: Read-only file system/)
+    expect(result?.output).toContain(
+      `[sandbox: commands may write only inside ${fs.realpathSync(project.cwd)}`,
+    )
+  })
+
+  it("still works on the session's own files", async () => {
+    const { result } = await runCommand('echo hi > inside.txt && cat inside.txt')
+    expect(result).toEqual({
+      callId: expect.any(String),
+      toolName: 'bash',
+      output: 'hi\n[exit code 0]',
+      isError: false,
+    })
+    expect(fs.readFileSync(path.join(project.cwd, 'inside.txt'), 'utf8')).toBe('hi\n')
+  })
+
+  it('commits from a worktree fork, whose git metadata lives in the main repository', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: project.cwd })
+    execFileSync(
+      'git',
+      ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'base'],
+      {
+        cwd: project.cwd,
+      },
+    )
+    const { sessionId } = await runCommand('echo base > base.txt')
+    const fork = await json<{ session: { id: string; cwd: string } }>([
+      'fork',
+      sessionId,
+      '--files',
+      'worktree',
+    ])
+    const { result } = await runCommand(
+      'echo fork > fork.txt && git add fork.txt && git -c user.name=t -c user.email=t@t commit -qm in-fork && git log -1 --format=%s',
+      { session: fork.session.id },
+    )
+    expect(result?.output).toBe('in-fork\n[exit code 0]')
+    const branch = `tangent/${fork.session.id}`
+    expect(
+      execFileSync('git', ['log', '-1', '--format=%s', branch], { cwd: project.cwd, encoding: 'utf8' }),
+    ).toBe('in-fork\n')
+    // The fork's hooks are the main repository's: still out of reach.
+    const hook = await runCommand('echo evil > "$(git rev-parse --git-common-dir)/hooks/post-commit"', {
+      session: fork.session.id,
+    })
+    expect(hook.result?.isError).toBe(true)
+    expect(fs.existsSync(path.join(project.cwd, '.git', 'hooks', 'post-commit'))).toBe(false)
+  })
+
+  it('writes outside when TANGENT_SANDBOX=off (the knob is real)', async () => {
+    const { result } = await runCommand('echo hi > ../outside.txt', { env: { TANGENT_SANDBOX: 'off' } })
+    expect(result?.isError).toBe(false)
+    expect(fs.readFileSync(outside(), 'utf8')).toBe('hi\n')
+    fs.rmSync(outside())
+  })
+})
