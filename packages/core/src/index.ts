@@ -36,3 +36,17 @@ export {
   type SessionStoreEvents,
   type SessionStoreOptions,
 } from './store.js'
+export {
+  type ContextUsage,
+  emptyUsageTotals,
+  type ModelFacts,
+  type ModelFactsLookup,
+  type ModelPrice,
+  type SessionUsage,
+  stepCost,
+  summarizeUsage,
+  sumTotals,
+  type TurnUsage,
+  type UsageOptions,
+  type UsageTotals,
+} from './usage.js'
