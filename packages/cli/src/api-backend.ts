@@ -12,6 +12,7 @@ import type {
   RestoreResult,
   SessionEvent,
   SessionSummary,
+  SessionUsage,
   SnapshotEntry,
   TurnObserver,
   TurnResult,
@@ -34,7 +35,9 @@ export class ApiBackend implements Backend {
     return this.#api.call('session.list', { includeArchived: options.includeArchived })
   }
 
-  getSession(sessionId: string): Promise<{ session: SessionSummary; events: SessionEvent[] }> {
+  getSession(
+    sessionId: string,
+  ): Promise<{ session: SessionSummary; events: SessionEvent[]; usage?: SessionUsage | undefined }> {
     return this.#api.call('session.get', { sessionId })
   }
 

@@ -10,11 +10,12 @@ import type {
   SessionForkResult,
   SessionPromptResult,
   SessionSummary,
+  SessionUsage,
   SnapshotEntry,
   SnapshotRestoreResult,
 } from '@tangent/protocol'
 
-export type { FileDiff, FileMode, SessionEvent, SessionSummary, SnapshotEntry }
+export type { FileDiff, FileMode, SessionEvent, SessionSummary, SessionUsage, SnapshotEntry }
 export type TurnResult = SessionPromptResult
 export type CompareResult = SessionCompareResult
 export type RestoreResult = SnapshotRestoreResult
@@ -47,7 +48,9 @@ export interface Backend {
   /** `host` when commands go through a running Host, `local` when this process holds the store. */
   readonly kind: 'host' | 'local'
   listSessions(options: { includeArchived: boolean }): Promise<SessionSummary[]>
-  getSession(sessionId: string): Promise<{ session: SessionSummary; events: SessionEvent[] }>
+  getSession(
+    sessionId: string,
+  ): Promise<{ session: SessionSummary; events: SessionEvent[]; usage?: SessionUsage | undefined }>
   createSession(options: {
     cwd: string
     title?: string | undefined
