@@ -1,23 +1,17 @@
 // The web UI in real Chromium against a real Host: the open session's context meter (live as
 // steps end), each completed turn's tokens and cost, and tokens and cost per side of the
 // compare view. The demo model reports usage (about 4 characters a token) and costs nothing.
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   axeViolations,
   chat,
   chromiumPath,
   eventually,
   failWithoutChromiumInCi,
-  launchBrowser,
-  newPage,
   newSession,
-  openApp,
   openSessionId,
-  openWorkspace,
   screenshot,
-  startTestHost,
-  type TestHost,
+  useAppPage,
 } from './web-harness.js'
 
 failWithoutChromiumInCi()
@@ -26,37 +20,15 @@ const meterLabel = /^Context \d+ of 128k tokens \((under 1|\d+)%\)$/
 const usageText = /^in \d+ · out \d+ · \$0$/
 
 describe.skipIf(!chromiumPath)('web UI: usage, cost and the context meter', () => {
-  let host: TestHost
-  let browser: Browser
-  let context: BrowserContext
-  let page: Page
-  let errors: string[] = []
-
-  beforeAll(async () => {
-    host = await startTestHost()
-    browser = await launchBrowser()
-  })
-  afterEach(() => {
-    expect(errors).toEqual([])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await host?.close()
-  })
-  beforeEach(async () => {
-    await context?.close()
-    ;({ context, page, errors } = await newPage(browser))
-    await openApp(page, host.url)
-  })
+  const app = useAppPage()
 
   it('shows the context meter live, each turn’s usage, and tokens and cost per side when comparing', async () => {
-    await openWorkspace(page, host.workspace)
+    const { page } = app
     const parent = await newSession(page)
     await chat(page, 'hello there')
 
     const meter = page.getByRole('meter')
     await eventually(() => meter.getAttribute('aria-label')).toMatch(meterLabel)
-    expect(await meter.getAttribute('aria-valuemin')).toBe(null) // native <meter>: min/max/value
     expect(await meter.evaluate((element: HTMLMeterElement) => [element.min, element.max])).toEqual([
       0, 128_000,
     ])
@@ -101,5 +73,7 @@ describe.skipIf(!chromiumPath)('web UI: usage, cost and the context meter', () =
     expect(await ownTokens('compare-b')).toBeGreaterThan(0)
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, 'usage-compare')
+    // The page logged no errors of its own (useAppPage's page collects them).
+    expect((app as typeof app & { errors: string[] }).errors).toEqual([])
   })
 })
