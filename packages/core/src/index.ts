@@ -38,14 +38,12 @@ export {
 } from './store.js'
 export {
   type ContextUsage,
-  emptyUsageTotals,
   type ModelFacts,
   type ModelFactsLookup,
   type ModelPrice,
   type SessionUsage,
   stepCost,
   summarizeUsage,
-  sumTotals,
   type TurnUsage,
   type UsageOptions,
   type UsageTotals,

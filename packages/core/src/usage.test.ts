@@ -138,14 +138,23 @@ describe('summarizeUsage', () => {
     ])
   })
 
-  it('reads 50,000 events in one pass, fast', () => {
+  it('reads 50,000 events in one pass, asking the catalog once per model', () => {
     const session = new SessionStore().create()
     while (session.events.length < 50_000) turn(session, { inputTokens: 1000, outputTokens: 100 })
+    const asked: string[] = []
     const started = performance.now()
-    const usage = summarizeUsage(session.events, options())
+    const usage = summarizeUsage(session.events, {
+      ...options(),
+      facts: (model) => {
+        asked.push(model)
+        return facts[model]
+      },
+    })
     const elapsed = performance.now() - started
     expect(usage.turns.length).toBe(Math.ceil(50_000 / 6))
-    // A few milliseconds on a laptop; generous for a loaded CI machine.
-    expect(elapsed).toBeLessThan(250)
+    expect(usage.total.steps).toBe(usage.turns.length)
+    expect(asked).toEqual(['p:priced'])
+    // A few milliseconds; the ceiling only catches a pass that turned quadratic (minutes).
+    expect(elapsed).toBeLessThan(2000)
   })
 })

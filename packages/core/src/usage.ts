@@ -79,7 +79,7 @@ interface StepUsage {
   reasoningTokens?: number
 }
 
-export function emptyUsageTotals(): UsageTotals {
+function emptyUsageTotals(): UsageTotals {
   return { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, steps: 0, cost: 0 }
 }
 
@@ -174,7 +174,7 @@ function addStep(totals: UsageTotals, usage: StepUsage | undefined, cost: number
   if (tokens > 0) totals.cost = totals.cost === null || cost === null ? null : totals.cost + cost
 }
 
-export function sumTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
+function sumTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
