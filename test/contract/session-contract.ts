@@ -328,6 +328,37 @@ export function runSessionContract(options: ContractOptions): void {
     })
   })
 
+  describe('usage', () => {
+    it('reports tokens per turn and own vs inherited in session.get, and each side’s spend in session.compare', async () => {
+      const session = await f.api.call('session.create', {})
+      await turn(session.id, 'one')
+      const fork = await f.api.call('session.fork', { sessionId: session.id })
+      await turn(fork.session.id, 'two')
+      const parent = (await f.api.call('session.get', { sessionId: session.id })).usage!
+      const child = (await f.api.call('session.get', { sessionId: fork.session.id })).usage!
+      // The demo model reports usage (about 4 characters a token) and costs nothing.
+      expect(parent.turns).toHaveLength(1)
+      expect(parent.turns[0]).toMatchObject({ model: 'demo:scripted', steps: 1, cost: 0 })
+      expect(parent.turns[0]!.inputTokens).toBeGreaterThan(0)
+      expect(parent.priceSource).toMatch(/^tokenlens \d/)
+      expect(child.inherited).toEqual(parent.total)
+      expect(child.own.inputTokens).toBeGreaterThan(parent.total.inputTokens)
+      expect(child.total.inputTokens).toBe(child.own.inputTokens + child.inherited.inputTokens)
+      expect(child.turns[0]).toEqual(parent.turns[0])
+      expect(child.turns[1]!.seq).toBeGreaterThan(fork.boundary)
+      const last = child.turns[1]!
+      expect(child.context).toMatchObject({
+        used: last.inputTokens + last.outputTokens,
+        window: 128_000,
+        model: 'demo:scripted',
+      })
+      expect(child.context.percent).toBeCloseTo(((last.inputTokens + last.outputTokens) / 128_000) * 100, 1)
+      const pair = await f.api.call('session.compare', { a: session.id, b: fork.session.id })
+      expect(pair.a.usage).toMatchObject({ own: { steps: 0 }, inherited: parent.total })
+      expect(pair.b.usage).toMatchObject({ own: child.own, inherited: child.inherited, total: child.total })
+    })
+  })
+
   describe('restore', () => {
     it('records a restore as its own event with its undo tree, and undoes it safely', async () => {
       const work = tempDir('tangent-work-')

@@ -4,7 +4,12 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SessionEvent, SessionSummary } from '../../packages/protocol/dist/index.js'
+import {
+  SessionEvent,
+  SessionSummary,
+  type SessionUsage,
+  type UsageSplit,
+} from '../../packages/protocol/dist/index.js'
 import {
   createSandbox,
   removeSandbox,
@@ -121,6 +126,25 @@ describe('tangent (local store)', () => {
     // The child answers as the second turn of its own conversation.
     const answer = await tangentInProcess(sandbox, ['run', '--session', child, 'on the branch'])
     expect(answer.stdout).toContain('Turn 2: you said "on the branch"')
+  })
+
+  it('show and diff: tokens per turn, own vs inherited and the context meter; --json carries them', async () => {
+    const shown = await tangent(sandbox, ['show', child])
+    expect(shown.stdout).toMatch(
+      /^ {2}tokens own: in \d+ · out \d+ · \$0 {2}inherited: in \d+ · out \d+ · \$0$/m,
+    )
+    expect(shown.stdout).toMatch(/^ {2}context \d+ \/ 128k \(<1%\) · prices: tokenlens \d/m)
+    expect(shown.stdout.match(/^\s+usage\s+in \d+ · out \d+ · \$0$/gm)).toHaveLength(2)
+    const { usage } = await tangentJson<{ usage: SessionUsage }>(sandbox, ['show', child])
+    expect(usage.turns).toHaveLength(2)
+    expect([usage.inherited.steps, usage.own.steps, usage.total.cost]).toEqual([1, 1, 0])
+    const last = usage.turns[1]!
+    expect(usage.context.used).toBe(last.inputTokens + last.outputTokens)
+
+    const diff = await tangent(sandbox, ['diff', parent, child])
+    expect(diff.stdout).toMatch(/tokens since the fork: in \d+ · out \d+ · \$0 {2}shared: in \d+/)
+    const compared = await tangentJson<{ b: { usage: UsageSplit } }>(sandbox, ['diff', parent, child])
+    expect(compared.b.usage.own).toEqual(usage.own)
   })
 
   it('fork --before: branches just before the turn that holds the seq', async () => {

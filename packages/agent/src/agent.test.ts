@@ -160,7 +160,7 @@ describe('Agent loop against MockLanguageModelV4', () => {
     )
     expect(dataOf(session.events, 'step/end')[0]).toEqual({
       finishReason: 'tool-calls',
-      usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+      usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15, cachedInputTokens: 0, reasoningTokens: 0 },
     })
     expect(model.doStreamCalls).toHaveLength(3)
     // The tools are offered with schemas; the SDK executes none of them.
@@ -177,6 +177,40 @@ describe('Agent loop against MockLanguageModelV4', () => {
     // Flushes: 3 model calls + 3 tools + turn/end.
     expect(counts.flushes).toBe(7)
     expectValidIdleLog(session.events)
+  })
+
+  it('records cached input and reasoning tokens in step/end when the provider reports them', async () => {
+    const model = new MockLanguageModelV4({
+      doStream: async () =>
+        stream([
+          { type: 'stream-start', warnings: [] },
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'ok' },
+          { type: 'text-end', id: 't' },
+          {
+            type: 'finish',
+            finishReason: { unified: 'stop', raw: 'stop' },
+            usage: {
+              inputTokens: { total: 1200, noCache: 400, cacheRead: 800, cacheWrite: 0 },
+              outputTokens: { total: 340, text: 300, reasoning: 40 },
+            },
+          },
+        ]),
+    })
+    const { agent, session } = setup(model, {}, withForkPointTree)
+    await agent.prompt('hi')
+    expect(dataOf(session.events, 'step/end')).toEqual([
+      {
+        finishReason: 'stop',
+        usage: {
+          inputTokens: 1200,
+          outputTokens: 340,
+          totalTokens: 1540,
+          cachedInputTokens: 800,
+          reasoningTokens: 40,
+        },
+      },
+    ])
   })
 
   it('stops at maxSteps with reason max-steps', async () => {

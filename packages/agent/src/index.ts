@@ -9,6 +9,7 @@ export {
 export { type ConfinedPath, confinePath, resolveWorkingDirectory } from './confine-path.js'
 export { DemoLanguageModel, type DemoModelOptions } from './demo-model.js'
 export { type DemoReply, type DemoToolCall, parseDemoCommand, planDemoReply } from './demo-script.js'
+export { modelFactsOf, priceSource } from './model-facts.js'
 export {
   defaultModelId,
   type ModelListing,

@@ -2,7 +2,8 @@
 // second step), deltas forwarded as they arrive, the final content collected for the log.
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
-import { type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai'
+import type { Usage } from '@tangent/core'
+import { type LanguageModelUsage, type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai'
 import { type LoggedAssistantPart, StepContent } from './step-content.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 
@@ -26,7 +27,7 @@ export interface ModelStepOutcome {
   content: LoggedAssistantPart[]
   toolCalls: StepToolCall[]
   finishReason: string
-  usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number }
+  usage?: Usage
   /** Provider or stream error: the turn ends with reason `error`. */
   error?: unknown
   aborted: boolean
@@ -133,15 +134,17 @@ function sdkTools(tools: AgentToolSet): ToolSet {
   return out
 }
 
-function usageOf(usage: {
-  inputTokens: number | undefined
-  outputTokens: number | undefined
-  totalTokens: number | undefined
-}): ModelStepOutcome['usage'] {
-  const out: NonNullable<ModelStepOutcome['usage']> = {}
-  if (usage.inputTokens !== undefined) out.inputTokens = usage.inputTokens
-  if (usage.outputTokens !== undefined) out.outputTokens = usage.outputTokens
-  if (usage.totalTokens !== undefined) out.totalTokens = usage.totalTokens
+/** The figures the provider reported; cached and reasoning tokens are parts of input and output. */
+function usageOf(usage: LanguageModelUsage): Usage {
+  const out: Usage = {}
+  const figures = {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.totalTokens,
+    cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens,
+    reasoningTokens: usage.outputTokenDetails?.reasoningTokens,
+  }
+  for (const [name, value] of Object.entries(figures)) if (value !== undefined) out[name] = value
   return out
 }
 

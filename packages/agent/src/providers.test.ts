@@ -149,6 +149,11 @@ describe.each(cases)('$name', (providerCase) => {
     expect(second).toContain('Wrote hello.txt (2 bytes).')
     expect(second).toContain('make hello.txt')
     expect(grammarStateOf(session.events).phase).toBe('idle')
+    // Each step's usage, as the provider reported it, lands in its step/end.
+    const usages = session.events.filter((event) => event.type === 'step/end').map((event) => event.data)
+    expect(usages).toHaveLength(2)
+    for (const data of usages)
+      expect(data).toMatchObject({ usage: { inputTokens: 12, outputTokens: 7, totalTokens: 19 } })
   })
 
   it('ends with reason error on HTTP 429, keeping the provider message', async () => {
@@ -270,5 +275,14 @@ describe('anthropic extended thinking with tools', () => {
     const assistant = second.messages.find((message) => message.role === 'assistant')!
     expect(assistant.content[0]).toEqual({ type: 'thinking', thinking: 'Let me list.', signature: 'sig-123' })
     expect(assistant.content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_1', name: 'list' })
+  })
+})
+
+it('records the cached input and reasoning tokens OpenAI reports (Responses API)', async () => {
+  const { session, agent } = await setup(cases[0]!, [{ frames: openaiResponsesWire.text('Cached.') }])
+  await agent.prompt('hi')
+  expect(session.events.find((event) => event.type === 'step/end')!.data).toEqual({
+    finishReason: 'stop',
+    usage: { inputTokens: 12, outputTokens: 7, totalTokens: 19, cachedInputTokens: 5, reasoningTokens: 3 },
   })
 })

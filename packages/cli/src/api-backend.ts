@@ -13,6 +13,7 @@ import type {
   RestoreResult,
   SessionEvent,
   SessionSummary,
+  SessionUsage,
   SnapshotEntry,
   TurnObserver,
   TurnResult,
@@ -45,7 +46,9 @@ export class ApiBackend implements Backend {
     }
   }
 
-  getSession(sessionId: string): Promise<{ session: SessionSummary; events: SessionEvent[] }> {
+  getSession(
+    sessionId: string,
+  ): Promise<{ session: SessionSummary; events: SessionEvent[]; usage?: SessionUsage | undefined }> {
     return this.#api.call('session.get', { sessionId })
   }
 

@@ -10,11 +10,12 @@ import type {
   SessionForkResult,
   SessionPromptResult,
   SessionSummary,
+  SessionUsage,
   SnapshotEntry,
   SnapshotRestoreResult,
 } from '@tangent/protocol'
 
-export type { FileDiff, FileMode, SessionEvent, SessionSummary, SnapshotEntry }
+export type { FileDiff, FileMode, SessionEvent, SessionSummary, SessionUsage, SnapshotEntry }
 export type TurnResult = SessionPromptResult
 export type CompareResult = SessionCompareResult
 export type RestoreResult = SnapshotRestoreResult
@@ -53,7 +54,9 @@ export interface Backend {
    * `session.resolve`): every command resolves its id arguments through this first.
    */
   resolveSession(idOrPrefix: string): Promise<string>
-  getSession(sessionId: string): Promise<{ session: SessionSummary; events: SessionEvent[] }>
+  getSession(
+    sessionId: string,
+  ): Promise<{ session: SessionSummary; events: SessionEvent[]; usage?: SessionUsage | undefined }>
   createSession(options: {
     cwd: string
     title?: string | undefined

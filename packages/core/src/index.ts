@@ -36,3 +36,15 @@ export {
   type SessionStoreEvents,
   type SessionStoreOptions,
 } from './store.js'
+export {
+  type ContextUsage,
+  type ModelFacts,
+  type ModelFactsLookup,
+  type ModelPrice,
+  type SessionUsage,
+  stepCost,
+  summarizeUsage,
+  type TurnUsage,
+  type UsageOptions,
+  type UsageTotals,
+} from './usage.js'

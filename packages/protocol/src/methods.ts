@@ -9,8 +9,10 @@ import {
   FolderEntry,
   SessionEvent,
   SessionSummary,
+  SessionUsage,
   SnapshotEntry,
   TurnEndReason,
+  UsageSplit,
   Workspace,
 } from './types.js'
 
@@ -106,7 +108,12 @@ export const SessionGetParams = z.object({
   fromSeq: Seq.optional(),
 })
 export type SessionGetParams = z.infer<typeof SessionGetParams>
-export const SessionGetResult = z.object({ session: SessionSummary, events: z.array(SessionEvent) })
+export const SessionGetResult = z.object({
+  session: SessionSummary,
+  events: z.array(SessionEvent),
+  /** Extension: tokens and cost per turn and in all (own vs inherited), and the context meter. */
+  usage: SessionUsage.optional(),
+})
 export type SessionGetResult = z.infer<typeof SessionGetResult>
 
 /**
@@ -221,8 +228,9 @@ export type SessionCompareParams = z.infer<typeof SessionCompareParams>
 export const SessionCompareResult = z.object({
   ancestor: z.string().nullable(),
   forkSeq: z.number().int().nullable(),
-  a: z.object({ events: z.array(SessionEvent) }),
-  b: z.object({ events: z.array(SessionEvent) }),
+  /** Extension `usage`: `own` is what the side spent after `forkSeq`, `inherited` the shared prefix. */
+  a: z.object({ events: z.array(SessionEvent), usage: UsageSplit.optional() }),
+  b: z.object({ events: z.array(SessionEvent), usage: UsageSplit.optional() }),
   files: z.array(FileDiff),
 })
 export type SessionCompareResult = z.infer<typeof SessionCompareResult>

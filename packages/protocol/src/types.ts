@@ -115,3 +115,43 @@ export const FilesRestoredData = z.object({
   undoTree: z.string(),
 })
 export type FilesRestoredData = z.infer<typeof FilesRestoredData>
+
+/** Tokens and USD of some model calls (docs/protocol.md "Usage"). */
+export const UsageTotals = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  /** Part of inputTokens: read from the provider's prompt cache. */
+  cachedInputTokens: z.number(),
+  /** Part of outputTokens: spent on reasoning. */
+  reasoningTokens: z.number(),
+  steps: z.number().int().min(0),
+  /** USD; null when a call ran on a model without a known price. */
+  cost: z.number().nullable(),
+})
+export type UsageTotals = z.infer<typeof UsageTotals>
+
+export const TurnUsage = UsageTotals.extend({ seq: Seq, model: z.string() })
+export type TurnUsage = z.infer<typeof TurnUsage>
+
+/** How full the context is: the last step's input + output against the current model's window. */
+export const ContextUsage = z.object({
+  used: z.number().nullable(),
+  window: z.number().nullable(),
+  percent: z.number().nullable(),
+  model: z.string(),
+})
+export type ContextUsage = z.infer<typeof ContextUsage>
+
+/** Extension: `own` is at or after the split (a fork's own events), `inherited` before it. */
+export const UsageSplit = z.object({
+  own: UsageTotals,
+  inherited: UsageTotals,
+  total: UsageTotals,
+  context: ContextUsage,
+  /** The catalog prices and windows come from, with its date. */
+  priceSource: z.string(),
+})
+export type UsageSplit = z.infer<typeof UsageSplit>
+
+export const SessionUsage = UsageSplit.extend({ turns: z.array(TurnUsage) })
+export type SessionUsage = z.infer<typeof SessionUsage>

@@ -72,6 +72,7 @@ import { byAge, describeRecovery, forkTitle, readVersion } from './runtime-suppo
 import { SessionBusy } from './session-busy.js'
 import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { toSessionSummary } from './session-summary.js'
+import { compareUsageOf, sessionUsageOf } from './session-usage.js'
 import { sessionsRunningIn } from './shared-activity.js'
 import { isInside, WorkspaceRegistry } from './workspaces.js'
 
@@ -369,8 +370,12 @@ export class Runtime {
   async getSession(params: { sessionId: string; fromSeq?: number | undefined }): Promise<SessionGetResult> {
     const session = await this.#load(params.sessionId)
     const entry = await this.#store.get(params.sessionId)
-    // Synchronous from here: the summary and the events describe the same moment.
-    return { session: this.#summaryOf(entry, session), events: session.events.slice(params.fromSeq ?? 0) }
+    // Synchronous from here: the summary, the events and the usage describe the same moment.
+    return {
+      session: this.#summaryOf(entry, session),
+      events: session.events.slice(params.fromSeq ?? 0),
+      usage: sessionUsageOf(session, this.defaultModel),
+    }
   }
 
   /** The full id of a session named by its id or a unique prefix (session-id-prefix.ts); archived ones too. */
@@ -437,8 +442,8 @@ export class Runtime {
     return {
       ancestor,
       forkSeq,
-      a: { events: a.events.slice(from) },
-      b: { events: b.events.slice(from) },
+      a: { events: a.events.slice(from), usage: compareUsageOf(a, this.defaultModel, forkSeq) },
+      b: { events: b.events.slice(from), usage: compareUsageOf(b, this.defaultModel, forkSeq) },
       files,
     }
   }

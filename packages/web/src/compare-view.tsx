@@ -1,12 +1,13 @@
-// Two branches side by side: each side's turns after their common ancestor, then the
+// Two branches side by side: each side's tokens and cost, its turns after their common ancestor, then the
 // unified diff between their latest files. Opening it moves focus to its heading, so the
 // keyboard (and a screen reader) continue in the comparison, not where it was opened from.
+import { formatUsage } from '@tangent/protocol'
 import { useEffect, useMemo, useRef } from 'react'
 import { useScrollRegion } from './scroll-region.js'
 import { titleOf } from './session-display.js'
 import { buildTranscript } from './transcript-model.js'
 import { useHost, useStore } from './use-host.js'
-import type { FileDiff, SessionEvent } from './wire.js'
+import type { FileDiff, SessionEvent, UsageSplit } from './wire.js'
 
 export function CompareView() {
   const store = useStore()
@@ -45,8 +46,18 @@ export function CompareView() {
       {result ? (
         <div className="compare-body" {...body}>
           <div className="compare-columns">
-            <CompareSide testId="compare-a" title={titleOf(a)} events={result.a.events} />
-            <CompareSide testId="compare-b" title={titleOf(b)} events={result.b.events} />
+            <CompareSide
+              testId="compare-a"
+              title={titleOf(a)}
+              events={result.a.events}
+              usage={result.a.usage}
+            />
+            <CompareSide
+              testId="compare-b"
+              title={titleOf(b)}
+              events={result.b.events}
+              usage={result.b.usage}
+            />
           </div>
           <section className="compare-files" data-testid="compare-files">
             <h3>
@@ -63,12 +74,30 @@ export function CompareView() {
   )
 }
 
-function CompareSide({ testId, title, events }: { testId: string; title: string; events: SessionEvent[] }) {
+function CompareSide({
+  testId,
+  title,
+  events,
+  usage,
+}: {
+  testId: string
+  title: string
+  events: SessionEvent[]
+  usage: UsageSplit | undefined
+}) {
   const blocks = useMemo(() => buildTranscript(events, 0), [events])
   const turns = blocks.flatMap((block) => (block.kind === 'turn' ? [block.turn] : []))
   return (
     <section className="compare-side" data-testid={testId}>
       <h3>{title}</h3>
+      {usage ? (
+        <dl className="compare-usage" data-testid="compare-usage" title={`Prices: ${usage.priceSource}`}>
+          <dt>Since the fork</dt>
+          <dd data-testid="compare-usage-own">{formatUsage(usage.own)}</dd>
+          <dt>In all</dt>
+          <dd data-testid="compare-usage-total">{formatUsage(usage.total)}</dd>
+        </dl>
+      ) : null}
       {turns.length === 0 ? <p className="muted">No turns after the fork point.</p> : null}
       {turns.map((turn) => (
         <div className="compare-turn" key={turn.startSeq} data-testid="compare-turn">

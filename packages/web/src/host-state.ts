@@ -1,6 +1,13 @@
 // The shape of the UI's state (see HostStore) and its starting value: what the Host said
 // plus view state. Plain data, so components can select slices of it cheaply.
-import type { CompareResult, HostInfo, SessionEvent, SessionSummary, Workspace } from './wire.js'
+import type {
+  CompareResult,
+  HostInfo,
+  SessionEvent,
+  SessionSummary,
+  SessionUsage,
+  Workspace,
+} from './wire.js'
 
 export interface Notice {
   readonly id: number
@@ -15,6 +22,8 @@ export interface TranscriptState {
   readonly loading: boolean
   /** Text streamed by the current step, dropped when its `assistant/message` lands. */
   readonly streaming: { readonly text: string; readonly reasoning: string; readonly toolInput: string }
+  /** Tokens, cost and the context meter (session.get's usage), re-read when a step ends. */
+  readonly usage?: SessionUsage | undefined
 }
 
 export interface CompareState {

@@ -16,6 +16,9 @@ import { applyDelta, applyLiveEvent, emptyStreaming, mergeEvents } from './sessi
 import { randomId, titleFromMessage, writeHash } from './store-helpers.js'
 import type { BrowseResult, ForkRequest, RpcClient, SessionEvent, SessionSummary, Workspace } from './wire.js'
 
+/** Events after which the open session's usage figures change. */
+const usageEventTypes: ReadonlySet<string> = new Set(['step/end', 'context/compacted', 'model/selection'])
+
 export class HostStore {
   #state: HostState
   readonly #listeners = new Set<() => void>()
@@ -28,6 +31,9 @@ export class HostStore {
   /** Events that arrived while the open session's log was loading. */
   #buffered: SessionEvent[] = []
   #catchingUp = false
+  /** A usage re-read is running; `#usageWanted` is the session to read next. */
+  #usageReading = false
+  #usageWanted: string | null = null
   #retryDelay = 500
   #stopped = false
   /** Workspace ids already looked up once: a workspace that is really gone is asked for once. */
@@ -471,7 +477,7 @@ export class HostStore {
     try {
       // get, then subscribe from where the log ended: the Host replays anything appended in
       // between, so there is no gap and no duplicate (duplicates are dropped anyway).
-      const { session, events } = await client.call('session.get', { sessionId })
+      const { session, events, usage } = await client.call('session.get', { sessionId })
       if (token !== this.#openToken) return
       await client.call('session.subscribe', { sessionId, fromSeq: events.length })
       if (token !== this.#openToken) {
@@ -484,7 +490,9 @@ export class HostStore {
       this.#upsert(session)
       const merged = mergeEvents(events, this.#buffered)
       this.#buffered = []
-      this.#set({ transcript: { sessionId, events: merged, loading: false, streaming: emptyStreaming } })
+      this.#set({
+        transcript: { sessionId, events: merged, loading: false, streaming: emptyStreaming, usage },
+      })
       const dataDir = this.#state.info?.dataDir
       if (dataDir !== undefined && session.workspaceId !== null)
         this.#memory.remember(dataDir, session.workspaceId, sessionId)
@@ -507,6 +515,34 @@ export class HostStore {
     const next = applyLiveEvent(transcript, event)
     if (next === 'gap') void this.#catchUp(sessionId)
     else if (next !== 'duplicate') this.#set({ transcript: next })
+    if (next !== 'duplicate' && usageEventTypes.has(event.type)) void this.#readUsage(sessionId)
+  }
+
+  /**
+   * Re-reads the open session's usage (session.get from the end of its log: no events, the
+   * Host's one pass over them) after a step ends, a compaction or a model change: one read at
+   * a time, then one more for the session that asked meanwhile.
+   */
+  async #readUsage(sessionId: string): Promise<void> {
+    this.#usageWanted = sessionId
+    if (this.#usageReading) return
+    this.#usageReading = true
+    try {
+      while (this.#usageWanted !== null) {
+        const wanted = this.#usageWanted
+        this.#usageWanted = null
+        const before = this.#state.transcript
+        if (!before || before.sessionId !== wanted) continue
+        const fromSeq = before.events.length
+        const { usage } = await this.#need().call('session.get', { sessionId: wanted, fromSeq })
+        const transcript = this.#state.transcript
+        if (transcript && transcript.sessionId === wanted) this.#set({ transcript: { ...transcript, usage } })
+      }
+    } catch (error) {
+      this.report(error)
+    } finally {
+      this.#usageReading = false
+    }
   }
 
   /** Fills a gap in the open log (should not happen: the Host sends in order without gaps). */

@@ -1,7 +1,8 @@
 // The bar above the transcript: sidebar toggle (narrow windows), the open session's title,
-// lineage, file mode and status.
+// lineage, file mode, status, and its context meter and cost.
 
 import type { Ref } from 'react'
+import { ContextMeter } from './context-meter.js'
 import { FileBadge } from './file-badge.js'
 import { BranchIcon } from './icon.js'
 import { forkPointLabel, titleOf } from './session-display.js'
@@ -24,6 +25,9 @@ export function SessionHeader({
   )
   const parent = useHost((state) =>
     session?.parentSession ? state.sessions.get(session.parentSession) : undefined,
+  )
+  const usage = useHost((state) =>
+    state.transcript?.sessionId === state.openSessionId ? state.transcript?.usage : undefined,
   )
   const forkPoint = session ? forkPointLabel(session.parentSession, session.forkedAt) : null
 
@@ -78,6 +82,7 @@ export function SessionHeader({
             >
               {session.status}
             </span>
+            {usage ? <ContextMeter usage={usage} /> : null}
           </div>
         </div>
       ) : (

@@ -2,6 +2,7 @@
 // reader scrolled up; the streaming block keeps its place so nothing jumps. With no session
 // open: a one-click start in the selected workspace.
 
+import { formatUsage } from '@tangent/protocol'
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { BranchIcon } from './icon.js'
 import { RestoreRow } from './restore-row.js'
@@ -30,6 +31,9 @@ export function Transcript() {
   const scroller = useRef<HTMLDivElement>(null)
   const pinned = useRef(true)
   const streaming = transcript?.streaming
+  const usage = transcript?.usage
+  // A string per turn, so a memoised turn re-renders only when its own figures change.
+  const turnUsage = useMemo(() => new Map(usage?.turns.map((turn) => [turn.seq, formatUsage(turn)])), [usage])
   useLayoutEffect(() => {
     const element = scroller.current
     if (element && pinned.current && (events || streaming)) element.scrollTop = element.scrollHeight
@@ -92,6 +96,7 @@ export function Transcript() {
               isRunning={block.turn === running}
               streaming={block.turn === running ? transcript.streaming : null}
               hasSnapshots={hasSnapshots}
+              usageText={block.turn.end ? turnUsage.get(block.turn.startSeq) : undefined}
             />
           )
         })}

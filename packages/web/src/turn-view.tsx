@@ -1,6 +1,6 @@
 // One turn: the user's message (with "Edit in new branch"), the assistant's text and tool
-// calls, live streaming text, changed files, a non-`completed` end reason, and the turn's
-// actions ("Branch from here", "Restore files to here"). Inside a running turn the actions
+// calls, live streaming text, changed files, a non-`completed` end reason, its tokens and
+// cost, and the turn's actions ("Branch from here", "Restore files to here"). Inside a running turn the actions
 // are disabled and say why.
 import { memo } from 'react'
 import { BranchIcon } from './icon.js'
@@ -19,6 +19,8 @@ export const TurnView = memo(function TurnView(props: {
   isRunning: boolean
   streaming: { text: string; reasoning: string; toolInput: string } | null
   hasSnapshots: boolean
+  /** The completed turn's tokens and cost ("in 1.2k · out 340 · $0.0042"), when known. */
+  usageText?: string | undefined
 }) {
   const store = useStore()
   const { turn, isRunning, streaming, sessionId } = props
@@ -150,6 +152,11 @@ export const TurnView = memo(function TurnView(props: {
           >
             Restore files to here
           </button>
+        ) : null}
+        {props.usageText ? (
+          <span className="turn-usage" data-testid="turn-usage" title="Tokens and cost of this turn">
+            {props.usageText}
+          </span>
         ) : null}
         {turn.end ? (
           <span className="seq" title="Seq of this turn's end">

@@ -10,6 +10,9 @@ export type {
   SessionEvent,
   SessionForkParams as ForkRequest,
   SessionSummary,
+  SessionUsage,
+  TurnUsage,
+  UsageSplit,
   Workspace,
   WorkspaceBrowseResult as BrowseResult,
 } from '@tangent/protocol'

@@ -61,9 +61,9 @@ export const openaiResponsesWire: WireFormat = {
 
 const openaiUsage = {
   input_tokens: 12,
-  input_tokens_details: { cached_tokens: 0 },
+  input_tokens_details: { cached_tokens: 5 },
   output_tokens: 7,
-  output_tokens_details: { reasoning_tokens: 0 },
+  output_tokens_details: { reasoning_tokens: 3 },
   total_tokens: 19,
 }
 

@@ -1,4 +1,5 @@
 // `tangent diff A B`: where two sessions diverged, each side's turns since, and the file diff.
+import type { UsageSplit } from '@tangent/protocol'
 import type { Command } from 'commander'
 import type { SessionEvent } from '../backend.js'
 import type { CliContext } from '../context.js'
@@ -6,6 +7,7 @@ import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
 import { assistantContent, userText } from '../render/event-text.js'
 import { clip, type Style, styleFor } from '../render/style.js'
+import { usageLines } from '../render/usage-lines.js'
 
 export function registerDiffCommand(program: Command, context: CliContext): void {
   program
@@ -14,7 +16,7 @@ export function registerDiffCommand(program: Command, context: CliContext): void
     .description('Compare two sessions: common ancestor, the turns after the fork point, and the file diff')
     .argument('<a>', 'session id or a unique prefix of one')
     .argument('<b>', 'session id or a unique prefix of one')
-    .option('--json', 'print {ancestor, forkSeq, a: {events}, b: {events}, files}')
+    .option('--json', 'print {ancestor, forkSeq, a: {events, usage}, b: {events, usage}, files}')
     .action(async (givenA: string, givenB: string, flags: { json?: boolean }) => {
       const { a, b, result } = await withBackend(context, { readOnly: true }, async (backend) => {
         const [a, b] = [await backend.resolveSession(givenA), await backend.resolveSession(givenB)]
@@ -30,9 +32,11 @@ export function registerDiffCommand(program: Command, context: CliContext): void
             ),
         '',
         style.bold(`${a}:`),
+        ...sideUsage(result.a.usage, style),
         ...turnLines(result.a.events, style),
         '',
         style.bold(`${b}:`),
+        ...sideUsage(result.b.usage, style),
         ...turnLines(result.b.events, style),
         '',
       ]
@@ -43,6 +47,11 @@ export function registerDiffCommand(program: Command, context: CliContext): void
       }
       printLines(context, lines)
     })
+}
+
+/** What the side spent since the fork point, and in all. */
+function sideUsage(usage: UsageSplit | undefined, style: Style): string[] {
+  return usage ? usageLines(usage, style, { own: 'since the fork', inherited: 'shared' }) : []
 }
 
 function turnLines(events: readonly SessionEvent[], style: Style): string[] {

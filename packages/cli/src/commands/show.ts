@@ -1,4 +1,5 @@
-// `tangent show ID`: the transcript with seqs, to pick a fork point; `--json` {session, events}.
+// `tangent show ID`: the transcript with seqs, to pick a fork point, and its usage;
+// `--json` {session, events, usage}.
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withSession } from '../open-backend.js'
@@ -11,15 +12,15 @@ export function registerShowCommand(program: Command, context: CliContext): void
     .command('show')
     .description("Show a session's transcript with the seq of each event (fork points are turn ends)")
     .argument('<id>', 'session id or a unique prefix of one')
-    .option('--json', 'print {session, events}')
+    .option('--json', 'print {session, events, usage}')
     .action(async (id: string, flags: { json?: boolean }) => {
       const { result } = await withSession(context, { readOnly: true }, id, (backend, sessionId) =>
         backend.getSession(sessionId),
       )
-      const { session, events } = result
-      if (flags.json) return printJson(context, { session, events })
+      const { session, events, usage } = result
+      if (flags.json) return printJson(context, { session, events, usage })
       const style = styleFor(context.stdout, context.env)
-      printLines(context, renderTranscript(session, events, style))
+      printLines(context, renderTranscript(session, events, style, usage))
       if (events.some((event) => event.type === 'turn/end')) {
         printLines(context, [
           style.dim(`Branch after a turn: tangent fork ${session.id} --at SEQ (any seq inside that turn)`),

@@ -1,13 +1,16 @@
 // `tangent show`: a session's transcript with the seq of every meaningful event, grouped
 // by turn, so a user can pick a fork point (`tangent fork ID --at SEQ`).
-import type { SessionEvent, SessionSummary } from '../backend.js'
+import { formatUsage } from '@tangent/protocol'
+import type { SessionEvent, SessionSummary, SessionUsage } from '../backend.js'
 import { assistantContent, describeToolCall, outputText, userText } from './event-text.js'
 import { clip, type Style, titleOf } from './style.js'
+import { usageLines } from './usage-lines.js'
 
 export function renderTranscript(
   session: SessionSummary,
   events: readonly SessionEvent[],
   style: Style,
+  usage?: SessionUsage,
 ): string[] {
   const lines: string[] = [
     `${style.bold(titleOf(session))}  ${style.cyan(session.id)}`,
@@ -19,7 +22,10 @@ export function renderTranscript(
     lines.push(style.dim(`  forked from ${session.parentSession} at seq ${session.forkedAt ?? '?'}`))
   }
   if (session.archived) lines.push(style.magenta('  archived'))
+  if (usage) lines.push(...usageLines(usage, style))
   lines.push('')
+  const turnUsage = new Map(usage?.turns.map((turn) => [turn.seq, turn]))
+  let turnStart = -1
   const seqWidth = String(Math.max(events.length - 1, 0)).length
   const seq = (value: number) => style.dim(String(value).padStart(seqWidth))
   let turn = 0
@@ -29,7 +35,12 @@ export function renderTranscript(
         style.dim(`── ${session.parentSession ?? 'parent'}'s history above · this session's own below ──`),
       )
     }
-    lines.push(...eventLines(event, seq, style, () => ++turn))
+    if (event.type === 'turn/start') turnStart = event.seq
+    const shown = eventLines(event, seq, style, () => ++turn)
+    const spent = event.type === 'turn/end' ? turnUsage.get(turnStart) : undefined
+    // The turn's usage goes under its end, before the blank line that closes it.
+    if (spent) shown.splice(1, 0, `${' '.repeat(seqWidth)}  ${style.dim(`usage      ${formatUsage(spent)}`)}`)
+    lines.push(...shown)
   }
   if (events.length === 0) lines.push(style.dim('(no events yet)'))
   return lines
