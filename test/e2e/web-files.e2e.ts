@@ -10,6 +10,7 @@ import {
   chromiumPath,
   eventually,
   failWithoutChromiumInCi,
+  focusedTestId,
   newSession,
   openSessionId,
   row,
@@ -133,10 +134,6 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     expect(await axeViolations(app.page)).toEqual([])
   })
 })
-
-function focusedTestId(page: Page): Promise<string | null> {
-  return page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null)
-}
 
 function focusedText(page: Page): Promise<string | null> {
   return page.evaluate(() => document.activeElement?.textContent ?? null)

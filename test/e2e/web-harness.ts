@@ -294,6 +294,11 @@ export async function openSessionId(page: Page): Promise<string | null> {
   return transcript.getAttribute('data-session-id')
 }
 
+/** The test id of the element that has focus, or null (none, or it has no test id). */
+export function focusedTestId(page: Page): Promise<string | null> {
+  return page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null)
+}
+
 export async function rowMenu(page: Page, sessionId: string, item: string): Promise<void> {
   await row(page, sessionId).getByTestId('row-menu-button').click()
   await page.getByTestId(item).click()

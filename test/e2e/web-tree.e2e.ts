@@ -11,6 +11,7 @@ import {
   chromiumPath,
   eventually,
   failWithoutChromiumInCi,
+  focusedTestId,
   launchBrowser,
   newPage,
   newSession,
@@ -413,10 +414,6 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     }
   })
 })
-
-function focusedTestId(page: Page): Promise<string | null> {
-  return page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null)
-}
 
 function hasFocus(locator: Locator): Promise<boolean> {
   return locator.evaluate((element) => element === document.activeElement)

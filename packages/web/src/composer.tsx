@@ -6,6 +6,8 @@ import { ModelPicker } from './model-picker.js'
 import { useHost, useStore } from './use-host.js'
 
 const maxHeightPx = 220
+/** The message box's id: an approval card gives focus back to it after an answer. */
+export const composerInputId = 'composer-input'
 
 export function Composer() {
   const store = useStore()
@@ -77,6 +79,7 @@ export function Composer() {
       <div className="composer-box">
         <textarea
           ref={input}
+          id={composerInputId}
           data-testid="composer-input"
           aria-label="Message"
           rows={1}

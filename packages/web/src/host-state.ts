@@ -1,5 +1,6 @@
 // The shape of the UI's state (see HostStore) and its starting value: what the Host said
 // plus view state. Plain data, so components can select slices of it cheaply.
+import { awaitsApproval } from './transcript-model.js'
 import type {
   CompareResult,
   HostInfo,
@@ -113,4 +114,11 @@ export function isOpenSessionRunning(state: HostState): boolean {
   }
   const last = transcript.events.findLast((event) => event.type === 'turn/start' || event.type === 'turn/end')
   return last?.type === 'turn/start'
+}
+
+/** Whether the open session waits for an approval (the summary does not say; its log does). */
+export function openSessionAwaitsApproval(state: HostState): boolean {
+  const transcript = state.transcript
+  if (!transcript || transcript.sessionId !== state.openSessionId || transcript.loading) return false
+  return awaitsApproval(transcript.events)
 }

@@ -266,4 +266,36 @@ describe('HostStore', () => {
     expect(store.getState().openSessionId).toBe('child')
     expect(store.getState().notices.map((n) => n.code)).toEqual(['workspace-attach-failed'])
   })
+
+  it('answers a permission request; one answered already is dropped quietly, other failures shown', async () => {
+    let pending = true
+    const { store, client } = await started({
+      'session.answerPermission': () => {
+        if (pending) {
+          pending = false
+          return { answered: true }
+        }
+        throw new RpcError(rpcErrorCodes.application, 'Not waiting', {
+          code: 'permission-not-pending',
+          sessionId: 's1',
+          callId: 'c1',
+        })
+      },
+    })
+    expect(await store.answerPermission('s1', 'c1', 'deny', 'not now')).toBe(true)
+    expect(client.calls.at(-1)).toEqual([
+      'session.answerPermission',
+      { sessionId: 's1', callId: 'c1', decision: 'deny', reason: 'not now' },
+    ])
+    expect(await store.answerPermission('s1', 'c1', 'once', '')).toBe(true)
+    expect(client.calls.at(-1)).toEqual([
+      'session.answerPermission',
+      { sessionId: 's1', callId: 'c1', decision: 'once' },
+    ])
+    expect(store.getState().notices).toEqual([])
+
+    const { store: other } = await started({})
+    expect(await other.answerPermission('s1', 'c1', 'always')).toBe(false)
+    expect(other.getState().notices.map((n) => n.code)).toEqual(['method-not-found'])
+  })
 })

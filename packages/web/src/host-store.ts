@@ -269,6 +269,33 @@ export class HostStore {
   }
 
   /**
+   * Answers a call the permission policy asked about (docs/protocol.md
+   * `session.answerPermission`). The card goes when `permission/answered` arrives; an answer
+   * that came too late (`permission-not-pending`: someone else answered, or the turn ended) is
+   * no error for this person, so it is dropped. False when the answer failed (the card stays).
+   */
+  async answerPermission(
+    sessionId: string,
+    callId: string,
+    decision: 'once' | 'always' | 'deny',
+    reason?: string,
+  ): Promise<boolean> {
+    try {
+      await this.#need().call('session.answerPermission', {
+        sessionId,
+        callId,
+        decision,
+        ...(reason !== undefined && reason !== '' ? { reason } : {}),
+      })
+      return true
+    } catch (error) {
+      if (error instanceof RpcError && error.dataCode === 'permission-not-pending') return true
+      this.report(error)
+      return false
+    }
+  }
+
+  /**
    * Forks, then opens the child with its parent expanded. When the Host published the child
    * but could not attach it (`workspace-attach-failed`), the child is still added and opened
    * before the error is shown, so the tree never hides a session that exists.

@@ -1,8 +1,10 @@
 // One session in the lineage tree: expand toggle, live status, title (or inline rename),
-// fork point, child count, file mode and the row menu button. What the eye gets from the
+// fork point, child count, file mode, "needs approval" (the open session only) and the row
+// menu button. What the eye gets from the
 // indent and the status dot (a fork of which session, running or not) is in the title
 // button's accessible name too.
 import { useEffect, useRef, useState } from 'react'
+import { openSessionAwaitsApproval } from './host-state.js'
 import type { SessionRowModel } from './lineage.js'
 import { rowMenuId } from './row-menu.js'
 import { forkPointLabel, rowHeight, titleOf } from './session-display.js'
@@ -38,6 +40,8 @@ export function SessionRow(props: {
     wasRenaming.current = renaming
   }, [renaming])
   const running = session.status === 'running'
+  // Only the open session's log is at hand: other sessions' waits are not marked (their summary does not say).
+  const needsApproval = useHost((state) => props.isOpen && openSessionAwaitsApproval(state))
   const forkPoint = forkPointLabel(session.parentSession, session.forkedAt)
   const className = [
     'tree-row',
@@ -112,9 +116,16 @@ export function SessionRow(props: {
           {parentId !== null ? (
             <span className="visually-hidden">, fork of {parentTitle || 'a session not shown here'}</span>
           ) : null}
-          {running ? <span className="visually-hidden">, running</span> : null}
+          {running ? (
+            <span className="visually-hidden">{needsApproval ? ', needs approval' : ', running'}</span>
+          ) : null}
         </button>
       )}
+      {needsApproval ? (
+        <span className="tag tag-approval" data-testid="row-needs-approval" aria-hidden="true">
+          needs approval
+        </span>
+      ) : null}
       {session.files.mode === 'worktree' ? (
         <span
           className="tag tag-worktree"

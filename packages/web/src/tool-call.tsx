@@ -1,33 +1,73 @@
-// A tool call and its result, collapsed to one line until opened.
+// A tool call and its result, collapsed to one line until opened. A call the permission
+// policy asked about shows the approval card under it while it waits, then a quiet line
+// with the answer on its row.
+import { ApprovalCard, answerText } from './approval-card.js'
 import { useScrollRegion } from './scroll-region.js'
 import type { ToolItem } from './transcript-model.js'
 
-export function ToolCall({ item }: { item: ToolItem }) {
+export function ToolCall({
+  item,
+  sessionId,
+  waiting,
+}: {
+  item: ToolItem
+  sessionId: string
+  waiting: boolean
+}) {
   const status = item.result === null ? 'pending' : item.result.isError ? 'error' : 'ok'
+  const permission = item.permission
+  const approval = permission?.answer
+    ? answerText(permission.answer)
+    : permission && !waiting
+      ? 'Not answered: the turn ended'
+      : null
   return (
-    <details className={`tool-call tool-${status}`} data-testid="tool-call" data-tool={item.toolName}>
-      <summary>
-        <span className="tool-name">{item.toolName}</span>
-        <span className="tool-brief">{brief(item.input)}</span>
-        <span className="tool-status">
-          {status === 'pending' ? 'running…' : status === 'error' ? 'failed' : 'done'}
-        </span>
-      </summary>
-      <div className="tool-body">
-        <div className="tool-label">Input</div>
-        <ToolText label={`Input of ${item.toolName}`} testId="tool-input" value={item.input} />
-        {item.result ? (
-          <>
-            <div className="tool-label">{item.result.isError ? 'Error' : 'Result'}</div>
-            <ToolText
-              label={`${item.result.isError ? 'Error' : 'Result'} of ${item.toolName}`}
-              testId="tool-result"
-              value={item.result.output}
-            />
-          </>
-        ) : null}
-      </div>
-    </details>
+    <>
+      <details
+        className={`tool-call tool-${status}`}
+        data-testid="tool-call"
+        data-tool={item.toolName}
+        data-call-id={item.callId}
+      >
+        <summary>
+          <span className="tool-name">{item.toolName}</span>
+          <span className="tool-brief">{brief(item.input)}</span>
+          {approval !== null ? (
+            <span
+              className={permission?.answer?.decision === 'deny' ? 'tool-approval denied' : 'tool-approval'}
+              data-testid="tool-approval"
+              title={approval}
+            >
+              {approval}
+            </span>
+          ) : null}
+          <span className="tool-status">
+            {waiting
+              ? 'waiting for approval'
+              : status === 'pending'
+                ? 'running…'
+                : status === 'error'
+                  ? 'failed'
+                  : 'done'}
+          </span>
+        </summary>
+        <div className="tool-body">
+          <div className="tool-label">Input</div>
+          <ToolText label={`Input of ${item.toolName}`} testId="tool-input" value={item.input} />
+          {item.result ? (
+            <>
+              <div className="tool-label">{item.result.isError ? 'Error' : 'Result'}</div>
+              <ToolText
+                label={`${item.result.isError ? 'Error' : 'Result'} of ${item.toolName}`}
+                testId="tool-result"
+                value={item.result.output}
+              />
+            </>
+          ) : null}
+        </div>
+      </details>
+      {waiting ? <ApprovalCard sessionId={sessionId} item={item} /> : null}
+    </>
   )
 }
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { buildTranscript, openTurn } from './transcript-model.js'
+import {
+  awaitsApproval,
+  buildTranscript,
+  openTurn,
+  pendingApprovals,
+  type TurnModel,
+} from './transcript-model.js'
 import type { SessionEvent } from './wire.js'
 
 function log(...items: [string, unknown][]): SessionEvent[] {
@@ -164,5 +170,80 @@ describe('buildTranscript: file restores', () => {
         inherited: false,
       },
     ])
+  })
+})
+
+describe('approvals', () => {
+  const call = (id: string, command: string) => ({
+    type: 'tool-call',
+    toolCallId: id,
+    toolName: 'bash',
+    input: { command },
+  })
+  const asked = log(
+    ['turn/start', {}],
+    ['user/message', { content: [{ type: 'text', text: 'run: two' }] }],
+    ['assistant/message', { content: [call('c1', 'echo one'), call('c2', 'rm keep.txt')] }],
+    [
+      'permission/requested',
+      { callId: 'c1', toolName: 'bash', input: { command: 'echo one' }, pattern: 'echo' },
+    ],
+    [
+      'permission/answered',
+      { callId: 'c1', decision: 'always', rule: { tool: 'bash', pattern: 'echo' }, by: 'user' },
+    ],
+    ['tool/result', { callId: 'c1', toolName: 'bash', output: { type: 'text', value: '' }, isError: false }],
+    [
+      'permission/requested',
+      { callId: 'c2', toolName: 'bash', input: { command: 'rm keep.txt' }, pattern: 'rm' },
+    ],
+  )
+  const turnOf = (events: SessionEvent[]): TurnModel => {
+    const block = buildTranscript(events, 0)[0]
+    if (block?.kind !== 'turn') throw new Error('no turn')
+    return block.turn
+  }
+
+  it('pairs asks and answers with their calls; an unanswered ask in an open turn waits', () => {
+    const turn = turnOf(asked)
+    expect(turn.items).toMatchObject([
+      {
+        callId: 'c1',
+        permission: {
+          seq: 3,
+          pattern: 'echo',
+          answer: {
+            seq: 4,
+            decision: 'always',
+            reason: null,
+            rule: { tool: 'bash', pattern: 'echo' },
+            by: 'user',
+          },
+        },
+      },
+      { callId: 'c2', permission: { seq: 6, pattern: 'rm', answer: null } },
+    ])
+    expect(pendingApprovals(turn).map((item) => item.callId)).toEqual(['c2'])
+    expect(awaitsApproval(asked)).toBe(true)
+  })
+
+  it('waits no more once answered, or once the turn ended', () => {
+    const answered = [
+      ...asked,
+      ...log(['permission/answered', { callId: 'c2', decision: 'deny', reason: 'keep it' }]).map((e) => ({
+        ...e,
+        seq: asked.length,
+      })),
+    ]
+    expect(pendingApprovals(turnOf(answered))).toEqual([])
+    expect(turnOf(answered).items[1]).toMatchObject({
+      permission: { answer: { decision: 'deny', reason: 'keep it' } },
+    })
+    expect(awaitsApproval(answered)).toBe(false)
+
+    const ended = [...asked, { seq: asked.length, time: 0, type: 'turn/end', data: { reason: 'aborted' } }]
+    expect(pendingApprovals(turnOf(ended))).toEqual([])
+    expect(awaitsApproval(ended)).toBe(false)
+    expect(awaitsApproval([])).toBe(false)
   })
 })

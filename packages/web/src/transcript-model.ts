@@ -1,5 +1,6 @@
 // Turns a session's event log into what the transcript shows: turns with their user
-// message, assistant text, tool calls paired with their results, changed files and end;
+// message, assistant text, tool calls paired with their results (and their approvals),
+// changed files and end;
 // between turns, model changes and file restores (and their undos). Pure, so it is tested
 // without a browser.
 import type { SessionEvent } from './wire.js'
@@ -11,6 +12,25 @@ export interface ToolItem {
   readonly toolName: string
   readonly input: unknown
   result: { readonly seq: number; readonly output: unknown; readonly isError: boolean } | null
+  /** Set when the permission policy asked about this call (`permission/requested`). */
+  permission: ToolPermission | null
+}
+
+/** An ask of the permission policy and its answer (docs/protocol.md `session.answerPermission`). */
+export interface ToolPermission {
+  readonly seq: number
+  /** What an `always` answer allows from now on: a command prefix (bash) or a path glob. */
+  readonly pattern: string
+  answer: PermissionAnswer | null
+}
+
+export interface PermissionAnswer {
+  readonly seq: number
+  readonly decision: 'once' | 'always' | 'deny'
+  readonly reason: string | null
+  readonly rule: { readonly tool: string; readonly pattern: string } | null
+  /** `user`, `flag` (a run's --allow/--yes) or `interrupted` (the Host closed the waiting turn). */
+  readonly by: string | null
 }
 
 export type TurnItem =
@@ -106,8 +126,19 @@ export function buildTranscript(
             toolName: String(data.toolName),
             input: undefined,
             result,
+            permission: null,
           })
         }
+        break
+      }
+      case 'permission/requested': {
+        const call = tools.get(String(data.callId))
+        if (call) call.permission = { seq: event.seq, pattern: String(data.pattern ?? ''), answer: null }
+        break
+      }
+      case 'permission/answered': {
+        const permission = tools.get(String(data.callId))?.permission
+        if (permission) permission.answer = answerOf(event.seq, data)
         break
       }
       case 'turn/end':
@@ -190,10 +221,52 @@ function appendAssistant(turn: TurnModel, seq: number, content: unknown, tools: 
         toolName: String(p.toolName),
         input: p.input,
         result: null,
+        permission: null,
       }
       tools.set(item.callId, item)
       turn.items.push(item)
     }
+  }
+}
+
+/** Whether a call waits for an answer: asked, not answered, and its turn still open. */
+export function isWaitingForApproval(turn: TurnModel, item: ToolItem): boolean {
+  return turn.end === null && item.permission !== null && item.permission.answer === null
+}
+
+/** The open turn's calls waiting for an answer (an ended turn's unanswered ask waits no more). */
+export function pendingApprovals(turn: TurnModel | null): ToolItem[] {
+  if (!turn) return []
+  return turn.items.filter(
+    (item): item is ToolItem => item.kind === 'tool' && isWaitingForApproval(turn, item),
+  )
+}
+
+/**
+ * Whether a log ends inside a turn with an ask no answer followed: a cheap look from the end
+ * back to the last `turn/start`, for the sidebar's "needs approval" on the open session.
+ */
+export function awaitsApproval(events: readonly SessionEvent[]): boolean {
+  const answered = new Set<string>()
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!
+    if (event.type === 'turn/end' || event.type === 'turn/start') return false
+    const callId = String(asRecord(event.data).callId)
+    if (event.type === 'permission/answered') answered.add(callId)
+    else if (event.type === 'permission/requested' && !answered.has(callId)) return true
+  }
+  return false
+}
+
+function answerOf(seq: number, data: Record<string, unknown>): PermissionAnswer {
+  const rule = asRecord(data.rule)
+  const decision = data.decision === 'always' || data.decision === 'deny' ? data.decision : 'once'
+  return {
+    seq,
+    decision,
+    reason: typeof data.reason === 'string' && data.reason !== '' ? data.reason : null,
+    rule: typeof rule.tool === 'string' ? { tool: rule.tool, pattern: String(rule.pattern ?? '') } : null,
+    by: typeof data.by === 'string' ? data.by : null,
   }
 }
 

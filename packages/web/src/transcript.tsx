@@ -4,10 +4,11 @@
 
 import { formatUsage } from '@tangent/protocol'
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { subjectOf } from './approval-card.js'
 import { BranchIcon } from './icon.js'
 import { RestoreRow } from './restore-row.js'
 import { titleOf } from './session-display.js'
-import { buildTranscript, openTurn } from './transcript-model.js'
+import { buildTranscript, openTurn, pendingApprovals } from './transcript-model.js'
 import { TurnView } from './turn-view.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -23,6 +24,7 @@ export function Transcript() {
   const inherited = session?.inheritedEventCount ?? 0
   const blocks = useMemo(() => buildTranscript(events ?? [], inherited), [events, inherited])
   const running = openTurn(blocks)
+  const waiting = pendingApprovals(running)[0]
   const hasSnapshots = useMemo(
     () => (events ?? []).some((event) => event.type === 'snapshot/taken' || event.type === 'files/restored'),
     [events],
@@ -53,6 +55,10 @@ export function Transcript() {
         pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40
       }}
     >
+      {/* Says "Approval needed" politely when a card appears (the card itself takes focus). */}
+      <div className="visually-hidden" role="status" aria-live="polite" data-testid="approval-announcer">
+        {waiting ? `Approval needed: ${waiting.toolName} ${subjectOf(waiting.input)}` : ''}
+      </div>
       <div className="transcript-inner">
         {transcript.loading ? <p className="muted center">Loading…</p> : null}
         {!transcript.loading && blocks.length === 0 ? (

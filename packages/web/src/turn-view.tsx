@@ -1,12 +1,12 @@
 // One turn: the user's message (with "Edit in new branch"), the assistant's text and tool
-// calls, live streaming text, changed files, a non-`completed` end reason, its tokens and
+// calls (with their approval cards), live streaming text, changed files, a non-`completed` end reason, its tokens and
 // cost, and the turn's actions ("Branch from here", "Restore files to here"). Inside a running turn the actions
 // are disabled and say why.
 import { memo } from 'react'
 import { BranchIcon } from './icon.js'
 import { MessageText } from './message-text.js'
 import { ToolCall } from './tool-call.js'
-import type { TurnModel } from './transcript-model.js'
+import { isWaitingForApproval, pendingApprovals, type TurnModel } from './transcript-model.js'
 import { useStore } from './use-host.js'
 
 const runningReason =
@@ -25,6 +25,8 @@ export const TurnView = memo(function TurnView(props: {
   const store = useStore()
   const { turn, isRunning, streaming, sessionId } = props
   const userText = turn.user?.text ?? ''
+  // While a call waits for an answer the card says so; "working" dots would say the opposite.
+  const waiting = pendingApprovals(turn).length > 0
 
   return (
     <section
@@ -55,7 +57,16 @@ export const TurnView = memo(function TurnView(props: {
       ) : null}
       <div className="assistant">
         {turn.items.map((item) => {
-          if (item.kind === 'tool') return <ToolCall key={`tool:${item.callId}`} item={item} />
+          if (item.kind === 'tool') {
+            return (
+              <ToolCall
+                key={`tool:${item.callId}`}
+                item={item}
+                sessionId={sessionId}
+                waiting={isWaitingForApproval(turn, item)}
+              />
+            )
+          }
           if (item.kind === 'reasoning') {
             return (
               <details className="reasoning" key={`r:${item.seq}:${item.text.length}`}>
@@ -86,7 +97,7 @@ export const TurnView = memo(function TurnView(props: {
               <span className="caret" aria-hidden="true" />
             </div>
           </div>
-        ) : isRunning ? (
+        ) : isRunning && !waiting ? (
           <div className="message assistant-message streaming" data-testid="working">
             <span className="working-dots" role="status" aria-label="Working">
               <span />

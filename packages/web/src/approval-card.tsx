@@ -1,0 +1,162 @@
+// The approval card under a tool call the permission policy asked about (docs/architecture.md
+// §8, docs/protocol.md `session.answerPermission`): what will run, why it asks, and Allow once
+// / Always allow / Deny. Nothing runs until someone answers. Keyboard: the card takes focus
+// when it appears while focus is in the composer (or nowhere), Tab moves between its buttons,
+// y / a / n answer while focus is on the card (not while typing the reason), and focus goes
+// back to the composer (or the next waiting card) after the answer.
+import { type KeyboardEvent, useEffect, useRef, useState } from 'react'
+import { composerInputId } from './composer.js'
+import type { PermissionAnswer, ToolItem } from './transcript-model.js'
+import { useStore } from './use-host.js'
+
+type Decision = PermissionAnswer['decision']
+
+export function ApprovalCard({ sessionId, item }: { sessionId: string; item: ToolItem }) {
+  const store = useStore()
+  const card = useRef<HTMLFieldSetElement>(null)
+  const first = useRef<HTMLButtonElement>(null)
+  const [reason, setReason] = useState('')
+  const sending = useRef(false)
+  const subject = subjectOf(item.input)
+  const rule = ruleLabel(item.toolName, item.permission?.pattern ?? '')
+
+  // A card that appears while the person is at the composer (or focus is nowhere) takes focus:
+  // the turn cannot go on without an answer. Focus elsewhere (a dialog, the tree) is left alone.
+  useEffect(() => {
+    const active = document.activeElement
+    if (active === null || active === document.body || active.id === composerInputId) first.current?.focus()
+  }, [])
+
+  async function answer(decision: Decision) {
+    if (sending.current) return
+    sending.current = true
+    const why = decision === 'deny' ? reason.trim() : ''
+    const done = await store.answerPermission(sessionId, item.callId, decision, why === '' ? undefined : why)
+    sending.current = false
+    if (done) focusAfterAnswer(card.current, item.callId)
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLFieldSetElement>) {
+    const target = event.target as HTMLElement
+    if (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable) return
+    if (event.ctrlKey || event.metaKey || event.altKey) return
+    const decision = shortcuts[event.key.toLowerCase()]
+    if (!decision) return
+    event.preventDefault()
+    void answer(decision)
+  }
+
+  return (
+    // A fieldset is a group named by its legend: "Approval needed: bash echo hi > a.txt".
+    <fieldset
+      ref={card}
+      className="approval-card"
+      data-testid="approval-card"
+      data-call-id={item.callId}
+      onKeyDown={onKeyDown}
+    >
+      <legend className="approval-title">
+        Approval needed: <span className="approval-tool">{item.toolName}</span>{' '}
+        <span className="visually-hidden">{subject}</span>
+      </legend>
+      <pre className="approval-subject" data-testid="approval-subject">
+        {subject}
+      </pre>
+      <p className="approval-why">
+        Your permission settings ask before each <code>{item.toolName}</code> call. Nothing runs until you
+        answer. “Always” keeps <code>{rule}</code> allowed for the rest of this session and for branches taken
+        after this turn.
+      </p>
+      <div className="approval-actions">
+        <button
+          ref={first}
+          type="button"
+          className="button primary"
+          data-testid="approval-once"
+          aria-keyshortcuts="y"
+          onClick={() => void answer('once')}
+        >
+          Allow once
+        </button>
+        <button
+          type="button"
+          className="button"
+          data-testid="approval-always"
+          aria-keyshortcuts="a"
+          onClick={() => void answer('always')}
+        >
+          Always allow <code>{rule}</code>
+        </button>
+        <button
+          type="button"
+          className="button deny"
+          data-testid="approval-deny"
+          aria-keyshortcuts="n"
+          onClick={() => void answer('deny')}
+        >
+          Deny
+        </button>
+        <input
+          className="approval-reason"
+          data-testid="approval-reason"
+          aria-label="Reason for denying, shown to the model (optional)"
+          placeholder="Reason for Deny (optional)"
+          maxLength={2000}
+          value={reason}
+          onChange={(event) => setReason(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && !event.nativeEvent.isComposing) {
+              event.preventDefault()
+              void answer('deny')
+            }
+          }}
+        />
+      </div>
+      <p className="approval-keys" aria-hidden="true">
+        Keys on the card: <kbd>y</kbd> allow once · <kbd>a</kbd> always · <kbd>n</kbd> deny
+      </p>
+    </fieldset>
+  )
+}
+
+const shortcuts: Record<string, Decision | undefined> = { y: 'once', a: 'always', n: 'deny' }
+
+/**
+ * After an answer, focus goes to the next card still waiting, else back to the composer —
+ * only when it was on this card (or fell to the body as the card went), never stolen.
+ */
+function focusAfterAnswer(card: HTMLElement | null, callId: string): void {
+  const active = document.activeElement
+  const wasHere = active === null || active === document.body || (card?.contains(active) ?? false)
+  if (!wasHere) return
+  const next = [...document.querySelectorAll<HTMLElement>('[data-testid="approval-card"]')].find(
+    (other) => other.dataset.callId !== callId,
+  )
+  const target = next?.querySelector<HTMLElement>('button') ?? document.getElementById(composerInputId)
+  target?.focus()
+}
+
+/** What will run: the command (bash) or the path (file tools), else the input as JSON. */
+export function subjectOf(input: unknown): string {
+  const record = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {}
+  if (typeof record.command === 'string') return record.command
+  if (typeof record.path === 'string') return record.path
+  return JSON.stringify(input, null, 2) ?? ''
+}
+
+/** A session rule as people read it: `bash touch`, or just `write` when it covers every path. */
+export function ruleLabel(tool: string, pattern: string): string {
+  return pattern === '' || pattern === '*' || pattern === '**' ? tool : `${tool} ${pattern}`
+}
+
+/** The quiet line on an answered call's row: "Allowed once", "Allowed always: bash echo", "Denied: …". */
+export function answerText(answer: PermissionAnswer): string {
+  const flag = answer.by === 'flag' ? ' (by a flag)' : ''
+  if (answer.by === 'interrupted') return 'Not answered: the Host stopped'
+  if (answer.decision === 'once') return `Allowed once${flag}`
+  if (answer.decision === 'always') {
+    const rule = answer.rule ? `: ${ruleLabel(answer.rule.tool, answer.rule.pattern)}` : ''
+    return `Allowed always${rule}${flag}`
+  }
+  return `Denied${answer.reason ? `: ${answer.reason}` : ''}${flag}`
+}
