@@ -66,6 +66,8 @@ export const errorCodes = {
   'cwd-missing': 'the session working directory is unset or no longer exists',
   'tool-failed': 'a tool could not do what was asked (reported to the model as an error result)',
   aborted: 'the turn was aborted (the reason of the abort signal)',
+  'nothing-to-compact': 'session.compact of a session with no completed turn since its last compaction',
+  'compaction-failed': 'session.compact: the model could not summarise the history (nothing was recorded)',
 
   // The CLI
   'cwd-not-found': 'tangent run --cwd names something that is not a directory',

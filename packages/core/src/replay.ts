@@ -28,7 +28,9 @@ export function compactionPreamble(summary: string): string {
  * The latest `context/compacted` of a log, or null. Replay sends its summary in place of
  * every event up to its `throughSeq`; a fork before it never sees it (its prefix ends earlier).
  */
-export function latestCompaction(events: readonly SessionEvent[]): SessionEvent<'context/compacted', CompactionData> | null {
+export function latestCompaction(
+  events: readonly SessionEvent[],
+): SessionEvent<'context/compacted', CompactionData> | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!
     if (event.type === 'context/compacted') return event as SessionEvent<'context/compacted', CompactionData>
