@@ -28,6 +28,7 @@ export function runtimeMethods(runtime: Runtime): RuntimeMethods {
     'session.delete': (params) => runtime.delete(params),
     'session.setModel': (params) => runtime.setModel(params),
     'session.compare': (params) => runtime.compare(params),
+    'session.compact': (params) => runtime.compact(params),
     'snapshot.list': (params) => runtime.listSnapshots(params),
     'snapshot.restore': (params) => runtime.restore(params),
     'snapshot.undoRestore': (params) => runtime.undoRestore(params),

@@ -5,12 +5,21 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { Agent, type AgentDelta, defaultModelId, ModelRegistry, providerNames } from '@tangent/agent'
+import {
+  Agent,
+  type AgentDelta,
+  defaultModelId,
+  ModelRegistry,
+  providerNames,
+  userInstructionsPath,
+} from '@tangent/agent'
 import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
 import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
   HostInfoResult,
+  SessionCompactParams,
+  SessionCompactResult,
   SessionCompareParams,
   SessionCompareResult,
   SessionCreateParams,
@@ -157,6 +166,7 @@ export class Runtime {
           flush: flushOf(session),
           models: this.models,
           defaultModel: this.defaultModel,
+          userInstructionsPath: userInstructionsPath(env),
           snapshot: (live) => this.files.snapshot(live.header.cwd),
         }))
     this.#agents = new AgentPool(
@@ -406,6 +416,28 @@ export class Runtime {
     this.#agents.obtain(session).setModel(params.model, params.reasoningEffort)
     await this.#store.flush(session.id)
     return this.summary(session.id)
+  }
+
+  /**
+   * Summarises the history between turns into a `context/compacted` event (docs/architecture.md
+   * §12.4). The session is busy meanwhile; abort() stops it and nothing is recorded.
+   */
+  async compact(params: SessionCompactParams): Promise<SessionCompactResult> {
+    this.#assertWritable('compact a session')
+    const session = await this.#load(params.sessionId)
+    this.#busy.assertIdle(session, 'compact it')
+    const result = await this.#busy.exclusively(session, 'compacting its history', () =>
+      this.#agents.compact(session),
+    )
+    const { seq, throughSeq, summary, model, tokensBefore, tokensAfter } = result
+    return {
+      seq,
+      throughSeq,
+      summary,
+      model,
+      ...(tokensBefore !== undefined ? { tokensBefore } : {}),
+      ...(tokensAfter !== undefined ? { tokensAfter } : {}),
+    }
   }
 
   async rename(params: { sessionId: string; title: string }): Promise<SessionSummary> {
