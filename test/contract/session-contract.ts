@@ -113,6 +113,7 @@ export function runSessionContract(options: ContractOptions): void {
         () => f.api.call('session.delete', { sessionId: ghost }),
         () => f.api.call('session.setModel', { sessionId: ghost, model: 'demo:scripted' }),
         () => f.api.call('session.compare', { a: ghost, b: ghost }),
+        () => f.api.call('session.compact', { sessionId: ghost }),
         () => f.api.call('snapshot.list', { sessionId: ghost }),
         () => f.api.call('snapshot.restore', { sessionId: ghost, seq: 0 }),
         () => f.api.call('snapshot.undoRestore', { sessionId: ghost }),
@@ -147,6 +148,7 @@ export function runSessionContract(options: ContractOptions): void {
       expect((await failure(f.api.call('snapshot.restore', { sessionId: session.id, seq: 0 }))).code).toBe(
         'session-busy',
       )
+      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe('session-busy')
       expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
       expect((await running).reason).toBe('aborted')
       expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: false })
@@ -299,6 +301,43 @@ export function runSessionContract(options: ContractOptions): void {
       const stranger = await f.api.call('session.create', {})
       const none = await f.api.call('session.compare', { a: session.id, b: stranger.id })
       expect([none.ancestor, none.forkSeq]).toEqual([null, null])
+    })
+  })
+
+  describe('compact', () => {
+    // The demo model answers "Turn N", N counting the user messages it was sent: a compacted
+    // history is one user message (the summary joined to the new question).
+    const lastReply = async (sessionId: string) => {
+      const { events } = await f.api.call('session.get', { sessionId })
+      const message = events.findLast((event) => event.type === 'assistant/message')!
+      return (message.data as { content: { text?: string }[] }).content.map((part) => part.text ?? '').join('')
+    }
+
+    it('summarises the history into an event; a fork after it inherits the summary, a fork before it the full history', async () => {
+      const session = await f.api.call('session.create', {})
+      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe(
+        'nothing-to-compact',
+      )
+      await turn(session.id, 'one')
+      const beforeCompaction = await f.api.call('session.fork', { sessionId: session.id })
+      await turn(session.id, 'two')
+      const compacted = await f.api.call('session.compact', { sessionId: session.id })
+      const { events } = await f.api.call('session.get', { sessionId: session.id })
+      expect(events.at(-1)).toMatchObject({ seq: compacted.seq, type: 'context/compacted' })
+      expect(compacted).toMatchObject({ throughSeq: compacted.seq - 1, model: 'demo:scripted' })
+      expect(compacted.summary).toBe(
+        'Summary of the conversation so far:\n- The user said: "one"\n- The user said: "two"',
+      )
+      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe(
+        'nothing-to-compact',
+      )
+      const afterCompaction = await f.api.call('session.fork', { sessionId: session.id })
+      await turn(session.id, 'three')
+      expect(await lastReply(session.id)).toBe('Turn 1: you said "three".')
+      await turn(afterCompaction.session.id, 'three')
+      expect(await lastReply(afterCompaction.session.id)).toBe('Turn 1: you said "three".')
+      await turn(beforeCompaction.session.id, 'two, again')
+      expect(await lastReply(beforeCompaction.session.id)).toBe('Turn 2: you said "two, again".')
     })
   })
 

@@ -51,10 +51,13 @@ export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {
   return { kind: 'text', text: `Turn ${turn}: you said "${quoted}".` }
 }
 
+/** The text the user wrote: a compaction's summary joined to the message is not part of it. */
 function userText(message: LanguageModelV4Prompt[number]): string {
-  return message.role === 'user'
-    ? message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
-    : ''
+  if (message.role !== 'user') return ''
+  const preamble = compactionPreamble('')
+  return message.content
+    .map((part) => (part.type === 'text' && !part.text.startsWith(preamble) ? part.text : ''))
+    .join('')
 }
 
 /** The demo's summary: the items of an earlier summary, then one line per user message. */
