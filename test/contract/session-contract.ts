@@ -148,7 +148,9 @@ export function runSessionContract(options: ContractOptions): void {
       expect((await failure(f.api.call('snapshot.restore', { sessionId: session.id, seq: 0 }))).code).toBe(
         'session-busy',
       )
-      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe('session-busy')
+      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe(
+        'session-busy',
+      )
       expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
       expect((await running).reason).toBe('aborted')
       expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: false })
@@ -310,7 +312,9 @@ export function runSessionContract(options: ContractOptions): void {
     const lastReply = async (sessionId: string) => {
       const { events } = await f.api.call('session.get', { sessionId })
       const message = events.findLast((event) => event.type === 'assistant/message')!
-      return (message.data as { content: { text?: string }[] }).content.map((part) => part.text ?? '').join('')
+      return (message.data as { content: { text?: string }[] }).content
+        .map((part) => part.text ?? '')
+        .join('')
     }
 
     it('summarises the history into an event; a fork after it inherits the summary, a fork before it the full history', async () => {
