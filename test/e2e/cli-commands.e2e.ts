@@ -187,6 +187,28 @@ describe('tangent (local store)', () => {
     expect(json.find((model) => model.id === 'demo:scripted')?.available).toBe(true)
     expect(json.some((model) => !model.available && typeof model.reason === 'string')).toBe(true)
   })
+
+  it('compact: summarises the history; show prints the instructions and the compaction one line each', async () => {
+    const project = path.join(sandbox.cwd, 'with-instructions')
+    fs.mkdirSync(project)
+    fs.writeFileSync(path.join(project, 'AGENTS.md'), 'Keep answers short.')
+    const first = await tangentJson<RunOutput>(sandbox, ['run', '--cwd', project, 'first words'])
+    await tangentJson<RunOutput>(sandbox, ['run', '--session', first.sessionId, 'second words'])
+    const compacted = await tangentInProcess(sandbox, ['compact', first.sessionId])
+    expect(compacted.code).toBe(0)
+    expect(compacted.stdout).toMatch(/^Compacted \S+: events 0–\d+ summarised by demo:scripted at seq \d+/)
+    const again = await tangentInProcess(sandbox, ['compact', first.sessionId])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/^error\[nothing-to-compact\]/)
+    const shown = await tangentInProcess(sandbox, ['show', first.sessionId])
+    expect(shown.stdout).toMatch(/^\s*\d+\s+context\s+Instructions: AGENTS\.md$/m)
+    expect(shown.stdout).toMatch(
+      /^\s*\d+\s+context\s+Conversation compacted: \d+ events summarised \(manual/m,
+    )
+    // The next turn is sent the summary plus the new message: the demo counts one user message.
+    const next = await tangentInProcess(sandbox, ['run', '--session', first.sessionId, 'third words'])
+    expect(next.stdout).toContain('Turn 1: you said "third words"')
+  })
 })
 
 describe('tangent errors', () => {

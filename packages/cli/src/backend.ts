@@ -4,6 +4,7 @@ import type {
   FileDiff,
   FileMode,
   HostInfoResult,
+  SessionCompactResult,
   SessionCompareResult,
   SessionDeleteResult,
   SessionEvent,
@@ -20,6 +21,7 @@ export type CompareResult = SessionCompareResult
 export type RestoreResult = SnapshotRestoreResult
 export type DeleteResult = SessionDeleteResult
 export type ForkResult = SessionForkResult
+export type CompactResult = SessionCompactResult
 export type ModelStatus = HostInfoResult['models'][number]
 
 export interface TurnDelta {
@@ -65,6 +67,8 @@ export interface Backend {
   setModel(sessionId: string, model: string, reasoningEffort?: string): Promise<SessionSummary>
   models(): Promise<ModelStatus[]>
   compare(a: string, b: string): Promise<CompareResult>
+  /** Summarises the session's history now (docs/protocol.md `session.compact`). */
+  compact(sessionId: string): Promise<CompactResult>
   snapshots(sessionId: string): Promise<SnapshotEntry[]>
   restore(sessionId: string, seq: number, force: boolean): Promise<RestoreResult>
   /** Undoes the restore at `seq` (default: the latest not undone yet). */

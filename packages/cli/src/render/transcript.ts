@@ -1,7 +1,13 @@
 // `tangent show`: a session's transcript with the seq of every meaningful event, grouped
 // by turn, so a user can pick a fork point (`tangent fork ID --at SEQ`).
 import type { SessionEvent, SessionSummary } from '../backend.js'
-import { assistantContent, describeToolCall, outputText, userText } from './event-text.js'
+import {
+  assistantContent,
+  describeContextEvent,
+  describeToolCall,
+  outputText,
+  userText,
+} from './event-text.js'
 import { clip, type Style, titleOf } from './style.js'
 
 export function renderTranscript(
@@ -94,8 +100,12 @@ function eventLines(
     case 'step/start':
     case 'step/end':
       return []
-    default:
+    default: {
+      const context = describeContextEvent(event.type, event.data)
+      if (context !== null)
+        return [`${seq(event.seq)}  ${style.dim('context')}    ${style.dim(clip(context, 100))}`]
       return [`${seq(event.seq)}  ${style.dim(event.type)}`]
+    }
   }
 }
 
