@@ -3,6 +3,7 @@
 // open: a one-click start in the selected workspace.
 
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { ContextRow } from './context-row.js'
 import { BranchIcon } from './icon.js'
 import { RestoreRow } from './restore-row.js'
 import { titleOf } from './session-display.js'
@@ -76,6 +77,13 @@ export function Transcript() {
                 running={running !== null}
               />
             )
+          }
+          if (
+            block.kind === 'instructions' ||
+            block.kind === 'compaction' ||
+            block.kind === 'compaction-failed'
+          ) {
+            return <ContextRow key={`context:${block.seq}`} context={block} />
           }
           if (block.kind === 'model') {
             return (
