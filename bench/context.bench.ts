@@ -110,33 +110,23 @@ export const suite: BenchSuite = {
     if (sink === 0) throw new Error('nothing measured')
 
     const us = (ms: number) => `${(ms * 1000).toFixed(2)} µs`
+    const replay = {
+      name: 'replay of the log (toModelMessages), done for every call anyway',
+      medianMs: replayMs,
+    }
+    const checkRow = (name: string, ms: number): BenchRow => ({
+      name,
+      medianMs: ms,
+      baseline: replay,
+      extra: { 'per call': us(ms), 'vs a demo model call': `${((ms / demoMs) * 100).toFixed(4)} %` },
+      target: { text: '≤ 1% of the replay', met: ms <= replayMs / 100 },
+    })
     return [
-      {
-        name: 'compaction check before a model call @ 10k events (under the threshold)',
-        medianMs: checkMs,
-        baseline: {
-          name: 'replay of the log (toModelMessages), done for every call anyway',
-          medianMs: replayMs,
-        },
-        extra: {
-          'per call': us(checkMs),
-          'vs a demo model call': `${((checkMs / demoMs) * 100).toFixed(4)} %`,
-        },
-        target: { text: '≤ 1% of the replay', met: checkMs <= replayMs / 100 },
-      },
-      {
-        name: 'compaction check before a model call @ 10k events (over: also finds the boundary)',
-        medianMs: checkOverMs,
-        baseline: {
-          name: 'replay of the log (toModelMessages), done for every call anyway',
-          medianMs: replayMs,
-        },
-        extra: {
-          'per call': us(checkOverMs),
-          'vs a demo model call': `${((checkOverMs / demoMs) * 100).toFixed(4)} %`,
-        },
-        target: { text: '≤ 1% of the replay', met: checkOverMs <= replayMs / 100 },
-      },
+      checkRow('compaction check before a model call @ 10k events (under the threshold)', checkMs),
+      checkRow(
+        'compaction check before a model call @ 10k events (over: also finds the boundary)',
+        checkOverMs,
+      ),
       {
         name: 'one demo model call over that history (generateText)',
         medianMs: demoMs,

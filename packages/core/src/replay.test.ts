@@ -339,6 +339,14 @@ describe('currentModel', () => {
 })
 
 describe('toModelMessages after a compaction', () => {
+  /** The first user message after a compaction: its summary, then what the user wrote. */
+  const summaryThen = (summary: string, text: string): ModelMessage => ({
+    role: 'user',
+    content: [
+      { type: 'text', text: compactionPreamble(summary) },
+      { type: 'text', text },
+    ],
+  })
   const compaction = (throughSeq: number, summary: string) => ({
     summary,
     throughSeq,
@@ -355,16 +363,7 @@ describe('toModelMessages after a compaction', () => {
     // Between turns, nothing follows yet: the summary stands alone as a user message.
     expect(toModelMessages(s.events)).toEqual([user(compactionPreamble('S1'))])
     simpleTurn(s, 'q3', 'a3')
-    expect(toModelMessages(s.events)).toEqual([
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: compactionPreamble('S1') },
-          { type: 'text', text: 'q3' },
-        ],
-      },
-      assistant('a3'),
-    ])
+    expect(toModelMessages(s.events)).toEqual([summaryThen('S1', 'q3'), assistant('a3')])
   })
 
   it('keeps the running turn verbatim when the compaction stands inside it (an automatic one)', () => {
@@ -377,16 +376,7 @@ describe('toModelMessages after a compaction', () => {
     s.append('assistant/message', { content: [{ type: 'text', text: 'a2' }] })
     s.append('step/end', { finishReason: 'stop' })
     s.append('turn/end', { reason: 'completed' })
-    expect(toModelMessages(s.events)).toEqual([
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: compactionPreamble('S') },
-          { type: 'text', text: 'q2' },
-        ],
-      },
-      assistant('a2'),
-    ])
+    expect(toModelMessages(s.events)).toEqual([summaryThen('S', 'q2'), assistant('a2')])
   })
 
   it('uses only the latest compaction; a prefix before it (a fork) replays the full history', () => {
@@ -397,27 +387,9 @@ describe('toModelMessages after a compaction', () => {
     const forkPoint = s.lastSeq
     s.append('context/compacted', compaction(s.lastSeq, 'S2'))
     simpleTurn(s, 'q3', 'a3')
-    expect(toModelMessages(s.events)).toEqual([
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: compactionPreamble('S2') },
-          { type: 'text', text: 'q3' },
-        ],
-      },
-      assistant('a3'),
-    ])
+    expect(toModelMessages(s.events)).toEqual([summaryThen('S2', 'q3'), assistant('a3')])
     const child = new SessionStore().create(undefined, { seed: s.events.slice(0, forkPoint + 1) })
-    expect(toModelMessages(child.events)).toEqual([
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: compactionPreamble('S1') },
-          { type: 'text', text: 'q2' },
-        ],
-      },
-      assistant('a2'),
-    ])
+    expect(toModelMessages(child.events)).toEqual([summaryThen('S1', 'q2'), assistant('a2')])
     expect(toModelMessages(s.events.slice(0, 5))).toEqual([user('q1'), assistant('a1')])
     expect(latestCompaction(s.events.slice(0, 5))).toBeNull()
   })
