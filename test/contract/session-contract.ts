@@ -113,6 +113,7 @@ export function runSessionContract(options: ContractOptions): void {
         () => f.api.call('session.delete', { sessionId: ghost }),
         () => f.api.call('session.setModel', { sessionId: ghost, model: 'demo:scripted' }),
         () => f.api.call('session.compare', { a: ghost, b: ghost }),
+        () => f.api.call('session.compact', { sessionId: ghost }),
         () => f.api.call('snapshot.list', { sessionId: ghost }),
         () => f.api.call('snapshot.restore', { sessionId: ghost, seq: 0 }),
         () => f.api.call('snapshot.undoRestore', { sessionId: ghost }),
@@ -145,6 +146,9 @@ export function runSessionContract(options: ContractOptions): void {
         'session-busy',
       )
       expect((await failure(f.api.call('snapshot.restore', { sessionId: session.id, seq: 0 }))).code).toBe(
+        'session-busy',
+      )
+      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe(
         'session-busy',
       )
       expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
@@ -349,13 +353,52 @@ export function runSessionContract(options: ContractOptions): void {
       const last = child.turns[1]!
       expect(child.context).toMatchObject({
         used: last.inputTokens + last.outputTokens,
-        window: 128_000,
+        window: 4096,
         model: 'demo:scripted',
       })
-      expect(child.context.percent).toBeCloseTo(((last.inputTokens + last.outputTokens) / 128_000) * 100, 1)
+      expect(child.context.percent).toBeCloseTo(((last.inputTokens + last.outputTokens) / 4096) * 100, 1)
       const pair = await f.api.call('session.compare', { a: session.id, b: fork.session.id })
       expect(pair.a.usage).toMatchObject({ own: { steps: 0 }, inherited: parent.total })
       expect(pair.b.usage).toMatchObject({ own: child.own, inherited: child.inherited, total: child.total })
+    })
+  })
+
+  describe('compact', () => {
+    // The demo model answers "Turn N", N counting the user messages it was sent: a compacted
+    // history is one user message (the summary joined to the new question).
+    const lastReply = async (sessionId: string) => {
+      const { events } = await f.api.call('session.get', { sessionId })
+      const message = events.findLast((event) => event.type === 'assistant/message')!
+      return (message.data as { content: { text?: string }[] }).content
+        .map((part) => part.text ?? '')
+        .join('')
+    }
+
+    it('summarises the history into an event; a fork after it inherits the summary, a fork before it the full history', async () => {
+      const session = await f.api.call('session.create', {})
+      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe(
+        'nothing-to-compact',
+      )
+      await turn(session.id, 'one')
+      const beforeCompaction = await f.api.call('session.fork', { sessionId: session.id })
+      await turn(session.id, 'two')
+      const compacted = await f.api.call('session.compact', { sessionId: session.id })
+      const { events } = await f.api.call('session.get', { sessionId: session.id })
+      expect(events.at(-1)).toMatchObject({ seq: compacted.seq, type: 'context/compacted' })
+      expect(compacted).toMatchObject({ throughSeq: compacted.seq - 1, model: 'demo:scripted' })
+      expect(compacted.summary).toBe(
+        'Summary of the conversation so far:\n- The user said: "one"\n- The user said: "two"',
+      )
+      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe(
+        'nothing-to-compact',
+      )
+      const afterCompaction = await f.api.call('session.fork', { sessionId: session.id })
+      await turn(session.id, 'three')
+      expect(await lastReply(session.id)).toBe('Turn 1: you said "three".')
+      await turn(afterCompaction.session.id, 'three')
+      expect(await lastReply(afterCompaction.session.id)).toBe('Turn 1: you said "three".')
+      await turn(beforeCompaction.session.id, 'two, again')
+      expect(await lastReply(beforeCompaction.session.id)).toBe('Turn 2: you said "two, again".')
     })
   })
 

@@ -133,7 +133,7 @@ describe('tangent (local store)', () => {
     expect(shown.stdout).toMatch(
       /^ {2}tokens own: in \d+ · out \d+ · \$0 {2}inherited: in \d+ · out \d+ · \$0$/m,
     )
-    expect(shown.stdout).toMatch(/^ {2}context \d+ \/ 128k \(<1%\) · prices: tokenlens \d/m)
+    expect(shown.stdout).toMatch(/^ {2}context \d+ \/ 4.1k \(\d+%\) · prices: tokenlens \d/m)
     expect(shown.stdout.match(/^\s+usage\s+in \d+ · out \d+ · \$0$/gm)).toHaveLength(2)
     const { usage } = await tangentJson<{ usage: SessionUsage }>(sandbox, ['show', child])
     expect(usage.turns).toHaveLength(2)
@@ -210,6 +210,28 @@ describe('tangent (local store)', () => {
     const json = await tangentJson<{ id: string; available: boolean; reason?: string }[]>(sandbox, ['models'])
     expect(json.find((model) => model.id === 'demo:scripted')?.available).toBe(true)
     expect(json.some((model) => !model.available && typeof model.reason === 'string')).toBe(true)
+  })
+
+  it('compact: summarises the history; show prints the instructions and the compaction one line each', async () => {
+    const project = path.join(sandbox.cwd, 'with-instructions')
+    fs.mkdirSync(project)
+    fs.writeFileSync(path.join(project, 'AGENTS.md'), 'Keep answers short.')
+    const first = await tangentJson<RunOutput>(sandbox, ['run', '--cwd', project, 'first words'])
+    await tangentJson<RunOutput>(sandbox, ['run', '--session', first.sessionId, 'second words'])
+    const compacted = await tangentInProcess(sandbox, ['compact', first.sessionId])
+    expect(compacted.code).toBe(0)
+    expect(compacted.stdout).toMatch(/^Compacted \S+: events 0–\d+ summarised by demo:scripted at seq \d+/)
+    const again = await tangentInProcess(sandbox, ['compact', first.sessionId])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/^error\[nothing-to-compact\]/)
+    const shown = await tangentInProcess(sandbox, ['show', first.sessionId])
+    expect(shown.stdout).toMatch(/^\s*\d+\s+context\s+Instructions: AGENTS\.md$/m)
+    expect(shown.stdout).toMatch(
+      /^\s*\d+\s+context\s+Conversation compacted: \d+ events summarised \(manual/m,
+    )
+    // The next turn is sent the summary plus the new message: the demo counts one user message.
+    const next = await tangentInProcess(sandbox, ['run', '--session', first.sessionId, 'third words'])
+    expect(next.stdout).toContain('Turn 1: you said "third words"')
   })
 })
 

@@ -127,6 +127,37 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     ])
   })
 
+  it('compacts on request: a quiet row with the summary, and the fork dialog says what history a fork gets', async () => {
+    await openWorkspace(page, host.workspace)
+    await newSession(page)
+    await chat(page, 'remember the red door')
+    await chat(page, 'and the blue window')
+    await page.getByTestId('header-compact').click()
+    const row = page.getByTestId('context-compaction')
+    await row.waitFor()
+    expect(await row.textContent()).toMatch(/Conversation compacted: \d+ events summarised \(manual/)
+    await row.locator('summary').click()
+    expect(await row.getByTestId('context-summary').textContent()).toContain('remember the red door')
+
+    // Branch… on the first turn: before the compaction, so the full history.
+    await page.getByTestId('turn').first().getByTestId('branch-options').click()
+    const note = page.getByTestId('fork-history')
+    await note.waitFor()
+    expect(await note.getAttribute('data-kind')).toBe('full')
+    expect(await note.textContent()).toContain('full history')
+    expect(await axeViolations(page)).toEqual([])
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    // Branch… on the last turn: the compaction that follows it comes along.
+    await page.getByTestId('turn').last().getByTestId('branch-options').click()
+    await eventually(() => note.getAttribute('data-kind')).toBe('summary')
+    await page.getByRole('button', { name: 'Cancel' }).click()
+
+    // The next turn is sent the summary plus the new message (the demo counts one user message).
+    await chat(page, 'what do you remember?')
+    await eventually(() => page.getByTestId('assistant-message').last().textContent()).toContain('Turn 1')
+    expect(await axeViolations(page)).toEqual([])
+  })
+
   it('edits a message in a new branch: the child stops before it and the composer holds its text', async () => {
     await openWorkspace(page, host.workspace)
     const parent = await newSession(page)

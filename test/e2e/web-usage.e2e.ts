@@ -16,7 +16,7 @@ import {
 
 failWithoutChromiumInCi()
 
-const meterLabel = /^Context \d+ of 128k tokens \((under 1|\d+)%\)$/
+const meterLabel = /^Context \d+ of 4.1k tokens \((under 1|\d+)%\)$/
 const usageText = /^in \d+ · out \d+ · \$0$/
 
 describe.skipIf(!chromiumPath)('web UI: usage, cost and the context meter', () => {
@@ -29,9 +29,7 @@ describe.skipIf(!chromiumPath)('web UI: usage, cost and the context meter', () =
 
     const meter = page.getByRole('meter')
     await eventually(() => meter.getAttribute('aria-label')).toMatch(meterLabel)
-    expect(await meter.evaluate((element: HTMLMeterElement) => [element.min, element.max])).toEqual([
-      0, 128_000,
-    ])
+    expect(await meter.evaluate((element: HTMLMeterElement) => [element.min, element.max])).toEqual([0, 4096])
     const firstValue = await meter.evaluate((element: HTMLMeterElement) => element.value)
     expect(firstValue).toBeGreaterThan(0)
     expect(await page.getByTestId('context-text').textContent()).toBe(await meter.getAttribute('aria-label'))

@@ -1,12 +1,14 @@
 // A live agent over one session: prompt() runs one turn of the loop (docs/architecture.md §6) and
 // writes exactly the log grammar of §2; abort() stops it; deltas go to subscribers only.
 import {
+  type CompactionData,
   closingEventsForOpenTurn,
   currentModel,
   type Session,
   TangentError,
   type TurnEndReason,
 } from '@tangent/core'
+import { SessionContext } from './context/session-context.js'
 import { defaultModelId, ModelRegistry } from './model-registry.js'
 import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } from './model-step.js'
 import { PendingApprovals, type PermissionAnswer, type PermissionDecider } from './permissions/approvals.js'
@@ -41,14 +43,24 @@ export interface AgentOptions {
   bashSandbox?: Omit<BashSandboxSetting, 'tempKey'>
   /** Retries of a failed model call (AI SDK default 2; tests use 0). */
   maxRetries?: number
-  /** System prompt (default: a short one naming the working directory). */
+  /** System prompt (default: a short one naming the working directory); the recorded instructions follow it. */
   system?: string
   /**
    * The permission policy (docs/architecture.md §12.1): each tool call is allowed, denied, or
    * asked about (the turn waits for `answerPermission`). Default: every call runs.
    */
   permissions?: PermissionDecider
+  /**
+   * The user-level instructions file (default `$XDG_CONFIG_HOME/tangent/AGENTS.md`, else
+   * `~/.config/tangent/AGENTS.md`); null reads none. docs/architecture.md §12.3.
+   */
+  userInstructionsPath?: string | null
+  /** Fraction of the model's context window past which a turn compacts the history first (default 0.8). */
+  compactThreshold?: number
 }
+
+/** A compaction made on request: the `context/compacted` event's seq and data. */
+export type CompactResult = CompactionData & { seq: number }
 
 export interface PromptResult {
   turnStartSeq: number
@@ -66,6 +78,7 @@ export class Agent {
   readonly #tools: AgentToolSet
   readonly #listeners = new Set<DeltaListener>()
   readonly #approvals = new PendingApprovals()
+  readonly #context: SessionContext
   #controller: AbortController | null = null
   #stopReason: 'aborted' | 'interrupted' = 'aborted'
 
@@ -74,6 +87,17 @@ export class Agent {
     this.#options = options
     const sandbox = options.bashSandbox && { ...options.bashSandbox, tempKey: options.session.id }
     this.#tools = options.tools ?? createDefaultTools({ bash: { timeoutMs: options.bashTimeoutMs, sandbox } })
+    this.#context = new SessionContext({
+      session: options.session,
+      models: options.models,
+      system: options.system ?? defaultSystemPrompt(options.session.header.cwd),
+      ...(options.userInstructionsPath !== undefined
+        ? { userInstructionsPath: options.userInstructionsPath }
+        : {}),
+      ...(options.compactThreshold !== undefined ? { compactThreshold: options.compactThreshold } : {}),
+      maxRetries: options.maxRetries ?? 2,
+      flush: options.flush,
+    })
   }
 
   get running(): boolean {
@@ -150,12 +174,13 @@ export class Agent {
       this.session.append('user/message', { content: [{ type: 'text', text }] })
       let reason: TurnEndReason
       try {
+        await this.#context.beginTurn()
         // Without a first tree (no snapshot in the log, no fork-point tree), files
         // could not be restored to the start of this session: take one now.
         if (!this.session.latestOfType('snapshot/taken') && !this.session.header.baseTree) {
           await this.#snapshot('baseline')
         }
-        reason = await this.#loop({ model, providerOptions, signal: controller.signal })
+        reason = await this.#loop({ model, modelId, providerOptions, signal: controller.signal })
       } catch (error) {
         // A failure outside the model call (flush, a listener): close the turn as an error.
         reason = this.#close(controller.signal.aborted ? 'aborted' : 'error', errorMessage(error))
@@ -171,18 +196,20 @@ export class Agent {
 
   async #loop(call: {
     model: ReturnType<ModelRegistry['resolve']>
+    modelId: string
     providerOptions: ReturnType<ModelRegistry['providerOptions']>
     signal: AbortSignal
   }): Promise<TurnEndReason> {
     const maxSteps = this.#options.maxSteps ?? 25
     const cwd = this.session.header.cwd
     for (let step = 1; ; step++) {
+      await this.#context.compactIfNeeded({ id: call.modelId, model: call.model }, call.signal)
       this.session.append('step/start', {})
       await this.#options.flush()
       if (call.signal.aborted) return this.#close('aborted', abortedMessage)
       const outcome = await runModelStep({
         model: call.model,
-        system: this.#options.system ?? defaultSystemPrompt(cwd),
+        system: this.#context.systemPrompt(),
         messages: replayMessages(this.session.events),
         tools: this.#tools,
         providerOptions: call.providerOptions,
@@ -209,6 +236,24 @@ export class Agent {
         })
         return 'max-steps'
       }
+    }
+  }
+
+  /**
+   * Summarises the history now, between turns (docs/architecture.md §12.4). Throws
+   * `session-busy` during a turn, `nothing-to-compact`, and `compaction-failed` (appending
+   * nothing) when the model call fails; abort() stops it.
+   */
+  async compact(): Promise<CompactResult> {
+    this.#assertIdle()
+    const modelId = this.modelId
+    const model = this.#options.models.resolve(modelId)
+    const controller = new AbortController()
+    this.#controller = controller
+    try {
+      return await this.#context.compact({ id: modelId, model }, controller.signal)
+    } finally {
+      this.#controller = null
     }
   }
 

@@ -6,6 +6,7 @@ import { generateText, tool } from 'ai'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { Agent } from './agent.js'
+import { demoContextWindow } from './context/context-window.js'
 import { DemoLanguageModel } from './demo-model.js'
 import { ModelRegistry } from './model-registry.js'
 
@@ -170,5 +171,36 @@ describe('DemoLanguageModel through generateText (doGenerate)', () => {
       ['demo-1-1', 'bash', { command: 'echo 1' }],
       ['demo-1-2', 'read', { path: 'a.txt' }],
     ])
+  })
+})
+
+describe('the demo model and compaction', () => {
+  it('summarises on request and, with a small window, compacts automatically offline', async () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
+    dirs.push(cwd)
+    const session = new SessionStore().create(undefined, { meta: { cwd, baseTree: 'tree' } })
+    const models = new ModelRegistry({ env: { TANGENT_DEMO_CONTEXT_WINDOW: '400' } })
+    expect(models.contextWindow('demo:scripted')).toBe(400)
+    expect(new ModelRegistry({ env: {} }).contextWindow('demo:scripted')).toBe(demoContextWindow)
+    const agent = new Agent({ session, models, userInstructionsPath: null, flush: async () => {} })
+    await agent.prompt('Plan the garden: tomatoes along the south fence.')
+    await agent.prompt('Add basil between the tomatoes.')
+    const manual = await agent.compact()
+    expect(manual.summary).toBe(
+      [
+        'Summary of the conversation so far:',
+        '- The user said: "Plan the garden: tomatoes along the south fence."',
+        '- The user said: "Add basil between the tomatoes."',
+      ].join('\n'),
+    )
+    // The demo reports usage (its prompt at 4 characters a token): the turns fill the
+    // 400-token window and the next ones compact first, keeping the earlier summary's items.
+    for (let turn = 3; turn <= 8; turn++) await agent.prompt(`Turn ${turn}: ${'more detail '.repeat(20)}`)
+    const compactions = session.events.filter((event) => event.type === 'context/compacted')
+    const auto = compactions.slice(1).map((event) => event.data as { trigger: string; summary: string })
+    expect(auto.length).toBeGreaterThan(0)
+    expect(auto.every((data) => data.trigger === 'auto')).toBe(true)
+    expect(auto.at(-1)!.summary).toContain('Plan the garden')
+    expect(grammarStateOf(session.events).phase).toBe('idle')
   })
 })

@@ -1,7 +1,10 @@
 // What the offline demo model answers, as a pure function of the prompt: commands in the
 // latest user message become tool calls; after the tool results, a short report; otherwise
-// a text reply that quotes the message and says which turn of the conversation this is.
+// a text reply that quotes the message and says which turn of the conversation this is; and
+// a compaction's summary request gets a summary that lists the user's messages.
 import type { LanguageModelV4Prompt, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider'
+import { compactionPreamble } from '@tangent/core'
+import { compactionRequest } from './context/compaction-request.js'
 
 export interface DemoToolCall {
   readonly toolCallId: string
@@ -36,9 +39,8 @@ export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {
   const after = prompt.slice(lastUser + 1)
   if (after.some((message) => message.role === 'tool')) return { kind: 'text', text: report(after) }
 
-  const user = prompt[lastUser]!
-  const text =
-    user.role === 'user' ? user.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : ''
+  const text = userText(prompt[lastUser]!)
+  if (text === compactionRequest) return { kind: 'text', text: summary(prompt.slice(0, lastUser)) }
   const calls: DemoToolCall[] = []
   for (const line of text.split('\n')) {
     const command = parseDemoCommand(line)
@@ -47,6 +49,34 @@ export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {
   if (calls.length > 0) return { kind: 'tool-calls', calls }
   const quoted = text.length > 200 ? `${text.slice(0, 200)}…` : text
   return { kind: 'text', text: `Turn ${turn}: you said "${quoted}".` }
+}
+
+/** The text the user wrote: a compaction's summary joined to the message is not part of it. */
+function userText(message: LanguageModelV4Prompt[number]): string {
+  if (message.role !== 'user') return ''
+  const preamble = compactionPreamble('')
+  return message.content
+    .map((part) => (part.type === 'text' && !part.text.startsWith(preamble) ? part.text : ''))
+    .join('')
+}
+
+/** The demo's summary: the items of an earlier summary, then one line per user message. */
+function summary(history: LanguageModelV4Prompt): string {
+  const preamble = compactionPreamble('')
+  const lines = ['Summary of the conversation so far:']
+  for (const message of history) {
+    if (message.role !== 'user') continue
+    for (const part of message.content) {
+      if (part.type !== 'text') continue
+      if (part.text.startsWith(preamble)) {
+        lines.push(...part.text.split('\n').filter((line) => line.startsWith('- ')))
+      } else {
+        const said = part.text.replace(/\s+/g, ' ').trim()
+        lines.push(`- The user said: "${said.length > 120 ? `${said.slice(0, 120)}…` : said}"`)
+      }
+    }
+  }
+  return lines.join('\n')
 }
 
 /** One line (or a few) per tool call of the step, in call order. */

@@ -2,11 +2,28 @@
 export {
   Agent,
   type AgentOptions,
+  type CompactResult,
   type DeltaListener,
   type PromptResult,
   type SnapshotResult,
 } from './agent.js'
 export { type ConfinedPath, confinePath, resolveWorkingDirectory } from './confine-path.js'
+export {
+  compactHistory,
+  compactionBoundary,
+  defaultCompactionThreshold,
+  estimateContextTokens,
+  overThreshold,
+} from './context/compaction.js'
+export { compactionRequest } from './context/compaction-request.js'
+export { contextWindowOf, demoContextWindow } from './context/context-window.js'
+export {
+  type InstructionFile,
+  maxInstructionFileBytes,
+  readInstructionFiles,
+  userInstructionsPath,
+} from './context/instruction-files.js'
+export { recordInstructions, systemPromptWithInstructions } from './context/instructions.js'
 export { DemoLanguageModel, type DemoModelOptions } from './demo-model.js'
 export { type DemoReply, type DemoToolCall, parseDemoCommand, planDemoReply } from './demo-script.js'
 export { modelFactsOf, priceSource } from './model-facts.js'

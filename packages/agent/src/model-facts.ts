@@ -11,8 +11,11 @@ import { openaiModels as openai } from 'tokenlens/providers/openai'
  */
 export const priceSource = 'tokenlens 1.3.1 (models.dev catalog, newest entry 2025-09-11)'
 
-/** The demo model runs offline: it costs nothing, and its window is a nominal 128k. */
-const demoFacts: ModelFacts = { contextWindow: 128_000, price: { inputPerMTokens: 0, outputPerMTokens: 0 } }
+/**
+ * The demo model runs offline and costs nothing; its window is small and synthetic (4096 tokens,
+ * TANGENT_DEMO_CONTEXT_WINDOW through the ModelRegistry), so compaction can be tried offline.
+ */
+const demoFacts: ModelFacts = { contextWindow: 4096, price: { inputPerMTokens: 0, outputPerMTokens: 0 } }
 
 interface CatalogEntry {
   cost?: { input?: number; output?: number; cache_read?: number; reasoning?: number }

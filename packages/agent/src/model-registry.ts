@@ -6,6 +6,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import { TangentError } from '@tangent/core'
+import { contextWindowOf } from './context/context-window.js'
 import { DemoLanguageModel } from './demo-model.js'
 
 export interface ModelRegistryOptions {
@@ -17,6 +18,11 @@ export interface ModelRegistryOptions {
   demoDelayMs?: number
   /** Extra models by `provider:model` id (embedders, tests); they win over the built-in providers. */
   models?: Record<string, LanguageModelV4>
+  /**
+   * Context windows in tokens by `provider:model` id, over the built-in source (tokenlens's
+   * catalog; for the demo model TANGENT_DEMO_CONTEXT_WINDOW, else 4096).
+   */
+  contextWindows?: Record<string, number>
 }
 
 export interface ModelListing {
@@ -41,6 +47,8 @@ export class ModelRegistry {
   readonly #openaiCompatibleBaseUrl: string | undefined
   readonly #demoDelayMs: number
   readonly #custom: ReadonlyMap<string, LanguageModelV4>
+  readonly #contextWindows: Record<string, number>
+  readonly #knownWindows = new Map<string, number | undefined>()
 
   constructor(options: ModelRegistryOptions = {}) {
     this.#env = { ...(options.env ?? process.env) }
@@ -48,6 +56,17 @@ export class ModelRegistry {
       options.openaiCompatibleBaseUrl ?? this.#env.TANGENT_OPENAI_COMPATIBLE_BASE_URL
     this.#demoDelayMs = options.demoDelayMs ?? (Number(this.#env.TANGENT_DEMO_DELAY_MS) || 0)
     this.#custom = new Map(Object.entries(options.models ?? {}))
+    const demoWindow = Number(this.#env.TANGENT_DEMO_CONTEXT_WINDOW)
+    this.#contextWindows = {
+      ...(demoWindow > 0 ? { [defaultModelId]: demoWindow } : {}),
+      ...options.contextWindows,
+    }
+  }
+
+  /** The model's context window in tokens, or undefined when unknown (docs/architecture.md §12.4). */
+  contextWindow(id: string): number | undefined {
+    if (!this.#knownWindows.has(id)) this.#knownWindows.set(id, contextWindowOf(id, this.#contextWindows))
+    return this.#knownWindows.get(id)
   }
 
   /** Splits `provider:model`; throws `invalid-model` when it is not of that form. */

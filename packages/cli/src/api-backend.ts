@@ -5,6 +5,7 @@ import { TangentError } from '@tangent/core'
 import type { SessionApi } from '@tangent/runtime'
 import type {
   Backend,
+  CompactResult,
   CompareResult,
   DeleteResult,
   ForkRequest,
@@ -142,6 +143,10 @@ export class ApiBackend implements Backend {
 
   compare(a: string, b: string): Promise<CompareResult> {
     return this.#api.call('session.compare', { a, b })
+  }
+
+  compact(sessionId: string): Promise<CompactResult> {
+    return this.#api.call('session.compact', { sessionId })
   }
 
   snapshots(sessionId: string): Promise<SnapshotEntry[]> {

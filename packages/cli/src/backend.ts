@@ -4,6 +4,7 @@ import type {
   FileDiff,
   FileMode,
   HostInfoResult,
+  SessionCompactResult,
   SessionCompareResult,
   SessionDeleteResult,
   SessionEvent,
@@ -22,6 +23,7 @@ export type RestoreResult = SnapshotRestoreResult
 export type DeleteResult = SessionDeleteResult
 export type ForkResult = SessionForkResult
 export type HostInfo = HostInfoResult
+export type CompactResult = SessionCompactResult
 export type ModelStatus = HostInfoResult['models'][number]
 
 export interface TurnDelta {
@@ -81,6 +83,8 @@ export interface Backend {
   /** `host.info`: version, data dir, models and whether bash is sandboxed. */
   info(): Promise<HostInfo>
   compare(a: string, b: string): Promise<CompareResult>
+  /** Summarises the session's history now (docs/protocol.md `session.compact`). */
+  compact(sessionId: string): Promise<CompactResult>
   snapshots(sessionId: string): Promise<SnapshotEntry[]>
   restore(sessionId: string, seq: number, force: boolean): Promise<RestoreResult>
   /** Undoes the restore at `seq` (default: the latest not undone yet). */

@@ -8,6 +8,7 @@ describe('parseSlashCommand', () => {
     expect(parseSlashCommand('/tree')).toEqual({ name: 'tree' })
     expect(parseSlashCommand('/switch 01ABC')).toEqual({ name: 'switch', id: '01ABC' })
     expect(parseSlashCommand('/model demo:scripted')).toEqual({ name: 'model', model: 'demo:scripted' })
+    expect(parseSlashCommand('/compact')).toEqual({ name: 'compact' })
     expect(parseSlashCommand('/quit')).toEqual({ name: 'exit' })
   })
 

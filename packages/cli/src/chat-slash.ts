@@ -6,6 +6,7 @@ export const chatHelp = [
   '/tree         show the session tree (* marks the current one)',
   '/switch ID    continue another session (its id or a unique prefix of one)',
   '/model M      use model M (provider:model) from the next turn',
+  '/compact      summarise the history so far; later turns send the summary (forks before it keep all)',
   '/help         this help',
   '/exit         leave (Ctrl-C at an idle prompt or Ctrl-D too; Ctrl-C during a turn aborts it)',
 ]
@@ -17,6 +18,7 @@ export const SlashCommand = z.discriminatedUnion('name', [
   z.object({ name: z.literal('tree') }),
   z.object({ name: z.literal('switch'), id: z.string().min(1, 'usage: /switch ID') }),
   z.object({ name: z.literal('model'), model: z.string().min(1, 'usage: /model provider:model') }),
+  z.object({ name: z.literal('compact') }),
   z.object({ name: z.literal('help') }),
   z.object({ name: z.literal('exit') }),
 ])
@@ -33,7 +35,7 @@ export function parseSlashCommand(line: string): SlashCommand | { error: string 
   if (name === 'model') candidate.model = first ?? ''
   const parsed = SlashCommand.safeParse(candidate)
   if (parsed.success) return parsed.data
-  const known = ['fork', 'tree', 'switch', 'model', 'help', 'exit']
+  const known = ['fork', 'tree', 'switch', 'model', 'compact', 'help', 'exit']
   if (!known.includes(name)) return { error: `Unknown command /${rawName}. Type /help for the list.` }
   return { error: parsed.error.issues[0]?.message ?? `Bad arguments for /${name}` }
 }

@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander'
 import { describeFailure, formatFailure } from './cli-error.js'
 import { registerArchiveCommands } from './commands/archive.js'
 import { registerChatCommand } from './commands/chat.js'
+import { registerCompactCommand } from './commands/compact.js'
 import { registerDeleteCommand } from './commands/delete.js'
 import { registerDemoCommand } from './commands/demo.js'
 import { registerDiffCommand } from './commands/diff.js'
@@ -57,6 +58,7 @@ Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
   registerShowCommand(program, context)
   registerForkCommand(program, context)
   registerArchiveCommands(program, context)
+  registerCompactCommand(program, context)
   registerDeleteCommand(program, context)
   registerModelsCommand(program, context)
   registerDoctorCommand(program, context)

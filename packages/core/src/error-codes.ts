@@ -71,6 +71,8 @@ export const errorCodes = {
     'session.answerPermission for a call that is not waiting (answered already, or its turn ended)',
   'invalid-config':
     'a Tangent config file (user or project) is not valid JSON or breaks its schema (data.path)',
+  'nothing-to-compact': 'session.compact of a session with no completed turn since its last compaction',
+  'compaction-failed': 'session.compact: the model could not summarise the history (nothing was recorded)',
 
   // The CLI
   'cwd-not-found': 'tangent run --cwd names something that is not a directory',

@@ -11,6 +11,9 @@ export const indexedEventTypes: readonly string[] = [
   'files/restored',
   'turn/start',
   'turn/end',
+  // What the model is sent besides the history: looked up before every turn and model call.
+  'context/instructions',
+  'context/compacted',
 ]
 const indexed: ReadonlySet<string> = new Set(indexedEventTypes)
 

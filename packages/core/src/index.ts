@@ -19,7 +19,13 @@ export {
   type SessionId,
   sessionIdPattern,
 } from './ids.js'
-export { currentModel, toModelMessages, unansweredToolCallMessage } from './replay.js'
+export {
+  compactionPreamble,
+  currentModel,
+  latestCompaction,
+  toModelMessages,
+  unansweredToolCallMessage,
+} from './replay.js'
 export {
   Session,
   type SessionHeader,

@@ -1,7 +1,13 @@
 import type { ModelMessage } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { closingEventsForOpenTurn } from './grammar.js'
-import { currentModel, toModelMessages, unansweredToolCallMessage } from './replay.js'
+import {
+  compactionPreamble,
+  currentModel,
+  latestCompaction,
+  toModelMessages,
+  unansweredToolCallMessage,
+} from './replay.js'
 import type { Session } from './session.js'
 import { SessionStore } from './store.js'
 
@@ -329,5 +335,62 @@ describe('currentModel', () => {
     child.append('model/selection', { provider: 'demo', model: 'scripted' })
     expect(currentModel(child.events)).toEqual({ provider: 'demo', model: 'scripted' })
     expect(currentModel(parent.events)).toEqual({ provider: 'openai', model: 'gpt-4.1' })
+  })
+})
+
+describe('toModelMessages after a compaction', () => {
+  /** The first user message after a compaction: its summary, then what the user wrote. */
+  const summaryThen = (summary: string, text: string): ModelMessage => ({
+    role: 'user',
+    content: [
+      { type: 'text', text: compactionPreamble(summary) },
+      { type: 'text', text },
+    ],
+  })
+  const compaction = (throughSeq: number, summary: string) => ({
+    summary,
+    throughSeq,
+    model: 'demo:scripted',
+    trigger: 'manual' as const,
+  })
+
+  it('sends the summary in place of the events it covers, joined to the next user message', () => {
+    const s = new SessionStore().create()
+    simpleTurn(s, 'q1', 'a1')
+    simpleTurn(s, 'q2', 'a2')
+    const event = s.append('context/compacted', compaction(s.lastSeq, 'S1'))
+    expect(latestCompaction(s.events)).toBe(event)
+    // Between turns, nothing follows yet: the summary stands alone as a user message.
+    expect(toModelMessages(s.events)).toEqual([user(compactionPreamble('S1'))])
+    simpleTurn(s, 'q3', 'a3')
+    expect(toModelMessages(s.events)).toEqual([summaryThen('S1', 'q3'), assistant('a3')])
+  })
+
+  it('keeps the running turn verbatim when the compaction stands inside it (an automatic one)', () => {
+    const s = new SessionStore().create()
+    simpleTurn(s, 'q1', 'a1')
+    const before = s.lastSeq
+    openTurn(s, 'q2')
+    s.append('context/compacted', compaction(before, 'S'))
+    s.append('step/start', {})
+    s.append('assistant/message', { content: [{ type: 'text', text: 'a2' }] })
+    s.append('step/end', { finishReason: 'stop' })
+    s.append('turn/end', { reason: 'completed' })
+    expect(toModelMessages(s.events)).toEqual([summaryThen('S', 'q2'), assistant('a2')])
+  })
+
+  it('uses only the latest compaction; a prefix before it (a fork) replays the full history', () => {
+    const s = new SessionStore().create()
+    simpleTurn(s, 'q1', 'a1')
+    s.append('context/compacted', compaction(s.lastSeq, 'S1'))
+    simpleTurn(s, 'q2', 'a2')
+    const forkPoint = s.lastSeq
+    s.append('context/compacted', compaction(s.lastSeq, 'S2'))
+    simpleTurn(s, 'q3', 'a3')
+    expect(toModelMessages(s.events)).toEqual([summaryThen('S2', 'q3'), assistant('a3')])
+    const child = new SessionStore().create(undefined, { seed: s.events.slice(0, forkPoint + 1) })
+    expect(toModelMessages(child.events)).toEqual([summaryThen('S1', 'q2'), assistant('a2')])
+    expect(toModelMessages(s.events.slice(0, 5))).toEqual([user('q1'), assistant('a1')])
+    expect(latestCompaction(s.events.slice(0, 5))).toBeNull()
   })
 })

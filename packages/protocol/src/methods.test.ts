@@ -55,6 +55,7 @@ describe('params schemas', () => {
         'session.delete',
         'session.setModel',
         'session.compare',
+        'session.compact',
         'snapshot.list',
         'snapshot.restore',
         'snapshot.undoRestore',

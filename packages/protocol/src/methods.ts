@@ -223,6 +223,26 @@ export type SessionSetModelParams = z.infer<typeof SessionSetModelParams>
 export const SessionSetModelResult = SessionSummary
 export type SessionSetModelResult = z.infer<typeof SessionSetModelResult>
 
+/**
+ * Extension: summarise the session's history into a `context/compacted` event (docs/architecture.md
+ * §12.4); later turns send the summary plus what follows it. Nothing is removed from the log.
+ */
+export const SessionCompactParams = z.object({ sessionId: SessionId })
+export type SessionCompactParams = z.infer<typeof SessionCompactParams>
+export const SessionCompactResult = z.object({
+  /** The seq of the `context/compacted` event. */
+  seq: Seq,
+  /** The last seq the summary stands for. */
+  throughSeq: Seq,
+  summary: z.string(),
+  /** The model that wrote it (`provider:model`). */
+  model: z.string(),
+  /** Estimated context tokens before and after. */
+  tokensBefore: z.number().optional(),
+  tokensAfter: z.number().optional(),
+})
+export type SessionCompactResult = z.infer<typeof SessionCompactResult>
+
 export const SessionCompareParams = z.object({ a: SessionId, b: SessionId })
 export type SessionCompareParams = z.infer<typeof SessionCompareParams>
 export const SessionCompareResult = z.object({
@@ -429,6 +449,7 @@ export const methods = {
   'session.board': { params: SessionBoardParams, result: SessionBoardResult },
   'session.fileAcross': { params: SessionFileAcrossParams, result: SessionFileAcrossResult },
   'session.keep': { params: SessionKeepParams, result: SessionKeepResult },
+  'session.compact': { params: SessionCompactParams, result: SessionCompactResult },
   'snapshot.list': { params: SnapshotListParams, result: SnapshotListResult },
   'snapshot.restore': { params: SnapshotRestoreParams, result: SnapshotRestoreResult },
   'snapshot.undoRestore': { params: SnapshotUndoRestoreParams, result: SnapshotUndoRestoreResult },

@@ -1,6 +1,6 @@
 // The live agents of a runtime, one per session, created lazily (on the first prompt or
 // model change) so sessions that are only read or forked never start one.
-import type { Agent, AgentDelta, PromptResult } from '@tangent/agent'
+import type { Agent, AgentDelta, CompactResult, PromptResult } from '@tangent/agent'
 import type { Session } from '@tangent/core'
 
 /** Makes the live agent of a session. */
@@ -40,17 +40,25 @@ export class AgentPool {
 
   /** Runs one turn through the session's agent; `settled()` waits for it. */
   prompt(session: Session, text: string): Promise<PromptResult> {
-    const turn = this.obtain(session).prompt(text)
-    const tracked = turn.then(
+    return this.#track(this.obtain(session).prompt(text))
+  }
+
+  /** Compacts the session's history through its agent; `settled()` waits for it too. */
+  compact(session: Session): Promise<CompactResult> {
+    return this.#track(this.obtain(session).compact())
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    const tracked = work.then(
       () => undefined,
       () => undefined,
     )
     this.#turns.add(tracked)
     void tracked.then(() => this.#turns.delete(tracked))
-    return turn
+    return work
   }
 
-  /** Resolves when every turn started through `prompt` has ended. */
+  /** Resolves when every turn and compaction started through this pool has ended. */
   async settled(): Promise<void> {
     while (this.#turns.size > 0) await Promise.all([...this.#turns])
   }

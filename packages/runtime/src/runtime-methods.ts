@@ -34,6 +34,7 @@ export function runtimeMethods(runtime: Runtime): RuntimeMethods {
     'session.board': (params) => runtime.board(params),
     'session.fileAcross': (params) => runtime.fileAcross(params),
     'session.keep': (params) => runtime.keep(params),
+    'session.compact': (params) => runtime.compact(params),
     'snapshot.list': (params) => runtime.listSnapshots(params),
     'snapshot.restore': (params) => runtime.restore(params),
     'snapshot.undoRestore': (params) => runtime.undoRestore(params),

@@ -18,6 +18,7 @@ import {
   providerNames,
   type SandboxMode,
   sandboxStatusOf,
+  userInstructionsPath,
 } from '@tangent/agent'
 import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
 import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
@@ -26,6 +27,8 @@ import type {
   HostInfoResult,
   SessionBoardParams,
   SessionBoardResult,
+  SessionCompactParams,
+  SessionCompactResult,
   SessionCompareParams,
   SessionCompareResult,
   SessionCreateParams,
@@ -72,7 +75,7 @@ import { byAge, describeRecovery, forkTitle, readVersion } from './runtime-suppo
 import { SessionBusy } from './session-busy.js'
 import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { toSessionSummary } from './session-summary.js'
-import { compareUsageOf, sessionUsageOf } from './session-usage.js'
+import { compareUsageOf, modelFactsWith, sessionUsageOf } from './session-usage.js'
 import { sessionsRunningIn } from './shared-activity.js'
 import { isInside, WorkspaceRegistry } from './workspaces.js'
 
@@ -156,6 +159,10 @@ export class Runtime {
   readonly #announcing = new Map<string, Promise<void>>()
   readonly #sessionListeners = new Map<string, Set<SessionListener>>()
   readonly #unwire: (() => void)[] = []
+  /** The default model and the model facts usage figures are priced with (docs/architecture.md §12.5). */
+  get #usageOptions() {
+    return { defaultModel: this.defaultModel, facts: modelFactsWith(this.models) }
+  }
   /** How long a branch's check may run (TANGENT_CHECK_TIMEOUT_MS, default 10 minutes). */
   readonly #checkTimeoutMs: number
   #closing: Promise<void> | null = null
@@ -221,6 +228,7 @@ export class Runtime {
           flush: flushOf(session),
           models: this.models,
           defaultModel: this.defaultModel,
+          userInstructionsPath: userInstructionsPath(env),
           snapshot: (live) => this.files.snapshot(live.header.cwd),
           permissions,
           ...(bashSandbox ? { bashSandbox } : {}),
@@ -374,7 +382,7 @@ export class Runtime {
     return {
       session: this.#summaryOf(entry, session),
       events: session.events.slice(params.fromSeq ?? 0),
-      usage: sessionUsageOf(session, this.defaultModel),
+      usage: sessionUsageOf(session, this.#usageOptions),
     }
   }
 
@@ -442,8 +450,8 @@ export class Runtime {
     return {
       ancestor,
       forkSeq,
-      a: { events: a.events.slice(from), usage: compareUsageOf(a, this.defaultModel, forkSeq) },
-      b: { events: b.events.slice(from), usage: compareUsageOf(b, this.defaultModel, forkSeq) },
+      a: { events: a.events.slice(from), usage: compareUsageOf(a, this.#usageOptions, forkSeq) },
+      b: { events: b.events.slice(from), usage: compareUsageOf(b, this.#usageOptions, forkSeq) },
       files,
     }
   }
@@ -701,6 +709,28 @@ export class Runtime {
     this.#agents.obtain(session).setModel(params.model, params.reasoningEffort)
     await this.#store.flush(session.id)
     return this.summary(session.id)
+  }
+
+  /**
+   * Summarises the history between turns into a `context/compacted` event (docs/architecture.md
+   * §12.4). The session is busy meanwhile; abort() stops it and nothing is recorded.
+   */
+  async compact(params: SessionCompactParams): Promise<SessionCompactResult> {
+    this.#assertWritable('compact a session')
+    const session = await this.#load(params.sessionId)
+    this.#busy.assertIdle(session, 'compact it')
+    const result = await this.#busy.exclusively(session, 'compacting its history', () =>
+      this.#agents.compact(session),
+    )
+    const { seq, throughSeq, summary, model, tokensBefore, tokensAfter } = result
+    return {
+      seq,
+      throughSeq,
+      summary,
+      model,
+      ...(tokensBefore !== undefined ? { tokensBefore } : {}),
+      ...(tokensAfter !== undefined ? { tokensAfter } : {}),
+    }
   }
 
   async rename(params: { sessionId: string; title: string }): Promise<SessionSummary> {

@@ -3,6 +3,7 @@
 
 import { type FormEvent, useState } from 'react'
 import { ChoiceOption } from './choice-option.js'
+import { forkHistory } from './fork-history.js'
 import type { DialogState } from './host-state.js'
 import { Modal } from './modal.js'
 import { titleOf } from './session-display.js'
@@ -13,6 +14,11 @@ type ForkDialogState = Extract<DialogState, { kind: 'fork' }>
 export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
   const store = useStore()
   const session = useHost((state) => state.sessions.get(dialog.sessionId))
+  // Known when the source is the open session (its log is loaded).
+  const events = useHost((state) =>
+    state.transcript?.sessionId === dialog.sessionId ? state.transcript.events : undefined,
+  )
+  const history = events ? forkHistory(events, { atSeq: dialog.atSeq, before: dialog.before }) : null
   const [title, setTitle] = useState('')
   const [files, setFiles] = useState<'shared' | 'worktree'>('shared')
   const [busy, setBusy] = useState(false)
@@ -45,6 +51,13 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
         <p className="muted">
           Branch <strong>{titleOf(session)}</strong> {point}. The original stays as it is.
         </p>
+        {history ? (
+          <p className="muted" data-testid="fork-history" data-kind={history.kind}>
+            {history.kind === 'full'
+              ? `This fork gets the full history: it starts before the compaction at #${history.compactionSeq}, so its model is sent every earlier message.`
+              : `This fork starts from the summary of the compaction at #${history.compactionSeq}: its model is sent the summary and what follows it (the full history stays in the log).`}
+          </p>
+        ) : null}
         <label className="field">
           <span>Title</span>
           <input

@@ -391,6 +391,25 @@ export class HostStore {
     }
   }
 
+  /**
+   * Summarises the session's history with its model (`session.compact`); the event arrives
+   * through the subscription. Resolves true when it was compacted.
+   */
+  async compact(sessionId: string): Promise<boolean> {
+    try {
+      const result = await this.#need().call('session.compact', { sessionId })
+      this.#notify(
+        'info',
+        'compacted',
+        `Compacted: events 0–${result.throughSeq} are summarised for the model. Forks before #${result.seq} keep the full history.`,
+      )
+      return true
+    } catch (error) {
+      this.report(error)
+      return false
+    }
+  }
+
   // ---- files and compare ----
 
   /** Restores the session's files to the end of the turn at `seq` (recorded as a `files/restored` row). */

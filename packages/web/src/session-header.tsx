@@ -1,7 +1,7 @@
 // The bar above the transcript: sidebar toggle (narrow windows), the open session's title,
 // lineage, file mode, status, and its context meter and cost.
 
-import type { Ref } from 'react'
+import { type Ref, useState } from 'react'
 import { ContextMeter } from './context-meter.js'
 import { FileBadge } from './file-badge.js'
 import { BranchIcon } from './icon.js'
@@ -30,6 +30,13 @@ export function SessionHeader({
     state.transcript?.sessionId === state.openSessionId ? state.transcript?.usage : undefined,
   )
   const forkPoint = session ? forkPointLabel(session.parentSession, session.forkedAt) : null
+  const [compacting, setCompacting] = useState(false)
+
+  async function compact(sessionId: string) {
+    setCompacting(true)
+    await store.compact(sessionId)
+    setCompacting(false)
+  }
 
   return (
     <header className="main-header">
@@ -75,6 +82,16 @@ export function SessionHeader({
                 Compare with parent
               </button>
             ) : null}
+            <button
+              type="button"
+              className="link"
+              data-testid="header-compact"
+              disabled={compacting || session.status === 'running'}
+              title="Summarise the conversation so far with the session's model; later turns send the summary. Forks before it keep the full history."
+              onClick={() => void compact(session.id)}
+            >
+              {compacting ? 'Compacting…' : 'Compact'}
+            </button>
             <FileBadge session={session} />
             <span
               className={session.status === 'running' ? 'status-pill running' : 'status-pill'}

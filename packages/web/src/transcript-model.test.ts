@@ -247,3 +247,46 @@ describe('approvals', () => {
     expect(awaitsApproval([])).toBe(false)
   })
 })
+
+describe('buildTranscript: instructions and compactions', () => {
+  const compacted = log(
+    ['turn/start', {}],
+    ['user/message', { content: [{ type: 'text', text: 'one' }] }],
+    ['context/instructions', { files: [{ path: 'AGENTS.md', scope: 'project', content: 'x' }] }],
+    ['turn/end', { reason: 'completed' }],
+    ['turn/start', {}],
+    ['user/message', { content: [{ type: 'text', text: 'two' }] }],
+    [
+      'context/compacted',
+      {
+        summary: 'S',
+        throughSeq: 3,
+        model: 'demo:scripted',
+        trigger: 'auto',
+        tokensBefore: 900,
+        tokensAfter: 100,
+      },
+    ],
+    ['turn/end', { reason: 'completed' }],
+    ['context/compaction-failed', { model: 'demo:scripted', message: 'down' }],
+  )
+
+  it('shows one recorded inside a turn just above that turn, and one between turns in place', () => {
+    const blocks = buildTranscript(compacted, 0)
+    expect(
+      blocks.map((block) =>
+        block.kind === 'turn' ? `turn@${block.turn.startSeq}` : `${block.kind}@${block.seq}`,
+      ),
+    ).toEqual(['instructions@2', 'turn@0', 'compaction@6', 'turn@4', 'compaction-failed@8'])
+    expect(blocks[0]).toEqual({ kind: 'instructions', seq: 2, paths: ['AGENTS.md'] })
+    expect(blocks[2]).toEqual({
+      kind: 'compaction',
+      seq: 6,
+      throughSeq: 3,
+      summary: 'S',
+      trigger: 'auto',
+      tokensBefore: 900,
+      tokensAfter: 100,
+    })
+  })
+})

@@ -71,8 +71,27 @@ export interface RestoreModel {
   readonly inherited: boolean
 }
 
+/**
+ * What the model is sent besides the messages (docs/architecture.md §12): the instruction
+ * files recorded from here on, or a compaction (its summary stands for events 0…throughSeq).
+ * One inside a turn is shown just before that turn.
+ */
+export type ContextModel =
+  | { readonly kind: 'instructions'; readonly seq: number; readonly paths: readonly string[] }
+  | {
+      readonly kind: 'compaction'
+      readonly seq: number
+      readonly throughSeq: number
+      readonly summary: string
+      readonly trigger: string
+      readonly tokensBefore: number | null
+      readonly tokensAfter: number | null
+    }
+  | { readonly kind: 'compaction-failed'; readonly seq: number; readonly message: string }
+
 export type TranscriptBlock =
   | { readonly kind: 'turn'; readonly turn: TurnModel }
+  | ContextModel
   | { readonly kind: 'model'; readonly seq: number; readonly model: string }
   | { readonly kind: 'fork-point'; readonly seq: number }
   | RestoreModel
@@ -185,6 +204,16 @@ export function buildTranscript(
         lastTurn = null
         break
       }
+      case 'context/instructions':
+      case 'context/compacted':
+      case 'context/compaction-failed': {
+        const context = contextBlock(event.type, event.seq, data)
+        // Inside a turn it happened before the turn's answer: show it above the turn.
+        const at = turn ? blocks.findLastIndex((block) => block.kind === 'turn') : -1
+        if (at >= 0) blocks.splice(at, 0, context)
+        else blocks.push(context)
+        break
+      }
       case 'model/selection':
         blocks.push({
           kind: 'model',
@@ -198,6 +227,25 @@ export function buildTranscript(
   }
   if (!forkMarked) blocks.push({ kind: 'fork-point', seq: inheritedEventCount - 1 })
   return blocks
+}
+
+function contextBlock(type: string, seq: number, data: Record<string, unknown>): ContextModel {
+  if (type === 'context/instructions') {
+    const files = Array.isArray(data.files) ? (data.files as unknown[]) : []
+    return { kind: 'instructions', seq, paths: files.map((file) => String(asRecord(file).path)) }
+  }
+  if (type === 'context/compacted') {
+    return {
+      kind: 'compaction',
+      seq,
+      throughSeq: typeof data.throughSeq === 'number' ? data.throughSeq : -1,
+      summary: typeof data.summary === 'string' ? data.summary : '',
+      trigger: String(data.trigger ?? 'manual'),
+      tokensBefore: typeof data.tokensBefore === 'number' ? data.tokensBefore : null,
+      tokensAfter: typeof data.tokensAfter === 'number' ? data.tokensAfter : null,
+    }
+  }
+  return { kind: 'compaction-failed', seq, message: String(data.message ?? '') }
 }
 
 /** The turn that is still open (no `turn/end` yet), if any. */

@@ -5,6 +5,7 @@
 import { formatUsage } from '@tangent/protocol'
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { subjectOf } from './approval-card.js'
+import { ContextRow } from './context-row.js'
 import { BranchIcon } from './icon.js'
 import { RestoreRow } from './restore-row.js'
 import { titleOf } from './session-display.js'
@@ -86,6 +87,13 @@ export function Transcript() {
                 running={running !== null}
               />
             )
+          }
+          if (
+            block.kind === 'instructions' ||
+            block.kind === 'compaction' ||
+            block.kind === 'compaction-failed'
+          ) {
+            return <ContextRow key={`context:${block.seq}`} context={block} />
           }
           if (block.kind === 'model') {
             return (

@@ -19,6 +19,7 @@ import { withBackend } from '../open-backend.js'
 import { renderSessionTree } from '../render/session-tree.js'
 import { type Style, styleFor, titleOf } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
+import { describeCompaction } from './compact.js'
 import { existingDirectory, titleFrom } from './run.js'
 
 interface ChatFlags extends ApprovalFlags {
@@ -270,6 +271,14 @@ class ChatLoop {
         else await this.#backend.setModel(this.#current, command.model)
         this.#print(`Model: ${command.model}`)
         return false
+      case 'compact': {
+        if (this.#current === null) {
+          this.#print(this.#style.yellow('Nothing to compact yet: send a message first.'))
+          return false
+        }
+        this.#print(describeCompaction(this.#current, await this.#backend.compact(this.#current)))
+        return false
+      }
       case 'fork': {
         if (this.#current === null) {
           this.#print(this.#style.yellow('Nothing to fork yet: send a message first.'))

@@ -57,3 +57,31 @@ export function userText(data: unknown): string {
     )
     .join('')
 }
+
+/**
+ * One line for the context events (docs/architecture.md §12): which instruction files the
+ * model is sent, a compaction and what it covers, a compaction that failed. Null for others.
+ */
+export function describeContextEvent(type: string, data: unknown): string | null {
+  const record = (data ?? {}) as Record<string, unknown>
+  switch (type) {
+    case 'context/instructions': {
+      const files = Array.isArray(record.files) ? (record.files as { path?: unknown }[]) : []
+      return files.length === 0
+        ? 'Instructions: none (the files are gone)'
+        : `Instructions: ${files.map((file) => String(file.path)).join(', ')}`
+    }
+    case 'context/compacted': {
+      const count = Number(record.throughSeq) + 1
+      const tokens =
+        typeof record.tokensBefore === 'number' && typeof record.tokensAfter === 'number'
+          ? `, ~${record.tokensBefore} → ~${record.tokensAfter} tokens`
+          : ''
+      return `Conversation compacted: ${count} events summarised (${String(record.trigger)}${tokens})`
+    }
+    case 'context/compaction-failed':
+      return `Compaction failed, the turn went on with the whole history: ${String(record.message)}`
+    default:
+      return null
+  }
+}

@@ -2,7 +2,13 @@
 // by turn, so a user can pick a fork point (`tangent fork ID --at SEQ`).
 import { formatUsage } from '@tangent/protocol'
 import type { SessionEvent, SessionSummary, SessionUsage } from '../backend.js'
-import { assistantContent, describeToolCall, outputText, userText } from './event-text.js'
+import {
+  assistantContent,
+  describeContextEvent,
+  describeToolCall,
+  outputText,
+  userText,
+} from './event-text.js'
 import { clip, type Style, titleOf } from './style.js'
 import { usageLines } from './usage-lines.js'
 
@@ -105,8 +111,12 @@ function eventLines(
     case 'step/start':
     case 'step/end':
       return []
-    default:
+    default: {
+      const context = describeContextEvent(event.type, event.data)
+      if (context !== null)
+        return [`${seq(event.seq)}  ${style.dim('context')}    ${style.dim(clip(context, 100))}`]
       return [`${seq(event.seq)}  ${style.dim(event.type)}`]
+    }
   }
 }
 

@@ -2,7 +2,7 @@
 // their results, changed files, and how the turn ended when it did not complete.
 import type { SessionEvent, TurnDelta, TurnObserver } from '../backend.js'
 import type { OutputStream } from '../context.js'
-import { assistantContent, describeToolCall, outputText } from './event-text.js'
+import { assistantContent, describeContextEvent, describeToolCall, outputText } from './event-text.js'
 import { Spinner } from './spinner.js'
 import { clip, type Style } from './style.js'
 
@@ -94,6 +94,12 @@ export class TurnPrinter implements TurnObserver {
         }
         break
       }
+      case 'context/compacted':
+      case 'context/compaction-failed':
+        this.#spinner.stop()
+        this.#endLine()
+        this.#line(this.#style.dim(`  ${describeContextEvent(event.type, event.data)}`))
+        break
       default:
         break
     }

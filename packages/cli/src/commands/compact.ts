@@ -1,0 +1,29 @@
+// `tangent compact ID`: summarise a session's history now, so later turns send the model the
+// summary plus what follows it (docs/architecture.md §12.4). Nothing is removed from the log.
+import type { Command } from 'commander'
+import type { CompactResult } from '../backend.js'
+import type { CliContext } from '../context.js'
+import { withBackend } from '../open-backend.js'
+import { printJson } from '../output.js'
+
+/** What a compaction did, in one line (also `/compact` in `tangent chat`). */
+export function describeCompaction(sessionId: string, result: CompactResult): string {
+  const tokens =
+    result.tokensBefore !== undefined && result.tokensAfter !== undefined
+      ? ` (~${result.tokensBefore} → ~${result.tokensAfter} tokens)`
+      : ''
+  return `Compacted ${sessionId}: events 0–${result.throughSeq} summarised by ${result.model} at seq ${result.seq}${tokens}. Forks before seq ${result.seq} keep the full history.`
+}
+
+export function registerCompactCommand(program: Command, context: CliContext): void {
+  program
+    .command('compact')
+    .description("Summarise a session's history with its model; later turns send the summary instead")
+    .argument('<id>', 'session id')
+    .option('--json', 'print {seq, throughSeq, summary, model, tokensBefore?, tokensAfter?}')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      const result = await withBackend(context, {}, (backend) => backend.compact(id))
+      if (flags.json) return printJson(context, result)
+      context.stdout.write(`${describeCompaction(id, result)}\n`)
+    })
+}
