@@ -23,6 +23,7 @@ import {
   listJournals,
   ownerIsRunning,
   type RecoveredRestore,
+  removeJournal,
   rollBack,
 } from './restore-journal.js'
 import { ShadowRepository } from './shadow-repository.js'
@@ -49,6 +50,12 @@ export interface FileStateOptions {
    * (one whose directory was missing at start); recoverInterrupted() returns the others.
    */
   onRecovered?: (recovered: RecoveredRestore) => void
+  /**
+   * Whether the restore a journal describes was recorded (the runtime looks for its
+   * `files/restored` in the logs of sessions in that directory). A recorded one is finished,
+   * not rolled back. Default: never (every interrupted restore is rolled back).
+   */
+  isRecorded?: (journal: { cwd: string; undoTree: string; targetTree: string }) => Promise<boolean>
 }
 
 export interface GcResult {
@@ -72,12 +79,14 @@ export class FileState {
   #resolving: Promise<unknown> = Promise.resolve()
 
   readonly #onRecovered: ((recovered: RecoveredRestore) => void) | undefined
+  readonly #isRecorded: NonNullable<FileStateOptions['isRecorded']>
 
   constructor(options: FileStateOptions) {
     this.repository = new ShadowRepository(options.home)
     this.home = this.repository.home
     this.maxFileBytes = options.maxFileBytes ?? defaultMaxFileBytes
     this.#onRecovered = options.onRecovered
+    this.#isRecorded = options.isRecorded ?? (async () => false)
   }
 
   /**
@@ -282,6 +291,10 @@ export class FileState {
     }
     if (ownerIsRunning(journal)) return null
     await this.repository.ensure()
+    if (await this.#isRecorded(journal).catch(() => false)) {
+      await removeJournal(this.repository, real)
+      return { cwd: real, action: 'finished', paths: journal.paths, rewritten: [], kept: [] }
+    }
     return rollBack(this.#context(), journal)
   }
 

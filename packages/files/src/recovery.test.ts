@@ -121,6 +121,63 @@ describe('FileState.recoverInterrupted', () => {
     expect(existsSync(path.join(w.cwd, 'src/added.txt'))).toBe(false)
   })
 
+  it('finishes, not rolls back, a restore whose record made it into a log before the crash', async () => {
+    const w = await world()
+    const edited = await editEverything(w)
+    // The restore ran to the end and was recorded; the crash came before the journal was removed.
+    let journalAtCommit = ''
+    const done = await w.files.restore({
+      cwd: w.cwd,
+      events: w.session.events,
+      inheritedEventCount: w.session.inheritedEventCount,
+      baseTree: w.baseTree,
+      toSeq: edited.start,
+      commit: async () => {
+        journalAtCommit = readFileSync(journalFile(w.files.repository, w.cwd), 'utf8')
+      },
+    })
+    expect(existsSync(journalFile(w.files.repository, w.cwd))).toBe(false)
+    const journal = JSON.parse(journalAtCommit) as { undoTree: string; pid: number }
+    expect(journal.undoTree).toBe(done.undoTree)
+    // What a kill between the record and the journal's removal leaves: the journal, of a dead process.
+    writeFileSync(journalFile(w.files.repository, w.cwd), JSON.stringify({ ...journal, pid: deadPid() }))
+    const asked: string[] = []
+    const files = new FileState({
+      home: w.home,
+      isRecorded: async (found) => {
+        asked.push(found.undoTree)
+        return found.undoTree === done.undoTree
+      },
+    })
+    const recovered = await files.recoverInterrupted()
+    expect(recovered).toEqual([
+      { cwd: w.cwd, action: 'finished', paths: done.restored, rewritten: [], kept: [] },
+    ])
+    expect(asked).toEqual([done.undoTree])
+    for (const name of names) expect(read(w.cwd, name)).toBe(`${name} v1\n`)
+    expect(existsSync(journalFile(files.repository, w.cwd))).toBe(false)
+  })
+
+  it('rolls the files back and fails when the record cannot be made', async () => {
+    const w = await world()
+    const edited = await editEverything(w)
+    const failed = await w.files
+      .restore({
+        cwd: w.cwd,
+        events: w.session.events,
+        inheritedEventCount: w.session.inheritedEventCount,
+        baseTree: w.baseTree,
+        toSeq: edited.start,
+        commit: async () => {
+          throw new TangentError('store-write-failed', 'the log could not be written')
+        },
+      })
+      .catch((error: unknown) => error)
+    expect(TangentError.isInstance(failed) && failed.code).toBe('store-write-failed')
+    expectSessionState(w)
+    expect(existsSync(journalFile(w.files.repository, w.cwd))).toBe(false)
+  })
+
   it('rolls back at the next operation on the directory when it was missing at start', async () => {
     const w = await world()
     await editEverything(w)

@@ -49,10 +49,12 @@ export interface RecoveredRestore {
    * `rolled-back`: the paths are back as they were before the restore (it never happened: the
    * log has no event for it; restore again to redo it). `deferred`: the directory is missing
    * (or could not be written now): the journal stays, and the next start or the next
-   * operation on that directory rolls it back. `abandoned`: the undo tree is no longer in the
+   * operation on that directory rolls it back. `finished`: the restore was recorded (its
+   * `files/restored` is in a log) and only its journal was left: every path was written, so the
+   * journal is removed and nothing rolled back. `abandoned`: the undo tree is no longer in the
    * store (or the journal is unreadable): nothing could be rolled back; the journal is removed.
    */
-  action: 'rolled-back' | 'deferred' | 'abandoned'
+  action: 'rolled-back' | 'finished' | 'deferred' | 'abandoned'
   /** The paths the interrupted restore was rewriting. */
   paths: string[]
   /** Of those, the ones written back or removed to roll it back (the others were untouched). */

@@ -26,7 +26,17 @@ export interface RestoreOptions {
   toSeq: number
   /** Write even when another writer changed some of the paths since the session's latest snapshot. */
   force?: boolean
+  /** See RestoreTreeOptions.commit. */
+  commit?: RestoreCommit
 }
+
+/**
+ * Records a restore once every path is written (the runtime appends `files/restored` and makes
+ * it durable), before the journal is removed: a crash before it ends rolls the files back, a crash
+ * after it finds the record and finishes (docs/architecture.md §5). If it throws, the files are
+ * rolled back and the restore fails.
+ */
+export type RestoreCommit = (result: RestoreResult) => Promise<void>
 
 export interface RestoreResult {
   /** Paths rewound: written back or removed. */
@@ -46,6 +56,7 @@ export interface RestoreTreeOptions {
   /** When given, refuse (unless `force`) if any path on disk differs from this tree. */
   expectTree?: string | null
   force?: boolean
+  commit?: RestoreCommit
 }
 
 /** What restore needs from FileState: snapshots of cwd without taking the directory lock again. */
@@ -77,6 +88,7 @@ async function rewind(
     expectTree: string | null
     force: boolean
     protect?: ReadonlySet<string>
+    commit?: RestoreCommit | undefined
   },
 ): Promise<RestoreResult> {
   const paths = [...new Set(options.paths)].sort()
@@ -134,13 +146,26 @@ async function rewind(
     const failure = isDiskFull(error) ? diskFullError(options.cwd, 'restoring files', error) : error
     throw withNote(failure, interruptedNote(rolledBack), { rolledBack })
   }
-  await removeJournal(context.repository, options.cwd)
-  return {
+  const result: RestoreResult = {
     restored: [...written.written, ...written.deleted].sort(),
     kept: [...written.kept, ...paths.filter((relative) => protect.has(relative))].sort(),
     undoTree: undo.tree,
     snapshot: after,
   }
+  if (options.commit) {
+    try {
+      await options.commit(result)
+    } catch (error) {
+      // Not recorded: the files go back to where the log says they are.
+      const rolledBack = await rollBack(context, journal).then(
+        (outcome) => outcome.action === 'rolled-back',
+        () => false,
+      )
+      throw withNote(error, interruptedNote(rolledBack), { rolledBack })
+    }
+  }
+  await removeJournal(context.repository, options.cwd)
+  return result
 }
 
 /**
@@ -216,6 +241,7 @@ export async function restoreSession(
     expectTree: later.at(-1)?.tree ?? null,
     force: options.force ?? false,
     protect,
+    commit: options.commit,
   })
 }
 
@@ -227,5 +253,6 @@ export function restoreTree(context: RestoreContext, options: RestoreTreeOptions
     paths: options.paths,
     expectTree: options.expectTree ?? null,
     force: options.force ?? false,
+    commit: options.commit,
   })
 }

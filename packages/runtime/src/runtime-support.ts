@@ -32,7 +32,9 @@ export function describeRecovery(recovered: RecoveredRestore): string {
   const what =
     recovered.action === 'rolled-back'
       ? `rolled back (${recovered.rewritten.length} path(s) put back as before it; restore again to redo it)`
-      : `${recovered.action}${recovered.reason ? `: ${recovered.reason}` : ''}`
+      : recovered.action === 'finished'
+        ? `finished (it was recorded in the session's log and all ${recovered.paths.length} path(s) were written)`
+        : `${recovered.action}${recovered.reason ? `: ${recovered.reason}` : ''}`
   return `warning: a restore in ${recovered.cwd} was interrupted by a crash: ${what}`
 }
 

@@ -69,7 +69,7 @@ import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header
 import { type BranchKeptData, summarizeBranch } from './keep.js'
 import { commonAncestor, lineageOf } from './lineage.js'
 import { permissionDecider } from './permission-policy.js'
-import { undoableRestore } from './restore-events.js'
+import { restoreEventOf, undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
 import { byAge, describeRecovery, forkTitle, readVersion } from './runtime-support.js'
 import { SessionBusy } from './session-busy.js'
@@ -121,6 +121,12 @@ export interface SessionListener {
   onEvent(event: WireSessionEvent): void
   onDelta?(delta: AgentDelta): void
 }
+
+/** What a `files/restored` records: a rewind, the undo of one, or the files of a kept branch. */
+type RestoreKind =
+  | { toSeq: number }
+  | { undoOf: number }
+  | { keptFrom: { sessionId: string; label?: string } }
 
 /** Event types that change what a SessionSummary shows (status, title, model). */
 const summaryEventTypes: ReadonlySet<string> = new Set([
@@ -197,8 +203,10 @@ export class Runtime {
     })
     this.files = new FileState({
       home: init.home,
-      // A restore a crash interrupted is rolled back by the first operation on its directory.
+      // A restore a crash interrupted is rolled back by the first operation on its directory,
+      // or finished when its files/restored made it into a log.
       onRecovered: (recovered) => init.report(describeRecovery(recovered)),
+      isRecorded: (journal) => this.#restoreRecorded(journal),
     })
     this.config = new ConfigFiles({ env, homeDir: this.homeDir })
     const permissions = permissionDecider(this.config, () => this.bashRunsSandboxed())
@@ -575,18 +583,20 @@ export class Runtime {
           )
         }
         if (merge.changed.length === 0) return
-        const outcome = await this.files.restoreTree({
-          cwd: parent.header.cwd,
-          tree: merge.tree,
-          paths: merge.changed,
-          expectTree: ours,
-        })
-        applied = outcome.restored
-        restoreSeq = (
-          await this.#recordRestore(parent, outcome, {
-            keptFrom: { sessionId: branch.id, ...(label !== undefined ? { label } : {}) },
-          })
-        ).seq
+        const recorded = await this.#recordedRestore(
+          parent,
+          { keptFrom: { sessionId: branch.id, ...(label !== undefined ? { label } : {}) } },
+          (commit) =>
+            this.files.restoreTree({
+              cwd: parent.header.cwd,
+              tree: merge.tree,
+              paths: merge.changed,
+              expectTree: ours,
+              commit,
+            }),
+        )
+        applied = recorded.restored
+        restoreSeq = recorded.seq
       })
     }
     const siblings =
@@ -847,17 +857,19 @@ export class Runtime {
         { issues: [{ path: ['seq'], message: 'past the end of the session' }] },
       )
     }
-    return this.#busy.rewritingFiles(session, 'restoring its files', async () => {
-      const outcome = await this.files.restore({
-        cwd: session.header.cwd,
-        events: session.events,
-        inheritedEventCount: session.inheritedEventCount,
-        baseTree: headerMetaOf(session.header).baseTree ?? null,
-        toSeq: params.seq,
-        force: params.force ?? false,
-      })
-      return this.#recordRestore(session, outcome, { toSeq: params.seq })
-    })
+    return this.#busy.rewritingFiles(session, 'restoring its files', () =>
+      this.#recordedRestore(session, { toSeq: params.seq }, (commit) =>
+        this.files.restore({
+          cwd: session.header.cwd,
+          events: session.events,
+          inheritedEventCount: session.inheritedEventCount,
+          baseTree: headerMetaOf(session.header).baseTree ?? null,
+          toSeq: params.seq,
+          force: params.force ?? false,
+          commit,
+        }),
+      ),
+    )
   }
 
   /**
@@ -869,16 +881,18 @@ export class Runtime {
     const session = await this.#load(params.sessionId)
     this.#busy.assertIdle(session, 'undo a restore')
     const target = undoableRestore(session, params.seq)
-    return this.#busy.rewritingFiles(session, 'undoing a restore', async () => {
-      const outcome = await this.files.restoreTree({
-        cwd: session.header.cwd,
-        tree: target.data.undoTree,
-        paths: target.data.restored,
-        expectTree: target.data.tree,
-        force: params.force ?? false,
-      })
-      return this.#recordRestore(session, outcome, { undoOf: target.seq })
-    })
+    return this.#busy.rewritingFiles(session, 'undoing a restore', () =>
+      this.#recordedRestore(session, { undoOf: target.seq }, (commit) =>
+        this.files.restoreTree({
+          cwd: session.header.cwd,
+          tree: target.data.undoTree,
+          paths: target.data.restored,
+          expectTree: target.data.tree,
+          force: params.force ?? false,
+          commit,
+        }),
+      ),
+    )
   }
 
   // --- life cycle ----------------------------------------------------------------------
@@ -995,10 +1009,41 @@ export class Runtime {
   }
 
   /** Appends the `files/restored` event of a restore or an undo, durably, and answers with its seq. */
+  /** Whether a session working in the journal's directory recorded the restore it describes. */
+  async #restoreRecorded(journal: { cwd: string; undoTree: string }): Promise<boolean> {
+    for (const entry of await this.#store.listView()) {
+      if (entry.cwd !== journal.cwd) continue
+      const session = await this.#load(entry.id).catch(() => null)
+      if (!session) continue
+      for (const seq of session.seqsOfType('files/restored')) {
+        if (restoreEventOf(session.events[seq])?.data.undoTree === journal.undoTree) return true
+      }
+    }
+    return false
+  }
+
+  /**
+   * Runs a restore whose `files/restored` is recorded (durably) once its files are written and
+   * before its journal is removed (docs/architecture.md §5): after a crash the next start finds
+   * either the journal without the record (rolled back) or the record (finished).
+   */
+  async #recordedRestore(
+    session: Session,
+    what: RestoreKind,
+    run: (commit: (outcome: RestoreOutcome) => Promise<void>) => Promise<RestoreOutcome>,
+  ): Promise<SnapshotRestoreResult> {
+    let recorded: SnapshotRestoreResult | undefined
+    const outcome = await run(async (written) => {
+      recorded = await this.#recordRestore(session, written, what)
+    })
+    // A restore with nothing to write never commits (no journal either): record it now.
+    return recorded ?? this.#recordRestore(session, outcome, what)
+  }
+
   async #recordRestore(
     session: Session,
     outcome: RestoreOutcome,
-    what: { toSeq: number } | { undoOf: number } | { keptFrom: { sessionId: string; label?: string } },
+    what: RestoreKind,
   ): Promise<SnapshotRestoreResult> {
     const data: FilesRestoredData = {
       ...what,
