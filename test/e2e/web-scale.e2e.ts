@@ -1,5 +1,7 @@
 // The lineage tree with hundreds of sessions in real Chromium: rows are windowed (only
 // the visible ones are in the DOM), scrolling reaches the last one, and forks still nest.
+import fs from 'node:fs'
+import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -95,5 +97,47 @@ describe.skipIf(!chromiumPath)('web UI: a large tree', () => {
     await page.getByTestId('filter-empty').waitFor()
     await filter.press('Escape')
     await eventually(() => page.getByTestId('session-row').count()).toBeGreaterThan(10)
+  })
+})
+
+describe.skipIf(!chromiumPath)('web UI: damaged lineage', () => {
+  it('flags sessions whose parents form a loop (damaged headers) in the tree', async () => {
+    let host = await startTestHost()
+    const browser = await launchBrowser()
+    try {
+      const [a] = (await rpcBatch(host, [{ method: 'session.create', params: { title: 'Loop A' } }])) as {
+        id: string
+      }[]
+      await rpcBatch(host, [{ method: 'session.prompt', params: { sessionId: a!.id, text: 'one' } }])
+      const [forked] = (await rpcBatch(host, [{ method: 'session.fork', params: { sessionId: a!.id } }])) as {
+        session: { id: string }
+      }[]
+      const b = forked!.session.id
+      // Damage A's header by hand while the Host is down: its parent is now B, which reads from A.
+      host = await host.restart(async () => {
+        const file = path.join(host.home, 'sessions', `${a!.id}.jsonl`)
+        const lines = fs.readFileSync(file, 'utf8').split('\n')
+        lines[0] = JSON.stringify({
+          ...JSON.parse(lines[0]!),
+          parentSession: b,
+          forkedAt: 0,
+          seed: 'ref',
+          inheritedEventCount: 1,
+        })
+        lines.splice(1, 1)
+        fs.writeFileSync(file, lines.join('\n'))
+        fs.rmSync(path.join(host.home, 'catalog.json'), { force: true })
+      })
+      const { page } = await newPage(browser)
+      await openApp(page, host.url)
+      for (const id of [a!.id, b]) {
+        const tag = row(page, id).getByTestId('row-parent-loop')
+        await eventually(() => tag.textContent()).toBe('parent loop')
+        expect(await tag.getAttribute('title')).toContain(`${a!.id} → ${b}`)
+      }
+    } finally {
+      await browser.close()
+      await host.close()
+    }
   })
 })

@@ -126,6 +126,16 @@ export function SessionRow(props: {
           needs approval
         </span>
       ) : null}
+      {session.parentLoop ? (
+        // Damaged headers make its parents a loop: it is listed at the top and cannot be opened.
+        <span
+          className="tag tag-loop"
+          data-testid="row-parent-loop"
+          title={`Its parents form a loop (damaged logs): ${session.parentLoop.join(' → ')}`}
+        >
+          parent loop
+        </span>
+      ) : null}
       {session.files.mode === 'worktree' ? (
         <span
           className="tag tag-worktree"
