@@ -330,3 +330,19 @@ describe('tangent demo', () => {
     expect(notes).toContain('Forks are branches')
   })
 })
+
+describe('an empty provider base URL in the environment', () => {
+  it('means unset: every command still runs (the provider modules would throw on it)', async () => {
+    const empty = createSandbox()
+    try {
+      empty.env.OPENAI_BASE_URL = ''
+      empty.env.ANTHROPIC_BASE_URL = '  '
+      const result = await tangent(empty, ['models'])
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain('✓ demo:scripted')
+    } finally {
+      removeSandbox(empty)
+    }
+  })
+})

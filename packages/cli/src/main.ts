@@ -3,7 +3,14 @@
 // everything written to stdout and stderr has left the process.
 import { resolveHome } from './home.js'
 import { flushAndExit, quietOnClosedPipe } from './process-output.js'
-import { runCli } from './program.js'
+
+// An empty `OPENAI_BASE_URL=` (or another provider's) means unset: the AI SDK's provider modules
+// read them when imported and throw on an empty one, which would stop every command. So they are
+// dropped before the CLI (and with it the providers) is imported.
+for (const [key, value] of Object.entries(process.env)) {
+  if (key.endsWith('_BASE_URL') && value !== undefined && value.trim() === '') delete process.env[key]
+}
+const { runCli } = await import('./program.js')
 
 // A reader that went away (`tangent sessions | head -1`) ends the output quietly: no EPIPE
 // stack trace; the command still finishes what it was doing (a turn is not cut in half).
