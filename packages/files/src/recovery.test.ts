@@ -50,7 +50,13 @@ async function turn(w: World, edit: () => void): Promise<{ start: number; end: n
   return { start, end }
 }
 
-function restore(w: World, files: FileState, toSeq: number, force = false) {
+function restore(
+  w: World,
+  files: FileState,
+  toSeq: number,
+  force = false,
+  commit?: Parameters<FileState['restore']>[0]['commit'],
+) {
   return files.restore({
     cwd: w.cwd,
     events: w.session.events,
@@ -58,6 +64,7 @@ function restore(w: World, files: FileState, toSeq: number, force = false) {
     baseTree: w.baseTree,
     toSeq,
     force,
+    ...(commit ? { commit } : {}),
   })
 }
 
@@ -126,15 +133,8 @@ describe('FileState.recoverInterrupted', () => {
     const edited = await editEverything(w)
     // The restore ran to the end and was recorded; the crash came before the journal was removed.
     let journalAtCommit = ''
-    const done = await w.files.restore({
-      cwd: w.cwd,
-      events: w.session.events,
-      inheritedEventCount: w.session.inheritedEventCount,
-      baseTree: w.baseTree,
-      toSeq: edited.start,
-      commit: async () => {
-        journalAtCommit = readFileSync(journalFile(w.files.repository, w.cwd), 'utf8')
-      },
+    const done = await restore(w, w.files, edited.start, false, async () => {
+      journalAtCommit = readFileSync(journalFile(w.files.repository, w.cwd), 'utf8')
     })
     expect(existsSync(journalFile(w.files.repository, w.cwd))).toBe(false)
     const journal = JSON.parse(journalAtCommit) as { undoTree: string; pid: number }
@@ -161,18 +161,9 @@ describe('FileState.recoverInterrupted', () => {
   it('rolls the files back and fails when the record cannot be made', async () => {
     const w = await world()
     const edited = await editEverything(w)
-    const failed = await w.files
-      .restore({
-        cwd: w.cwd,
-        events: w.session.events,
-        inheritedEventCount: w.session.inheritedEventCount,
-        baseTree: w.baseTree,
-        toSeq: edited.start,
-        commit: async () => {
-          throw new TangentError('store-write-failed', 'the log could not be written')
-        },
-      })
-      .catch((error: unknown) => error)
+    const failed = await restore(w, w.files, edited.start, false, async () => {
+      throw new TangentError('store-write-failed', 'the log could not be written')
+    }).catch((error: unknown) => error)
     expect(TangentError.isInstance(failed) && failed.code).toBe('store-write-failed')
     expectSessionState(w)
     expect(existsSync(journalFile(w.files.repository, w.cwd))).toBe(false)
