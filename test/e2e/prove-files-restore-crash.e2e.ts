@@ -10,6 +10,7 @@ import { SessionStore } from '@tangent/core'
 import { FileState } from '@tangent/files'
 import { describe, expect, it } from 'vitest'
 import { proveSeed, repoRoot, seededRandom, sleep, tempDir } from '../soak/lib.mjs'
+import { scratchLeftovers } from '../soak/restore-kill-driver.mjs'
 
 const fileCount = 3000
 const names = Array.from({ length: fileCount }, (_, i) => `d${i % 30}/f${i}.txt`)
@@ -131,11 +132,6 @@ async function restoreAndKill(
   if (exit.signal === 'SIGKILL') return 'killed'
   expect(exit.code, stderr).toBe(0)
   return 'finished'
-}
-
-function scratchLeftovers(home: string): string[] {
-  const scratch = path.join(home, 'snapshots', 'objects.git', 'tangent', 'scratch')
-  return fs.existsSync(scratch) ? fs.readdirSync(scratch) : []
 }
 
 describe('prove: kill -9 during a restore', () => {

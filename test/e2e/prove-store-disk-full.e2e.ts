@@ -3,28 +3,20 @@
 // store catches up by itself (no restart, no reload) and the logs equal the sessions in memory;
 // and a catalog write that failed at shutdown is not trusted by the next open.
 // Needs root to mount the tmpfs (as in CI containers); skipped, saying so, otherwise.
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Session } from '@tangent/core'
 import { JsonlStore } from '@tangent/store-jsonl'
 import { afterAll, describe, expect, it } from 'vitest'
+import { fillDisk, mountSmallDisk, unmountSmallDisk } from '../soak/small-disk.mjs'
 
 const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-prove-enospc-'))
-const mounted = (() => {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
+const mounted = mountSmallDisk(mountPoint, '1m')
 if (!mounted) console.log('[prove] store disk full: skipped (mounting a tmpfs needs root on Linux)')
 
 afterAll(() => {
-  if (mounted) execFileSync('umount', ['-l', mountPoint])
+  if (mounted) unmountSmallDisk(mountPoint)
   fs.rmSync(mountPoint, { recursive: true, force: true })
 })
 
@@ -47,19 +39,6 @@ function appendTurn(session: Session, n: number): void {
   })
   session.append('step/end', { finishReason: 'tool-calls' })
   session.append('turn/end', { reason: 'completed' })
-}
-
-/** Fills the file system with `filler` until ENOSPC. */
-function fillDisk(): void {
-  const fd = fs.openSync(filler, 'a')
-  try {
-    const chunk = Buffer.alloc(4096, 1)
-    for (;;) fs.writeSync(fd, chunk)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
-  } finally {
-    fs.closeSync(fd)
-  }
 }
 
 /** The complete lines of a log, parsed (a partial last line, written while full, is left out). */
@@ -141,7 +120,7 @@ describe.skipIf(!mounted)('prove: the store on a full disk (a 1 MiB tmpfs; needs
     for (let n = 4; n < 10; n++) appendTurn(loaded, n)
     await second.flush('c') // the log is durable…
     const after = loaded.events.length
-    fillDisk()
+    fillDisk(filler)
     await expect(second.close()).rejects.toMatchObject({ code: 'ENOSPC' }) // …its catalog is not
     fs.rmSync(filler)
     const stored = JSON.parse(fs.readFileSync(path.join(home, 'catalog.json'), 'utf8'))

@@ -1,15 +1,20 @@
-// `npm run soak` (not in CI): the crash test with hundreds of kills and a load test of
-// concurrent clients. Flags: --only crash|load, --kills N (default 200), --duration SECONDS
-// (load, default 180), --clients N (default 50), --seed N. Exit 1 when a promise was broken.
+// `npm run soak` (not in CI): the crash test with hundreds of kills, a load test of concurrent
+// clients, a full disk (a small tmpfs; needs root) and kill -9 during restores. Flags:
+// --only crash|load|disk-full|restore-kill, --kills N (crash, default 200), --restore-kills N
+// (default 20), --duration SECONDS (load, default 180), --clients N (default 50), --seed N.
+// Exit 1 when a promise was broken.
 import { parseArgs } from 'node:util'
 import { runCrashTest } from './crash-driver.mjs'
+import { runDiskFullTest } from './disk-full-driver.mjs'
 import { proveSeed } from './lib.mjs'
 import { runLoadTest } from './load-driver.mjs'
+import { runRestoreKillTest } from './restore-kill-driver.mjs'
 
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     kills: { type: 'string', default: '200' },
+    'restore-kills': { type: 'string', default: '20' },
     duration: { type: 'string', default: '180' },
     clients: { type: 'string', default: '50' },
     seed: { type: 'string' },
@@ -54,4 +59,32 @@ if (values.only === undefined || values.only === 'load') {
   console.log(`Problems: ${report.problems.length === 0 ? 'none' : report.problems.slice(0, 20).join('\n')}`)
   failed ||= report.problems.length > 0
 }
+if (values.only === undefined || values.only === 'disk-full') {
+  const seed = proveSeed('soak disk-full', 2024)
+  const report = await runDiskFullTest({ seed, log })
+  console.log('\n## Disk full\n')
+  if ('skipped' in report) console.log(`Skipped: ${report.skipped}`)
+  else {
+    console.log(JSON.stringify({ ...report, problems: undefined }, null, 2))
+    printProblems(report.problems)
+    failed ||= report.problems.length > 0
+  }
+}
+
+if (values.only === undefined || values.only === 'restore-kill') {
+  const seed = proveSeed('soak restore-kill', 55)
+  const report = await runRestoreKillTest({ seed, kills: Number(values['restore-kills']), log })
+  console.log('\n## Kill during restore\n')
+  console.log(JSON.stringify({ ...report, problems: undefined }, null, 2))
+  printProblems(report.problems)
+  failed ||= report.problems.length > 0
+}
+
 process.exit(failed ? 1 : 0)
+
+/** @param {string[]} problems */
+function printProblems(problems) {
+  console.log(
+    `Problems: ${problems.length === 0 ? 'none' : `${problems.length}\n${problems.slice(0, 20).join('\n')}`}`,
+  )
+}

@@ -5,8 +5,11 @@ import type { LanguageModelV4StreamPart, LanguageModelV4StreamResult } from '@ai
 import { grammarStateOf, type SessionEvent, SessionStore, TangentError } from '@tangent/core'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { Agent, type AgentOptions } from './agent.js'
 import { ModelRegistry } from './model-registry.js'
+import { defineTool } from './tools/agent-tool.js'
+import { maxToolOutputChars } from './tools/cap-tool-output.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -424,6 +427,28 @@ describe('Agent loop against MockLanguageModelV4', () => {
     const [result] = dataOf<{ isError: boolean; output: string }>(session.events, 'tool/result')
     expect(result!.isError).toBe(true)
     expect(result!.output).toMatch(/^Invalid input for write/)
+    expectValidIdleLog(session.events)
+  })
+})
+
+describe('Agent tool output too large for the log', () => {
+  it('cuts a 70 MB tool output to fit, with a note, and the turn completes', async () => {
+    const huge = `${'x'.repeat(70 * 1024 * 1024)}the end`
+    const model = new MockLanguageModelV4({
+      doStream: [toolStep([{ id: 'c1', name: 'dump', input: {} }]), textStep('ok')],
+    })
+    const dump = defineTool<Record<string, never>>({
+      description: 'prints a lot',
+      inputSchema: z.object({}),
+      run: async () => ({ output: huge }),
+    })
+    const { agent, session } = setup(model, { tools: { dump } })
+    expect((await agent.prompt('go')).reason).toBe('completed')
+    const [result] = dataOf<{ isError: boolean; output: string }>(session.events, 'tool/result')
+    expect(result!.output.length).toBeLessThanOrEqual(maxToolOutputChars + 200)
+    expect(result!.output).toMatch(/output cut to fit the session log: \d+ of 73400327 characters omitted/)
+    expect(result!.output.endsWith('the end')).toBe(true)
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(64 * 1024 * 1024)
     expectValidIdleLog(session.events)
   })
 })

@@ -15,6 +15,7 @@ import { PendingApprovals, type PermissionAnswer, type PermissionDecider } from 
 import { replayMessages } from './replay-messages.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 import type { BashSandboxSetting } from './tools/bash.js'
+import { capToolOutput } from './tools/cap-tool-output.js'
 import { createDefaultTools } from './tools/default-tools.js'
 
 export interface SnapshotResult {
@@ -171,9 +172,10 @@ export class Agent {
     this.#controller = controller
     try {
       const turnStart = this.session.append('turn/start', {})
-      this.session.append('user/message', { content: [{ type: 'text', text }] })
       let reason: TurnEndReason
       try {
+        // Inside the try: a message the store refuses (too large) ends the turn as an error.
+        this.session.append('user/message', { content: [{ type: 'text', text }] })
         await this.#context.beginTurn()
         // Without a first tree (no snapshot in the log, no fork-point tree), files
         // could not be restored to the start of this session: take one now.
@@ -275,7 +277,7 @@ export class Agent {
       this.session.append('tool/result', {
         callId: call.toolCallId,
         toolName: call.toolName,
-        output: result.output,
+        output: capToolOutput(result.output),
         isError: result.isError,
       })
     }

@@ -45,6 +45,8 @@ export interface SessionMeta {
 export interface SessionHooks {
   /** False once the store no longer holds this object: appends are refused. */
   isLive(session: Session): boolean
+  /** Before the event enters the session: throwing refuses it and leaves the session unchanged. */
+  appending(session: Session, event: SessionEvent): void
   appended(session: Session, event: SessionEvent): void
 }
 
@@ -149,7 +151,8 @@ export class Session {
   /**
    * Appends one event and returns it frozen. Core event data is checked against its
    * schema and the log's grammar; a violation is a programmer error and throws
-   * without changing the log.
+   * without changing the log. The store may refuse an event too (one too large to
+   * store, a read-only or closed store): that throws before anything changes as well.
    */
   append<T extends string>(type: T, data: unknown, time: number = this.#now()): SessionEvent<T> {
     if (typeof type !== 'string' || !eventTypePattern.test(type)) {
@@ -175,8 +178,9 @@ export class Session {
       )
     }
     const seq = asSeq(this.#events.length)
-    this.#grammar.accept(seq, type, data)
     const event = deepFreeze({ seq, time, type, data: data ?? null }) as SessionEvent<T>
+    this.#hooks.appending(this, event)
+    this.#grammar.accept(seq, type, data)
     this.#events.push(event)
     this.#index.add(event)
     this.#hooks.appended(this, event)

@@ -243,6 +243,26 @@ describe('SessionStore.create', () => {
   })
 })
 
+describe("SessionStore 'appending'", () => {
+  it('a listener that throws refuses the event: the session, its grammar and appended listeners see nothing', () => {
+    const store = new SessionStore()
+    const session = store.create('s')
+    const appended: number[] = []
+    store.on('appended', (_, event) => appended.push(event.seq))
+    store.on('appending', (_, event) => {
+      if (event.type === 'turn/start' && appended.length === 0)
+        throw new TangentError('invalid-event', 'too large', { type: event.type })
+    })
+    expect(codeOf(() => session.append('turn/start', {}))).toBe('invalid-event')
+    expect(session.events).toHaveLength(0)
+    expect(session.isTurnOpen).toBe(false)
+    expect(appended).toEqual([])
+    session.append('note/text', { text: 'fine' })
+    session.append('turn/start', {})
+    expect(appended).toEqual([0, 1])
+  })
+})
+
 describe('SessionStore.fork', () => {
   function parentWithTwoTurns() {
     const store = clockStore()

@@ -19,6 +19,8 @@ export type SessionCreatedVia =
 
 export interface SessionStoreEvents {
   created: (session: Session, via: SessionCreatedVia) => void
+  /** Before an event enters a session: a listener that throws refuses it, and nothing changes. */
+  appending: (session: Session, event: SessionEvent) => void
   appended: (session: Session, event: SessionEvent) => void
   disposed: (sessionId: SessionId) => void
 }
@@ -51,7 +53,12 @@ export class SessionStore {
   readonly #sessions = new Map<SessionId, Session>()
   /** Every Session object this store ever published: tells "stale" from "never ours". */
   readonly #published = new WeakSet<Session>()
-  readonly #listeners: Listeners = { created: new Set(), appended: new Set(), disposed: new Set() }
+  readonly #listeners: Listeners = {
+    created: new Set(),
+    appending: new Set(),
+    appended: new Set(),
+    disposed: new Set(),
+  }
   readonly #now: () => number
   readonly #generateId: () => SessionId
 
@@ -230,6 +237,9 @@ export class SessionStore {
 
   readonly #hooks = {
     isLive: (session: Session) => this.#sessions.get(session.id) === session,
+    appending: (session: Session, event: SessionEvent) => {
+      for (const listener of this.#listeners.appending) listener(session, event)
+    },
     appended: (session: Session, event: SessionEvent) => {
       for (const listener of this.#listeners.appended) listener(session, event)
     },

@@ -12,7 +12,14 @@ import {
 } from '@tangent/core'
 import { Catalog, type CatalogEntry, type CatalogRecord, entryOf } from './catalog.js'
 import { fsyncDirectory, privateDirMode, touchPrivateFile, unlinkIfPresent } from './durable-fs.js'
-import { createOptionsOf, headerLineOf, type SessionHeaderLine } from './log-format.js'
+import { maxLineBytes } from './line-reader.js'
+import {
+  createOptionsOf,
+  eventLine,
+  headerLineOf,
+  oversizedLineBytes,
+  type SessionHeaderLine,
+} from './log-format.js'
 import type { ModelRef } from './log-scan.js'
 import { materializeFork } from './materialize.js'
 import { corruptLog, readSessionLog } from './read-log.js'
@@ -42,6 +49,8 @@ export interface JsonlStoreOptions {
    * a loop of parents, a data directory others can read). `warnings()` lists them too.
    */
   onWarning?: (warning: StoreWarning) => void
+  /** The longest log line (default `maxLineBytes`, what a reader accepts); tests lower it. */
+  maxLineBytes?: number
 }
 
 /** Title and model events of a live session, by seq: a fork reads its inherited values here. */
@@ -74,6 +83,9 @@ export class JsonlStore {
   #closed = false
   readonly #warnings: StoreWarning[] = []
   readonly #onWarning: ((warning: StoreWarning) => void) | undefined
+  readonly #maxLineBytes: number
+  /** The line of the event last checked by `#onAppending`, so it is serialised once. */
+  #checked: { event: SessionEvent; line: string } | null = null
 
   private constructor(
     paths: StorePaths,
@@ -88,9 +100,11 @@ export class JsonlStore {
     this.#catalog = catalog
     this.#catalogDelayMs = options.catalogDelayMs ?? 1000
     this.#onWarning = options.onWarning
+    this.#maxLineBytes = options.maxLineBytes ?? maxLineBytes
     this.store = new SessionStore(options.now ? { now: options.now } : {})
     this.#unsubscribe.push(
       this.store.on('created', (session, via) => this.#onCreated(session, via)),
+      this.store.on('appending', (session, event) => this.#onAppending(session, event)),
       this.store.on('appended', (session, event) => this.#onAppended(session, event)),
       this.store.on('disposed', (id) => this.#onDisposed(id)),
     )
@@ -325,6 +339,7 @@ export class JsonlStore {
     const writer = new SessionWriter({
       file: sessionLogFile(this.#paths, session.id),
       exists: false,
+      maxLineBytes: this.#maxLineBytes,
       // The prefix a ref log points at must be durable before the fork is.
       ...(parentId !== undefined ? { before: () => this.#flushIfWriting(parentId) } : {}),
     })
@@ -367,11 +382,33 @@ export class JsonlStore {
     return null
   }
 
-  #onAppended(session: Session, event: SessionEvent): void {
+  /**
+   * Refuses an event the log cannot hold before it enters the session (docs/architecture.md §4):
+   * once in memory it would be served, yet never written, and every later flush would fail.
+   */
+  #onAppending(session: Session, event: SessionEvent): void {
     if (this.readOnly) throw storeReadOnly('append')
+    if (!this.#writers.has(session.id)) throw storeClosed()
+    const line = eventLine(event)
+    const bytes = oversizedLineBytes(line, this.#maxLineBytes)
+    if (bytes !== null) {
+      this.#checked = null
+      throw new TangentError(
+        'invalid-event',
+        `Event ${event.type} of session ${session.id} is ${bytes} bytes as a log line, over the ${this.#maxLineBytes} bytes a line may hold: it was not appended and the session is unchanged. Make it smaller (cut a tool's output, split a file).`,
+        { type: event.type, seq: event.seq, sessionId: session.id, bytes, limit: this.#maxLineBytes },
+      )
+    }
+    this.#checked = { event, line }
+  }
+
+  #onAppended(session: Session, event: SessionEvent): void {
     const writer = this.#writers.get(session.id)
     if (!writer) throw storeClosed()
-    writer.enqueueEvent(event)
+    const checked = this.#checked
+    this.#checked = null
+    if (checked?.event === event) writer.enqueueLine(checked.line)
+    else writer.enqueueEvent(event)
     const record = this.#catalog.get(session.id)
     if (!record) return
     // Updated in place: this runs on every append, and the catalog is written later.
@@ -466,7 +503,10 @@ export class JsonlStore {
       throw corruptLog(file, 1, `its inherited prefix is invalid at seq ${seq}: ${why}`)
     }
     if (!this.readOnly) {
-      this.#writers.set(id, new SessionWriter({ file, exists: true, size: log.goodBytes }))
+      this.#writers.set(
+        id,
+        new SessionWriter({ file, exists: true, size: log.goodBytes, maxLineBytes: this.#maxLineBytes }),
+      )
     }
     const markers = markersOf(events)
     this.#markers.set(id, markers)
@@ -534,7 +574,11 @@ export class JsonlStore {
     await this.#loading.get(record.id)?.catch(() => undefined)
     let writer = this.#writers.get(record.id)
     if (!writer) {
-      writer = new SessionWriter({ file: sessionLogFile(this.#paths, record.id), exists: true })
+      writer = new SessionWriter({
+        file: sessionLogFile(this.#paths, record.id),
+        exists: true,
+        maxLineBytes: this.#maxLineBytes,
+      })
       this.#writers.set(record.id, writer)
     }
     const done = await writer.exclusive(async () => {

@@ -104,6 +104,14 @@ export function eventLine(event: SessionEvent): string {
   return `${JSON.stringify(event)}\n`
 }
 
+/** The bytes of `line` (ending in its newline) when the line is over `limit` bytes, else null. */
+export function oversizedLineBytes(line: string, limit: number): number | null {
+  // A string's length counts UTF-16 units, at most 3 bytes each in UTF-8: most lines need no count.
+  if (line.length * 3 <= limit) return null
+  const bytes = Buffer.byteLength(line)
+  return bytes > limit + 1 ? bytes : null
+}
+
 /**
  * The fast check of an event line, equivalent to `SessionEventLine` (which runs only to
  * explain a failure): loading parses every line, so the hot path avoids zod.

@@ -180,6 +180,36 @@ describe('odd files in sessions/', () => {
     await writer.close()
   })
 
+  it('an event too large for a line is refused before it enters the session; the session stays writable', async () => {
+    const dir = tempDataDir()
+    const db = await JsonlStore.open({ dir, maxLineBytes: 300 })
+    open.push(db)
+    const session = db.store.create('big', { meta: { cwd: '/' } })
+    session.append('note/text', { text: 'short' })
+    await db.flush('big')
+    let refused: unknown = null
+    try {
+      session.append('note/text', { text: 'y'.repeat(400) })
+    } catch (error) {
+      refused = error
+    }
+    expect(refused).toMatchObject({
+      code: 'invalid-event',
+      data: { sessionId: 'big', seq: 1, limit: 300, bytes: expect.any(Number) },
+      message: expect.stringMatching(/over the 300 bytes/),
+    })
+    expect(session.events).toHaveLength(1)
+    // Still writable: later appends are stored, and a fresh open loads every one.
+    session.append('note/text', { text: 'after' })
+    await db.flush('big')
+    expect(session.events.map((e) => e.seq)).toEqual([0, 1])
+    const expected = JSON.parse(JSON.stringify(session.events))
+    await db.close()
+    open.splice(open.indexOf(db), 1)
+    const again = await openStore(dir)
+    expect(JSON.parse(JSON.stringify((await again.load('big')).events))).toEqual(expected)
+  })
+
   it('a header-only log of an unknown format version is left alone, not listed, and said', async () => {
     const dir = await dataDirWithGoodSession()
     const file = logFile(dir, 'future')

@@ -12,7 +12,7 @@ import path from 'node:path'
 import { type SessionEvent, TangentError } from '@tangent/core'
 import { fsyncDirectory, openFlags, openRegularFile, writeAll } from './durable-fs.js'
 import { maxLineBytes } from './line-reader.js'
-import { eventLine } from './log-format.js'
+import { eventLine, oversizedLineBytes } from './log-format.js'
 
 /** Background commits start this long after the first queued append (flush starts one now). */
 const commitDelayMs = 10
@@ -87,7 +87,7 @@ export class SessionWriter {
     return this.#error !== null && !this.#errorReported
   }
 
-  /** Queues a raw line (the header, with its newline). */
+  /** Queues a raw line with its newline: the header, or an event the store serialised already. */
   enqueueLine(line: string): void {
     this.#push(line)
   }
@@ -264,14 +264,15 @@ export class SessionWriter {
     while (count < this.#queue.length && bytes < maxBatchBytes) {
       const item = this.#queue[count]!
       const line = typeof item === 'string' ? item : eventLine(item)
-      // A string's length counts UTF-16 units: at most 3 bytes each in UTF-8.
+      // The store refuses such an event before it is appended (JsonlStore); this is the last guard.
       const limit = this.#maxLineBytes
-      if (line.length * 3 > limit && Buffer.byteLength(line) > limit + 1) {
+      const oversized = oversizedLineBytes(line, limit)
+      if (oversized !== null) {
         if (count > 0) break // the lines before it are written first
         const seq = typeof item === 'string' ? null : item.seq
         throw new TangentError(
           'store-write-failed',
-          `Event ${seq ?? '(header)'} of ${this.file} is ${Buffer.byteLength(line)} bytes as a log line, over the ${limit} bytes a line may hold: it is not written, and neither is anything appended after it. The log holds everything before it.`,
+          `Event ${seq ?? '(header)'} of ${this.file} is ${oversized} bytes as a log line, over the ${limit} bytes a line may hold: it is not written, and neither is anything appended after it. The log holds everything before it.`,
           { file: this.file, seq, permanent: true },
         )
       }
