@@ -32,6 +32,7 @@ export function ExploreDialog({ dialog }: { dialog: ExploreDialogState }) {
     event.preventDefault()
     if (!plan.ok) return
     setBusy(true)
+    // On success the store closes this dialog as it opens the board.
     const started = await store.explore({
       sessionId: dialog.sessionId,
       atSeq: dialog.atSeq,
@@ -39,8 +40,7 @@ export function ExploreDialog({ dialog }: { dialog: ExploreDialogState }) {
       files,
       ...(check.trim() !== '' ? { check: check.trim() } : {}),
     })
-    setBusy(false)
-    if (started) store.openDialog(null)
+    if (!started) setBusy(false)
   }
 
   return (

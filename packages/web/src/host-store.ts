@@ -534,7 +534,8 @@ export class HostStore {
       const expanded = new Set(this.#state.expanded)
       expanded.add(request.sessionId)
       expanded.add(explorationGroupKey(result.exploration))
-      this.#set({ expanded })
+      // The dialog goes in the same update the board comes in, so focus can move to the board.
+      this.#set({ expanded, dialog: null })
       this.#showBoard(result.exploration, request.sessionId, result.sessions, request.check ?? null)
       return true
     } catch (error) {
