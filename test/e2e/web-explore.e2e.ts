@@ -169,9 +169,12 @@ describe.skipIf(!chromiumPath)('web UI: try N ways', () => {
     expect(listed).not.toContain(aId)
     expect(listed).not.toContain(cId)
     const all = await rpc<SessionSummary[]>(host, 'session.list', { includeArchived: true })
-    expect(all.filter((session) => session.archived).map((session) => session.id).sort()).toEqual(
-      [aId, cId].sort(),
-    )
+    expect(
+      all
+        .filter((session) => session.archived)
+        .map((session) => session.id)
+        .sort(),
+    ).toEqual([aId, cId].sort())
     expect(fs.existsSync(worktreeOf(aId))).toBe(false)
     expect(fs.existsSync(worktreeOf(cId))).toBe(false)
     await eventually(() => row(page, aId).count()).toBe(0)

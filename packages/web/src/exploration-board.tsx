@@ -34,9 +34,12 @@ export function ExplorationBoard() {
   const result = board.result
   const paths = result ? changedPaths(result) : []
   const selected = path ?? paths[0]?.path ?? null
-  const settled = result ? boardSettled(result, board.check) : false
+  // Known from the explore call or the source's log; else from a check some branch recorded.
+  const check =
+    board.check ?? result?.branches.find((branch) => branch.check !== null)?.check?.command ?? null
+  const settled = result ? boardSettled(result, check) : false
   const running = result
-    ? result.branches.filter((branch) => branchPhase(branch, board.check) !== 'idle')
+    ? result.branches.filter((branch) => !['idle', 'archived'].includes(branchPhase(branch, check)))
     : []
 
   async function keep(branch: BoardBranch) {
@@ -58,7 +61,7 @@ export function ExplorationBoard() {
             : settled
               ? 'All branches done'
               : `${running.length} of ${result.branches.length} still working`}
-          {board.check !== null ? ` · check: ${board.check}` : ''}
+          {check !== null ? ` · check: ${check}` : ''}
         </span>
         <button type="button" className="button" data-testid="board-close" onClick={() => store.closeBoard()}>
           Close
@@ -85,7 +88,7 @@ export function ExplorationBoard() {
               <BranchColumn
                 key={branch.session.id}
                 branch={branch}
-                check={board.check}
+                check={check}
                 canKeep={board.parentId !== null}
                 onKeep={() => setKeeping(branch)}
                 onPickFile={setPath}
@@ -202,7 +205,7 @@ function BranchColumn(props: {
       <h4>Check</h4>
       {branch.check === null ? (
         <p className="muted" data-testid="board-check" data-state="none">
-          {props.check === null ? 'No check' : phase === 'checking' ? 'Running…' : 'Not run yet'}
+          {phase === 'checking' ? 'Running…' : props.check === null ? 'None recorded' : 'Not run yet'}
         </p>
       ) : (
         <details

@@ -554,7 +554,23 @@ export class HostStore {
       this.#notify('error', 'not-found', 'The branches of that exploration are gone (deleted).')
       return
     }
-    this.#showBoard(exploration, branches[0]!.parentSession, branches, check)
+    this.#showBoard(
+      exploration,
+      branches[0]!.parentSession,
+      branches,
+      check ?? this.#explorationCheck(exploration),
+    )
+  }
+
+  /** The exploration's check, when the open transcript holds its `exploration/started` (its source's log). */
+  #explorationCheck(exploration: string): string | null {
+    const started = this.#state.transcript?.events.findLast(
+      (event) =>
+        event.type === 'exploration/started' &&
+        (event.data as { exploration?: unknown } | null)?.exploration === exploration,
+    )
+    const check = (started?.data as { check?: unknown } | undefined)?.check
+    return typeof check === 'string' ? check : null
   }
 
   closeBoard(): void {
