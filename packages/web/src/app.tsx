@@ -1,5 +1,5 @@
 // The page layout: sidebar (workspaces and the lineage tree) beside the open session
-// (header, banners, transcript or compare view, composer), plus the modal dialogs. In a narrow
+// (header, banners, transcript, compare view or exploration board, composer), plus the modal dialogs. In a narrow
 // window the sidebar folds away behind a button; unfolded it covers the session like a
 // drawer: focus moves into it, stays in it (the session view is inert), and Esc, its close
 // button or choosing a session folds it again, focus going back to the button.
@@ -8,6 +8,8 @@ import { CompareView } from './compare-view.js'
 import { Composer } from './composer.js'
 import { DeleteDialog } from './delete-dialog.js'
 import { ErrorBanner } from './error-banner.js'
+import { ExplorationBoard } from './exploration-board.js'
+import { ExploreDialog } from './explore-dialog.js'
 import { FolderBrowser } from './folder-browser.js'
 import { ForkDialog } from './fork-dialog.js'
 import { RestoreDialog } from './restore-dialog.js'
@@ -68,6 +70,7 @@ export function App() {
     return () => document.removeEventListener('keydown', onKey)
   }, [drawer])
   const comparing = useHost((state) => state.compare !== null)
+  const boarding = useHost((state) => state.board !== null)
   const dialog = useHost((state) => state.dialog)
   const conflict = useHost((state) => state.restoreConflict)
   const openSessionId = useHost((state) => state.openSessionId)
@@ -90,10 +93,17 @@ export function App() {
         />
         <ErrorBanner />
         {/* Keyed by session: each one starts scrolled to its end. */}
-        {comparing ? <CompareView /> : <Transcript key={openSessionId ?? ''} />}
-        {comparing ? null : <Composer />}
+        {boarding ? (
+          <ExplorationBoard />
+        ) : comparing ? (
+          <CompareView />
+        ) : (
+          <Transcript key={openSessionId ?? ''} />
+        )}
+        {comparing || boarding ? null : <Composer />}
       </main>
       {dialog?.kind === 'fork' ? <ForkDialog dialog={dialog} /> : null}
+      {dialog?.kind === 'explore' ? <ExploreDialog dialog={dialog} /> : null}
       {dialog?.kind === 'delete' ? <DeleteDialog sessionId={dialog.sessionId} /> : null}
       {dialog?.kind === 'browse' ? <FolderBrowser dialog={dialog} /> : null}
       {conflict ? <RestoreDialog conflict={conflict} /> : null}

@@ -2,6 +2,7 @@
 // plus view state. Plain data, so components can select slices of it cheaply.
 import { awaitsApproval } from './transcript-model.js'
 import type {
+  BoardResult,
   CompareResult,
   HostInfo,
   SessionEvent,
@@ -33,6 +34,18 @@ export interface CompareState {
   readonly result: CompareResult | null
 }
 
+/**
+ * The N-way board of one exploration's branches (docs/architecture.md §8): which sessions, the
+ * check they run (when known), and the latest `session.board` answer (null while loading).
+ */
+export interface BoardState {
+  readonly exploration: string
+  readonly parentId: string | null
+  readonly sessionIds: readonly string[]
+  readonly check: string | null
+  readonly result: BoardResult | null
+}
+
 /** A restore (to the turn ending at `seq`) or the undo of one (the `files/restored` at `seq`) refused with `files-conflict`. */
 export interface RestoreConflict {
   readonly kind: 'restore' | 'undo'
@@ -44,6 +57,8 @@ export interface RestoreConflict {
 export type DialogState =
   | { readonly kind: 'fork'; readonly sessionId: string; readonly atSeq?: number; readonly before?: boolean }
   | { readonly kind: 'delete'; readonly sessionId: string }
+  /** "Try N ways" from the completed turn ending at `atSeq`. */
+  | { readonly kind: 'explore'; readonly sessionId: string; readonly atSeq: number }
   /** The folder browser, starting at `path` (default: the Host's start folder). */
   | { readonly kind: 'browse'; readonly path?: string }
 
@@ -71,6 +86,7 @@ export interface HostState {
   readonly draft: { readonly sessionId: string; readonly text: string; readonly nonce: number } | null
   readonly sharedActivity: { readonly cwd: string; readonly sessionIds: readonly string[] } | null
   readonly compare: CompareState | null
+  readonly board: BoardState | null
   readonly restoreConflict: RestoreConflict | null
   /** Model for the next new session when none is open. */
   readonly nextModel: string | null
@@ -95,6 +111,7 @@ export function initialHostState(openSessionId: string | null): HostState {
     draft: null,
     sharedActivity: null,
     compare: null,
+    board: null,
     restoreConflict: null,
     nextModel: null,
   }

@@ -2,6 +2,7 @@
 // session's log) plus view state (expanded rows, dialogs, errors). Components read it
 // through `useHost` and change it only through the actions below.
 import { RpcError } from '@tangent/protocol'
+import { BoardFeed } from './board-feed.js'
 import {
   type DialogState,
   type HostState,
@@ -9,12 +10,28 @@ import {
   type Notice,
   type RestoreConflict,
 } from './host-state.js'
-import { ancestorsOf } from './lineage.js'
+import { ancestorsOf, explorationGroupKey } from './lineage.js'
 import { OpenSessionMemory } from './open-session-memory.js'
 import { isInheritedTitle } from './session-display.js'
 import { applyDelta, applyLiveEvent, emptyStreaming, mergeEvents } from './session-log.js'
 import { randomId, titleFromMessage, writeHash } from './store-helpers.js'
-import type { BrowseResult, ForkRequest, RpcClient, SessionEvent, SessionSummary, Workspace } from './wire.js'
+import type {
+  BrowseResult,
+  ExploreRequest,
+  FileAcrossResult,
+  ForkRequest,
+  KeepResult,
+  RpcClient,
+  SessionEvent,
+  SessionSummary,
+  Workspace,
+} from './wire.js'
+
+/** What `keep` came to: kept (the Host's account), refused with the conflicting paths, or failed (reported). */
+export type KeepOutcome =
+  | { readonly kind: 'kept'; readonly result: KeepResult }
+  | { readonly kind: 'conflict'; readonly paths: readonly string[] }
+  | { readonly kind: 'failed' }
 
 /** Events after which the open session's usage figures change. */
 const usageEventTypes: ReadonlySet<string> = new Set(['step/end', 'context/compacted', 'model/selection'])
@@ -38,6 +55,13 @@ export class HostStore {
   #stopped = false
   /** Workspace ids already looked up once: a workspace that is really gone is asked for once. */
   readonly #askedWorkspaces = new Set<string>()
+  /** Keeps the open exploration board live. */
+  readonly #boardFeed = new BoardFeed({
+    client: () => this.#need(),
+    refresh: () => this.#readBoard(),
+    openSessionId: () => this.#state.transcript?.sessionId ?? null,
+    report: (error) => this.report(error),
+  })
 
   /** The session open last in each workspace, reopened on coming back to it (docs/architecture.md §12.6). */
   readonly #memory: OpenSessionMemory
@@ -90,6 +114,12 @@ export class HostStore {
         treeVersion: this.#state.treeVersion + 1,
         activeWorkspaceId: pickActiveWorkspace(this.#state.activeWorkspaceId, workspaces, info.startFolder),
       })
+      // A board open across a reconnect follows its branches again (subscriptions died with the socket).
+      const board = this.#state.board
+      if (board !== null) {
+        this.#boardFeed.follow(board.sessionIds.flatMap((id) => this.#state.sessions.get(id) ?? []))
+        void this.#readBoard()
+      }
       // The address names a session (a reload), else the active workspace's last one, if it still exists.
       const open = this.#state.openSessionId ?? this.#recall(this.#state.activeWorkspaceId)
       if (open !== null) {
@@ -209,6 +239,8 @@ export class HostStore {
   }
 
   async openSession(sessionId: string): Promise<void> {
+    // Choosing a session leaves the board for its transcript.
+    if (this.#state.board !== null) this.closeBoard()
     if (this.#state.openSessionId === sessionId && this.#state.transcript?.sessionId === sessionId) return
     await this.#switchTo(sessionId)
   }
@@ -473,6 +505,7 @@ export class HostStore {
   }
 
   async openCompare(a: string, b: string): Promise<void> {
+    if (this.#state.board !== null) this.closeBoard()
     this.#set({ compare: { a, b, result: null } })
     try {
       const result = await this.#need().call('session.compare', { a, b })
@@ -488,13 +521,129 @@ export class HostStore {
     this.#set({ compare: null })
   }
 
+  // ---- explore, board and keep (docs/architecture.md §8, §13) ----
+
+  /**
+   * "Try N ways": forks the branches (`session.explore`, idempotent by its request id), shows
+   * them grouped under their parent, and opens their board. False when it failed (reported).
+   */
+  async explore(request: Omit<ExploreRequest, 'requestId'>): Promise<boolean> {
+    try {
+      const result = await this.#need().call('session.explore', { ...request, requestId: randomId() })
+      for (const session of result.sessions) this.#upsert(session)
+      const expanded = new Set(this.#state.expanded)
+      expanded.add(request.sessionId)
+      expanded.add(explorationGroupKey(result.exploration))
+      // The dialog goes in the same update the board comes in, so focus can move to the board.
+      this.#set({ expanded, dialog: null })
+      this.#showBoard(result.exploration, request.sessionId, result.sessions, request.check ?? null)
+      return true
+    } catch (error) {
+      this.report(error)
+      return false
+    }
+  }
+
+  /** Opens the board of an exploration: every branch of it this page knows, archived ones too. */
+  openBoard(exploration: string, check: string | null = null): void {
+    const branches = [...this.#state.sessions.values()]
+      .filter((session) => session.exploration?.id === exploration)
+      .sort((a, b) => (a.exploration!.label < b.exploration!.label ? -1 : 1))
+      .slice(0, 8)
+    if (branches.length === 0) {
+      this.#notify('error', 'not-found', 'The branches of that exploration are gone (deleted).')
+      return
+    }
+    this.#showBoard(
+      exploration,
+      branches[0]!.parentSession,
+      branches,
+      check ?? this.#explorationCheck(exploration),
+    )
+  }
+
+  /** The exploration's check, when the open transcript holds its `exploration/started` (its source's log). */
+  #explorationCheck(exploration: string): string | null {
+    const started = this.#state.transcript?.events.findLast(
+      (event) =>
+        event.type === 'exploration/started' &&
+        (event.data as { exploration?: unknown } | null)?.exploration === exploration,
+    )
+    const check = (started?.data as { check?: unknown } | undefined)?.check
+    return typeof check === 'string' ? check : null
+  }
+
+  closeBoard(): void {
+    this.#boardFeed.stop()
+    this.#set({ board: null })
+  }
+
+  #showBoard(
+    exploration: string,
+    parentId: string | null,
+    branches: readonly SessionSummary[],
+    check: string | null,
+  ): void {
+    this.#set({
+      compare: null,
+      board: { exploration, parentId, sessionIds: branches.map((branch) => branch.id), check, result: null },
+    })
+    this.#boardFeed.follow(branches)
+    void this.#readBoard()
+  }
+
+  async #readBoard(): Promise<void> {
+    const board = this.#state.board
+    if (!board) return
+    try {
+      const result = await this.#need().call('session.board', { sessionIds: [...board.sessionIds] })
+      const current = this.#state.board
+      if (current?.exploration === board.exploration) this.#set({ board: { ...current, result } })
+    } catch (error) {
+      this.report(error)
+    }
+  }
+
+  /** One file as each branch has it, and at the fork point (a side-by-side diff). Throws the Host's error. */
+  async fileAcross(sessionIds: readonly string[], path: string): Promise<FileAcrossResult> {
+    return this.#need().call('session.fileAcross', { sessionIds: [...sessionIds], path })
+  }
+
+  /**
+   * Keeps a branch (`session.keep`): its files into the parent, the others archived with their
+   * clean worktrees removed. A `files-conflict` comes back as the paths (nothing was written).
+   */
+  async keep(sessionId: string): Promise<KeepOutcome> {
+    try {
+      const result = await this.#need().call('session.keep', { sessionId, archiveOthers: true })
+      void this.#readBoard()
+      return { kind: 'kept', result }
+    } catch (error) {
+      if (
+        error instanceof RpcError &&
+        error.dataCode === 'files-conflict' &&
+        Array.isArray(error.data.paths)
+      ) {
+        return { kind: 'conflict', paths: error.data.paths.map(String) }
+      }
+      this.report(error)
+      return { kind: 'failed' }
+    }
+  }
+
   // ---- internals ----
 
   #listen(client: RpcClient): void {
     client.onNotification('session.created', ({ session }) => this.#upsert(session))
-    client.onNotification('session.updated', ({ session }) => this.#upsert(session))
+    client.onNotification('session.updated', ({ session }) => {
+      this.#upsert(session)
+      this.#boardFeed.poke(session.id)
+    })
     client.onNotification('session.deleted', ({ sessionId }) => this.#remove(sessionId))
-    client.onNotification('session.event', ({ sessionId, event }) => this.#onEvent(sessionId, event))
+    client.onNotification('session.event', ({ sessionId, event }) => {
+      this.#onEvent(sessionId, event)
+      this.#boardFeed.poke(sessionId)
+    })
     client.onNotification('session.delta', ({ sessionId, kind, text }) => {
       const transcript = this.#state.transcript
       if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return
@@ -510,6 +659,7 @@ export class HostStore {
     const summary = this.#state.sessions.get(sessionId)
     const expanded = new Set(this.#state.expanded)
     for (const id of ancestorsOf(this.#state.sessions, sessionId)) expanded.add(id)
+    if (summary?.exploration) expanded.add(explorationGroupKey(summary.exploration.id))
     this.#buffered = []
     this.#set({
       openSessionId: sessionId,

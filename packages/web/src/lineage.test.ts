@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ancestorsOf, buildLineage, flattenWorkspace } from './lineage.js'
+import { ancestorsOf, buildLineage, explorationGroupKey, flattenWorkspace } from './lineage.js'
 import type { SessionSummary } from './wire.js'
 
 function session(id: string, overrides: Partial<SessionSummary> = {}): SessionSummary {
@@ -94,5 +94,40 @@ describe('lineage tree', () => {
     }
     const rows = flattenWorkspace(buildLineage(many, false, known), 'w1', new Set(['r5']))
     expect(rows).toHaveLength(1004)
+  })
+
+  it('gathers the branches of one exploration into a group row under their parent, in label order', () => {
+    const branch = (id: string, label: string, createdAt: number, archived = false) =>
+      session(id, { parentSession: 'p', forkedAt: 5, createdAt, archived, exploration: { id: 'x1', label } })
+    const all = [
+      session('p', { createdAt: 1 }),
+      session('plain', { parentSession: 'p', forkedAt: 3, createdAt: 2 }),
+      branch('pc', 'C', 5),
+      branch('pa', 'A', 3, true),
+      branch('pb', 'B', 4),
+      session('later', { parentSession: 'p', forkedAt: 9, createdAt: 6 }),
+    ]
+    const index = buildLineage(all, false, known)
+    const collapsed = flattenWorkspace(index, 'w1', new Set(['p']))
+    expect(
+      collapsed.map((row) => (row.kind === 'session' ? row.session.id : `group:${row.exploration}`)),
+    ).toEqual(['p', 'plain', 'group:x1', 'later'])
+    const group = collapsed[2]!
+    expect(
+      group.kind === 'exploration' && { size: group.size, depth: group.depth, expanded: group.expanded },
+    ).toEqual({
+      size: 3,
+      depth: 1,
+      expanded: false,
+    })
+    const open = flattenWorkspace(index, 'w1', new Set(['p', explorationGroupKey('x1')]))
+    expect(open.map((row) => (row.kind === 'session' ? `${row.session.id}@${row.depth}` : 'group'))).toEqual([
+      'p@0',
+      'plain@1',
+      'group',
+      'pb@2',
+      'pc@2',
+      'later@1',
+    ])
   })
 })

@@ -1,4 +1,5 @@
-// The lineage tree of the sidebar: forks nested under their parent, grouped by workspace.
+// The lineage tree of the sidebar: forks nested under their parent, grouped by workspace; the
+// branches of one exploration ("Try N ways") sit together under a group row of their parent.
 // Built once per session list (O(n)); flattening walks only expanded nodes, so a tree of
 // thousands of sessions costs as many rows as are actually visible.
 import type { SessionSummary } from './wire.js'
@@ -8,6 +9,26 @@ export interface LineageIndex {
   readonly roots: ReadonlyMap<string, readonly SessionSummary[]>
   /** Visible children of each session, in fork order. */
   readonly children: ReadonlyMap<string, readonly SessionSummary[]>
+  /** How many branches each exploration has, archived ones included. */
+  readonly explorationSizes: ReadonlyMap<string, number>
+}
+
+/** The group row of one exploration's branches under their parent. */
+export interface ExplorationRowModel {
+  readonly kind: 'exploration'
+  readonly exploration: string
+  readonly parentId: string
+  readonly depth: number
+  /** Its branches shown here (archived ones only when those are shown), in label order. */
+  readonly branches: readonly SessionSummary[]
+  /** Its branches in all, archived ones included. */
+  readonly size: number
+  readonly expanded: boolean
+}
+
+/** The key of an exploration's group row in the set of expanded rows (beside session ids). */
+export function explorationGroupKey(exploration: string): string {
+  return `exploration:${exploration}`
 }
 
 export interface SessionRowModel {
@@ -30,8 +51,11 @@ export function buildLineage(
   workspaceIds: ReadonlySet<string>,
 ): LineageIndex {
   const visible = new Map<string, SessionSummary>()
+  const explorationSizes = new Map<string, number>()
   for (const session of sessions) {
     if (showArchived || !session.archived) visible.set(session.id, session)
+    const id = session.exploration?.id
+    if (id !== undefined) explorationSizes.set(id, (explorationSizes.get(id) ?? 0) + 1)
   }
   const roots = new Map<string, SessionSummary[]>()
   const children = new Map<string, SessionSummary[]>()
@@ -47,21 +71,33 @@ export function buildLineage(
   }
   for (const list of roots.values()) list.sort((a, b) => b.createdAt - a.createdAt || compareIds(b, a))
   for (const list of children.values()) list.sort((a, b) => a.createdAt - b.createdAt || compareIds(a, b))
-  return { roots, children }
+  return { roots, children, explorationSizes }
 }
 
-/** The rows of one workspace, depth-first, descending only into expanded sessions. */
+/** The rows of one workspace, depth-first, descending only into expanded sessions and groups. */
 export function flattenWorkspace(
   index: LineageIndex,
   workspaceId: string,
   expanded: ReadonlySet<string>,
-): SessionRowModel[] {
-  const rows: SessionRowModel[] = []
+): (SessionRowModel | ExplorationRowModel)[] {
+  const rows: (SessionRowModel | ExplorationRowModel)[] = []
   const roots = index.roots.get(workspaceId) ?? []
-  const stack: { session: SessionSummary; depth: number }[] = []
+  type Entry = { session: SessionSummary; depth: number } | { group: ExplorationRowModel }
+  const stack: Entry[] = []
   for (let i = roots.length - 1; i >= 0; i--) stack.push({ session: roots[i]!, depth: 0 })
   while (stack.length > 0) {
-    const { session, depth } = stack.pop()!
+    const entry = stack.pop()!
+    if ('group' in entry) {
+      const { group } = entry
+      rows.push(group)
+      if (group.expanded) {
+        for (let i = group.branches.length - 1; i >= 0; i--) {
+          stack.push({ session: group.branches[i]!, depth: group.depth + 1 })
+        }
+      }
+      continue
+    }
+    const { session, depth } = entry
     const kids = index.children.get(session.id) ?? []
     const isExpanded = expanded.has(session.id)
     rows.push({
@@ -73,10 +109,59 @@ export function flattenWorkspace(
       detachedFrom: depth === 0 ? session.parentSession : null,
     })
     if (isExpanded) {
-      for (let i = kids.length - 1; i >= 0; i--) stack.push({ session: kids[i]!, depth: depth + 1 })
+      const entries = childEntries(index, session.id, kids, depth + 1, expanded)
+      for (let i = entries.length - 1; i >= 0; i--) stack.push(entries[i]!)
     }
   }
   return rows
+}
+
+/**
+ * A session's children in fork order, the branches of each exploration gathered into one
+ * group where its first branch stands. Costs as many steps as the session has children.
+ */
+function childEntries(
+  index: LineageIndex,
+  parentId: string,
+  kids: readonly SessionSummary[],
+  depth: number,
+  expanded: ReadonlySet<string>,
+): ({ session: SessionSummary; depth: number } | { group: ExplorationRowModel })[] {
+  const entries: ({ session: SessionSummary; depth: number } | { group: ExplorationRowModel })[] = []
+  const groups = new Map<string, SessionSummary[]>()
+  for (const kid of kids) {
+    const exploration = kid.exploration?.id
+    if (exploration === undefined) {
+      entries.push({ session: kid, depth })
+      continue
+    }
+    const members = groups.get(exploration)
+    if (members) {
+      members.push(kid)
+      continue
+    }
+    const branches = [kid]
+    groups.set(exploration, branches)
+    entries.push({
+      group: {
+        kind: 'exploration',
+        exploration,
+        parentId,
+        depth,
+        branches,
+        size: index.explorationSizes.get(exploration) ?? 1,
+        expanded: expanded.has(explorationGroupKey(exploration)),
+      },
+    })
+  }
+  for (const members of groups.values()) members.sort(byLabel)
+  return entries
+}
+
+function byLabel(a: SessionSummary, b: SessionSummary): number {
+  const x = a.exploration?.label ?? ''
+  const y = b.exploration?.label ?? ''
+  return x < y ? -1 : x > y ? 1 : 0
 }
 
 /** The ids of a session's ancestors, nearest first (to expand the path to a session). */

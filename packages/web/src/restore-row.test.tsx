@@ -14,6 +14,7 @@ const base: RestoreModel = {
   restored: ['notes.txt', 'src/a.ts'],
   kept: [],
   skipped: [],
+  keptFrom: null,
   undoneAt: null,
   inherited: false,
 }
@@ -70,5 +71,11 @@ describe('RestoreRow', () => {
   it('names a restore to the start and one of unknown target', () => {
     expect(restoreHeading({ ...base, toSeq: -1 })).toBe('Restored files to the start')
     expect(restoreHeading({ ...base, toSeq: null })).toBe('Restored files')
+  })
+
+  it('names the branch a keep brought the files from, and keeps its Undo', () => {
+    const html = render({ ...base, toSeq: null, keptFrom: { sessionId: 's-b', label: 'B' } })
+    expect(html).toContain('Files from branch B')
+    expect(html).toContain('data-testid="undo-restore"')
   })
 })

@@ -1,5 +1,6 @@
 // A restore of the session's files as its own transcript row, between turns: "Restored files
-// to #N" with the paths it wrote back and an Undo, or "Undid the restore at #M" for an undo.
+// to #N" (or "Files from branch B" when a keep wrote them) with the paths it wrote back and an
+// Undo, or "Undid the restore at #M" for an undo.
 // A restore that was undone says so and has no Undo; neither has an undo.
 import { memo, useRef, useState } from 'react'
 import type { RestoreModel } from './transcript-model.js'
@@ -102,9 +103,12 @@ export const RestoreRow = memo(function RestoreRow(props: {
   )
 })
 
-/** "Restored files to #12", "Restored files to the start", "Undid the restore at #15". */
+/** "Restored files to #12", "Restored files to the start", "Undid the restore at #15", "Files from branch B". */
 export function restoreHeading(restore: RestoreModel): string {
   if (restore.undoOf !== null) return `Undid the restore at #${restore.undoOf}`
+  if (restore.keptFrom !== null) {
+    return `Files from branch ${restore.keptFrom.label ?? restore.keptFrom.sessionId} (kept)`
+  }
   if (restore.toSeq === null) return 'Restored files'
   return restore.toSeq < 0 ? 'Restored files to the start' : `Restored files to #${restore.toSeq}`
 }

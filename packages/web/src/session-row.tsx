@@ -107,7 +107,15 @@ export function SessionRow(props: {
               : titleOf(session)
           }
         >
+          {session.exploration ? (
+            <span className="branch-label" data-testid="row-branch-label" aria-hidden="true">
+              {session.exploration.label}
+            </span>
+          ) : null}
           <span className="title-text">{titleOf(session)}</span>
+          {session.exploration ? (
+            <span className="visually-hidden">, branch {session.exploration.label} of an exploration</span>
+          ) : null}
           {forkPoint ? (
             <span className="fork-point" data-testid="fork-point">
               {forkPoint}

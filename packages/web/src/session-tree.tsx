@@ -2,7 +2,8 @@
 // rendered, and only expanded sessions contribute their children, so thousands of
 // sessions stay cheap. Rows have one fixed height, which makes the windowing exact.
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { buildLineage, flattenWorkspace, type SessionRowModel } from './lineage.js'
+import { ExplorationRow } from './exploration-row.js'
+import { buildLineage, type ExplorationRowModel, flattenWorkspace, type SessionRowModel } from './lineage.js'
 import { RowMenu } from './row-menu.js'
 import { rowHeight, titleOf } from './session-display.js'
 import { SessionRow } from './session-row.js'
@@ -19,6 +20,7 @@ type Row =
       readonly collapsed: boolean
     }
   | SessionRowModel
+  | ExplorationRowModel
 
 export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; filter: string }) {
   const store = useStore()
@@ -118,6 +120,19 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
                   onNew={() => {
                     onNavigate()
                     void store.createSession(row.workspace.id === '' ? null : row.workspace.id)
+                  }}
+                />
+              )
+            }
+            if (row.kind === 'exploration') {
+              return (
+                <ExplorationRow
+                  key={`x:${row.exploration}`}
+                  top={top}
+                  row={row}
+                  onOpen={() => {
+                    onNavigate()
+                    store.openBoard(row.exploration)
                   }}
                 />
               )

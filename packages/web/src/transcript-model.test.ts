@@ -124,6 +124,7 @@ describe('buildTranscript: file restores', () => {
       restored: ['notes.txt'],
       kept: [],
       skipped: [],
+      keptFrom: null,
       undoneAt: 11,
       inherited: false,
     })
@@ -166,10 +167,70 @@ describe('buildTranscript: file restores', () => {
         restored: [],
         kept: [],
         skipped: [],
+        keptFrom: null,
         undoneAt: null,
         inherited: false,
       },
     ])
+  })
+
+  it('reads an exploration, a kept branch (and its files) and a check as their own rows', () => {
+    const blocks = buildTranscript(
+      log(
+        [
+          'exploration/started',
+          {
+            exploration: 'x1',
+            boundary: 3,
+            files: 'worktree',
+            check: 'npm test',
+            branches: [
+              { sessionId: 's-a', label: 'A', prompt: 'one' },
+              { sessionId: 's-b', label: 'B', prompt: 'two' },
+            ],
+          },
+        ],
+        ['files/restored', { keptFrom: { sessionId: 's-b', label: 'B' }, restored: ['b.txt'], kept: [] }],
+        [
+          'branch/kept',
+          {
+            sessionId: 's-b',
+            label: 'B',
+            title: 'T · B',
+            applied: ['b.txt'],
+            archived: ['s-a'],
+            summary: 'S',
+            files: 'worktree',
+          },
+        ],
+        ['check/ran', { command: 'npm test', exitCode: 1, ok: false, output: 'boom', durationMs: 12 }],
+      ),
+      0,
+    )
+    expect(blocks[0]).toMatchObject({
+      kind: 'exploration',
+      exploration: 'x1',
+      check: 'npm test',
+      branches: [
+        { sessionId: 's-a', label: 'A', prompt: 'one' },
+        { sessionId: 's-b', label: 'B', prompt: 'two' },
+      ],
+    })
+    expect(blocks[1]).toMatchObject({ kind: 'restore', keptFrom: { sessionId: 's-b', label: 'B' } })
+    expect(blocks[2]).toMatchObject({
+      kind: 'kept',
+      label: 'B',
+      applied: ['b.txt'],
+      archived: ['s-a'],
+      summary: 'S',
+    })
+    expect(blocks[3]).toMatchObject({
+      kind: 'check',
+      command: 'npm test',
+      exitCode: 1,
+      ok: false,
+      timedOut: false,
+    })
   })
 })
 

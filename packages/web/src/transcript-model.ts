@@ -65,6 +65,8 @@ export interface RestoreModel {
   readonly kept: readonly string[]
   /** Paths it could not restore. */
   readonly skipped: readonly string[]
+  /** Set when the files came from keeping a branch (`session.keep`), not from a rewind. */
+  readonly keptFrom: { readonly sessionId: string; readonly label: string | null } | null
   /** The seq of the event that undid this restore, once it is undone. */
   undoneAt: number | null
   /** True when it came from the parent (a fork's prefix). */
@@ -89,8 +91,49 @@ export type ContextModel =
     }
   | { readonly kind: 'compaction-failed'; readonly seq: number; readonly message: string }
 
+/**
+ * What "Try N ways" and keep leave in a log (docs/architecture.md §8, §13): the exploration
+ * started from here (the source's log), a branch kept into here (the parent's), and a check
+ * that ran after a turn (the branch's).
+ */
+export type ExplorationModel =
+  | {
+      readonly kind: 'exploration'
+      readonly seq: number
+      readonly exploration: string
+      readonly check: string | null
+      readonly files: string
+      readonly branches: readonly {
+        readonly sessionId: string
+        readonly label: string
+        readonly prompt: string
+      }[]
+    }
+  | {
+      readonly kind: 'kept'
+      readonly seq: number
+      readonly sessionId: string
+      readonly label: string | null
+      readonly title: string
+      readonly applied: readonly string[]
+      readonly archived: readonly string[]
+      readonly summary: string
+      readonly files: string
+    }
+  | {
+      readonly kind: 'check'
+      readonly seq: number
+      readonly command: string
+      readonly exitCode: number | null
+      readonly ok: boolean
+      readonly timedOut: boolean
+      readonly output: string
+      readonly durationMs: number
+    }
+
 export type TranscriptBlock =
   | { readonly kind: 'turn'; readonly turn: TurnModel }
+  | ExplorationModel
   | ContextModel
   | { readonly kind: 'model'; readonly seq: number; readonly model: string }
   | { readonly kind: 'fork-point'; readonly seq: number }
@@ -190,6 +233,7 @@ export function buildTranscript(
           restored: strings(data.restored),
           kept: strings(data.kept),
           skipped: strings(data.skipped),
+          keptFrom: keptFromOf(data.keptFrom),
           undoneAt: null,
           inherited: event.seq < inheritedEventCount,
         }
@@ -214,6 +258,11 @@ export function buildTranscript(
         else blocks.push(context)
         break
       }
+      case 'exploration/started':
+      case 'branch/kept':
+      case 'check/ran':
+        blocks.push(explorationBlock(event.type, event.seq, data))
+        break
       case 'model/selection':
         blocks.push({
           kind: 'model',
@@ -246,6 +295,53 @@ function contextBlock(type: string, seq: number, data: Record<string, unknown>):
     }
   }
   return { kind: 'compaction-failed', seq, message: String(data.message ?? '') }
+}
+
+function explorationBlock(type: string, seq: number, data: Record<string, unknown>): ExplorationModel {
+  if (type === 'exploration/started') {
+    const branches = Array.isArray(data.branches) ? (data.branches as unknown[]).map(asRecord) : []
+    return {
+      kind: 'exploration',
+      seq,
+      exploration: String(data.exploration ?? ''),
+      check: typeof data.check === 'string' ? data.check : null,
+      files: String(data.files ?? 'worktree'),
+      branches: branches.map((branch) => ({
+        sessionId: String(branch.sessionId),
+        label: String(branch.label ?? '?'),
+        prompt: String(branch.prompt ?? ''),
+      })),
+    }
+  }
+  if (type === 'branch/kept') {
+    return {
+      kind: 'kept',
+      seq,
+      sessionId: String(data.sessionId ?? ''),
+      label: typeof data.label === 'string' ? data.label : null,
+      title: String(data.title ?? ''),
+      applied: strings(data.applied),
+      archived: strings(data.archived),
+      summary: String(data.summary ?? ''),
+      files: String(data.files ?? 'worktree'),
+    }
+  }
+  return {
+    kind: 'check',
+    seq,
+    command: String(data.command ?? ''),
+    exitCode: typeof data.exitCode === 'number' ? data.exitCode : null,
+    ok: data.ok === true,
+    timedOut: data.timedOut === true,
+    output: String(data.output ?? ''),
+    durationMs: typeof data.durationMs === 'number' ? data.durationMs : 0,
+  }
+}
+
+function keptFromOf(value: unknown): RestoreModel['keptFrom'] {
+  const kept = asRecord(value)
+  if (typeof kept.sessionId !== 'string') return null
+  return { sessionId: kept.sessionId, label: typeof kept.label === 'string' ? kept.label : null }
 }
 
 /** The turn that is still open (no `turn/end` yet), if any. */

@@ -6,6 +6,7 @@ import { formatUsage } from '@tangent/protocol'
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { subjectOf } from './approval-card.js'
 import { ContextRow } from './context-row.js'
+import { ExplorationRow } from './exploration-rows.js'
 import { BranchIcon } from './icon.js'
 import { RestoreRow } from './restore-row.js'
 import { titleOf } from './session-display.js'
@@ -94,6 +95,9 @@ export function Transcript() {
             block.kind === 'compaction-failed'
           ) {
             return <ContextRow key={`context:${block.seq}`} context={block} />
+          }
+          if (block.kind === 'exploration' || block.kind === 'kept' || block.kind === 'check') {
+            return <ExplorationRow key={`${block.kind}:${block.seq}`} block={block} />
           }
           if (block.kind === 'model') {
             return (

@@ -1,6 +1,6 @@
 // One turn: the user's message (with "Edit in new branch"), the assistant's text and tool
 // calls (with their approval cards), live streaming text, changed files, a non-`completed` end reason, its tokens and
-// cost, and the turn's actions ("Branch from here", "Restore files to here"). Inside a running turn the actions
+// cost, and the turn's actions ("Branch from here", "Try N ways…", "Restore files to here"). Inside a running turn the actions
 // are disabled and say why.
 import { memo } from 'react'
 import { BranchIcon } from './icon.js'
@@ -147,6 +147,16 @@ export const TurnView = memo(function TurnView(props: {
           onClick={() => turn.end && store.openDialog({ kind: 'fork', sessionId, atSeq: turn.end.seq })}
         >
           Branch…
+        </button>
+        <button
+          type="button"
+          className="action subtle"
+          data-testid="try-ways"
+          disabled={isRunning || !turn.end}
+          title={isRunning ? runningReason : 'Start several branches from this turn and compare them'}
+          onClick={() => turn.end && store.openDialog({ kind: 'explore', sessionId, atSeq: turn.end.seq })}
+        >
+          Try N ways…
         </button>
         {props.hasSnapshots ? (
           <button
