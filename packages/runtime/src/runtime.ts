@@ -387,9 +387,11 @@ export class Runtime {
     const session = await this.#load(params.sessionId)
     const entry = await this.#store.get(params.sessionId)
     // Synchronous from here: the summary, the events and the usage describe the same moment.
+    // While its log cannot be written (a full disk) only the durable events are served.
+    const servable = this.#store.servableEventCount(session)
     return {
       session: this.#summaryOf(entry, session),
-      events: session.events.slice(params.fromSeq ?? 0),
+      events: session.events.slice(params.fromSeq ?? 0, servable),
       usage: sessionUsageOf(session, this.#usageOptions),
     }
   }

@@ -59,6 +59,8 @@ describe('disk full', () => {
     // What is on disk meanwhile is the durable prefix plus, at most, a partial batch: a
     // restart now would cut that as a torn tail and load exactly the durable events.
     expect(logLines(dir, 's').length).toBeLessThan(1 + session.events.length)
+    // Readers are given only what is durable meanwhile: what a restart would load.
+    expect(db.servableEventCount(session)).toBe(durable)
 
     // Space returns. Nobody flushes: the writer retries by itself and catches up.
     full = false
@@ -66,6 +68,7 @@ describe('disk full', () => {
     await db.flush('s')
     await db.flush('child')
     await db.flush()
+    expect(db.servableEventCount(session)).toBe(session.events.length)
     expect(
       logLines(dir, 's')
         .map((line) => JSON.parse(line))

@@ -173,6 +173,17 @@ export class JsonlStore {
     return pending
   }
 
+  /**
+   * How many of the session's events a reader may be given as stored: all of them, except while
+   * its log cannot be written (a full disk): then only those already durable — what a restart
+   * would load (docs/architecture.md §4). The others come once the writer catches up.
+   */
+  servableEventCount(session: Session): number {
+    const writer = this.#writers.get(session.id)
+    if (!writer?.error) return session.events.length
+    return session.events.length - writer.undurableEvents
+  }
+
   /** Resolves when everything appended so far (to `id`, or to every session) is fsynced. */
   async flush(id?: string): Promise<void> {
     if (id !== undefined) {
@@ -407,7 +418,7 @@ export class JsonlStore {
     if (!writer) throw storeClosed()
     const checked = this.#checked
     this.#checked = null
-    if (checked?.event === event) writer.enqueueLine(checked.line)
+    if (checked?.event === event) writer.enqueueEventLine(event, checked.line)
     else writer.enqueueEvent(event)
     const record = this.#catalog.get(session.id)
     if (!record) return

@@ -43,7 +43,8 @@ export class SessionWriter {
   #before: (() => Promise<void>) | undefined
   readonly #maxLineBytes: number
   #handle: FileHandle | null = null
-  #queue: (SessionEvent | string)[] = []
+  /** Lines to write: the header (a string), events, or events already serialised. */
+  #queue: (SessionEvent | string | { event: SessionEvent; line: string })[] = []
   #enqueued = 0
   #committed = 0
   #running: Promise<void> | null = null
@@ -82,14 +83,27 @@ export class SessionWriter {
     return this.#error
   }
 
+  /** Events appended but not yet durable (queued, or in a batch not yet fsynced). */
+  get undurableEvents(): number {
+    let count = 0
+    for (const item of this.#queue) if (typeof item !== 'string') count++
+    // (a header line is the only string: events come as events, serialised or not)
+    return count
+  }
+
   /** True when the failure was never handed to a caller of flush (so someone else must report it). */
   get errorUnreported(): boolean {
     return this.#error !== null && !this.#errorReported
   }
 
-  /** Queues a raw line with its newline: the header, or an event the store serialised already. */
+  /** Queues a raw line with its newline: the header. */
   enqueueLine(line: string): void {
     this.#push(line)
+  }
+
+  /** Queues an event the store serialised already (its line, with the newline). */
+  enqueueEventLine(event: SessionEvent, line: string): void {
+    this.#push({ event, line })
   }
 
   enqueueEvent(event: SessionEvent): void {
@@ -154,7 +168,7 @@ export class SessionWriter {
     await this.#closeHandle()
   }
 
-  #push(item: SessionEvent | string): void {
+  #push(item: SessionEvent | string | { event: SessionEvent; line: string }): void {
     this.#queue.push(item)
     this.#enqueued++
     this.#schedule()
@@ -263,13 +277,13 @@ export class SessionWriter {
     const parts: string[] = []
     while (count < this.#queue.length && bytes < maxBatchBytes) {
       const item = this.#queue[count]!
-      const line = typeof item === 'string' ? item : eventLine(item)
+      const line = typeof item === 'string' ? item : 'line' in item ? item.line : eventLine(item)
       // The store refuses such an event before it is appended (JsonlStore); this is the last guard.
       const limit = this.#maxLineBytes
       const oversized = oversizedLineBytes(line, limit)
       if (oversized !== null) {
         if (count > 0) break // the lines before it are written first
-        const seq = typeof item === 'string' ? null : item.seq
+        const seq = typeof item === 'string' ? null : 'line' in item ? item.event.seq : item.seq
         throw new TangentError(
           'store-write-failed',
           `Event ${seq ?? '(header)'} of ${this.file} is ${oversized} bytes as a log line, over the ${limit} bytes a line may hold: it is not written, and neither is anything appended after it. The log holds everything before it.`,
