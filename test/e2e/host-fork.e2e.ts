@@ -165,7 +165,7 @@ describe('session.fork', () => {
 })
 
 describe('closing the Host during a turn', () => {
-  it('aborts the running turn, closes it in the log, and the data dir opens again', async () => {
+  it('ends the running turn as interrupted, closes it in the log, and the data dir opens again', async () => {
     const client = await t.connect()
     const session = await client.call('session.create', {})
     const running = client.call('session.prompt', { sessionId: session.id, text: longPrompt })
@@ -177,10 +177,10 @@ describe('closing the Host during a turn', () => {
       (error: { data?: { code?: string } }) => error.data?.code,
     )
     await t.restart()
-    expect(['aborted', 'connection-closed']).toContain(await outcome)
+    expect(['interrupted', 'connection-closed']).toContain(await outcome)
     const log = await t.call('session.get', { sessionId: session.id })
     expect(log.session.status).toBe('idle')
-    expect(log.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
+    expect(log.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'interrupted' } })
   })
 })
 

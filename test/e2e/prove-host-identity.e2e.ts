@@ -72,7 +72,8 @@ describe('host.json identity', () => {
     } finally {
       await other.close()
     }
-  })
+    // Four CLI processes, each waiting for the impostor's answer: generous on a loaded machine.
+  }, 90_000)
 
   it('the Host that wrote host.json proves it, and commands go through it', async () => {
     const t = await startTestHost()

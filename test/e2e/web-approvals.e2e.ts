@@ -160,7 +160,7 @@ describe.skipIf(!chromiumPath)('web UI: approvals', () => {
     const beforeLog = await log(host, before)
     expect(rules(beforeLog)).toEqual([])
     expect(answers(beforeLog).map((answer) => answer.decision)).toEqual(['once', 'deny', 'deny'])
-  })
+  }, 120_000)
 })
 
 /** Types a message and sends it with Enter, without waiting for its turn to end. */
