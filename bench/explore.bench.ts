@@ -1,35 +1,16 @@
 // Explore (issue 13), the runtime in this process: three branches of a slowed demo model against
 // one branch (they run in parallel), and on a 10,000-file git project the making of three
 // worktree branches and the keep of one, next to the same done by hand with git in the same run.
-import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { Runtime } from '@tangent/runtime'
+import { generateProject, git, projectFile, projectFileCount } from './git-project.js'
 import { type BenchRow, type BenchSuite, median } from './table.js'
 
-const exec = promisify(execFile)
-const fileCount = 10_000
 /** Demo model delay per streamed delta (4 characters) in the parallelism measure. */
 const delayMs = 20
 const iterations = 3
-
-function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value
-  return {
-    ...env,
-    GIT_AUTHOR_NAME: 'b',
-    GIT_AUTHOR_EMAIL: 'b@b',
-    GIT_COMMITTER_NAME: 'b',
-    GIT_COMMITTER_EMAIL: 'b@b',
-  }
-}
-
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await exec('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 })).stdout
-}
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const start = process.hrtime.bigint()
@@ -109,33 +90,13 @@ async function parallelRows(root: string): Promise<BenchRow[]> {
   }
 }
 
-/** 10,000 small files in 20 × 10 directories, committed. */
-async function generateProject(cwd: string): Promise<void> {
-  for (let i = 0; i < fileCount; i++) {
-    const dir = path.join(cwd, 'src', `module${i % 20}`, `part${Math.floor(i / 20) % 10}`)
-    fs.mkdirSync(dir, { recursive: true })
-    fs.writeFileSync(
-      path.join(dir, `file${i}.ts`),
-      `export const value${i} = ${i}\n// ${'x'.repeat(i % 200)}\n`,
-    )
-  }
-  await git(cwd, 'init', '--quiet')
-  await git(cwd, 'add', '-A')
-  await git(cwd, 'commit', '--quiet', '-m', 'generated')
-}
-
 /** The few files a kept branch changes in round `round` (different ones each round: no conflict). */
 function changedFiles(round: number): string[] {
-  return [0, 1, 2].map((k) => {
-    const i = round * 3 + k
-    return `src/module${i % 20}/part${Math.floor(i / 20) % 10}/file${i}.ts`
-  })
+  return [0, 1, 2].map((k) => projectFile(round * 3 + k))
 }
 
 async function worktreeRows(root: string): Promise<BenchRow[]> {
-  const project = path.join(root, 'project')
-  fs.mkdirSync(project, { recursive: true })
-  await generateProject(project)
+  const project = await generateProject(root)
   // By hand in a clone of its own, so the hand-made commits and merges never touch the session's checkout.
   const hand = path.join(root, 'hand')
   await git(root, 'clone', '--quiet', project, hand)
@@ -192,7 +153,7 @@ async function worktreeRows(root: string): Promise<BenchRow[]> {
     const loadNote = { 'load avg': load.join(' / ') }
     return [
       {
-        name: `explore: 3 worktree branches of a ${fileCount.toLocaleString('en')}-file repo (until they exist and their turns started)`,
+        name: `explore: 3 worktree branches of a ${projectFileCount.toLocaleString('en')}-file repo (until they exist and their turns started)`,
         medianMs: median(explore.made),
         baseline: { name: '3 × git worktree add', medianMs: median(byHand.made) },
         extra: { runs: explore.made.length, ...loadNote },
