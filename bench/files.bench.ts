@@ -1,47 +1,12 @@
 // @tangent/files: snapshot, worktree fork and restore on a generated 10,000-file git project,
 // each against a plain git command on the same tree in the same run.
-import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { asSeq, type SessionEvent } from '@tangent/core'
 import { FileState } from '@tangent/files'
+import { generateProject, git, projectFileCount } from './git-project.js'
 import { type BenchRow, type BenchSuite, median, timeIt } from './table.js'
-
-const run = promisify(execFile)
-const fileCount = 10_000
-
-function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value
-  return {
-    ...env,
-    GIT_AUTHOR_NAME: 'bench',
-    GIT_AUTHOR_EMAIL: 'b@b',
-    GIT_COMMITTER_NAME: 'bench',
-    GIT_COMMITTER_EMAIL: 'b@b',
-  }
-}
-
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await run('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 })).stdout
-}
-
-/** 10,000 small files, 20 top directories × 10 subdirectories × 50 files, committed. */
-async function generateProject(root: string): Promise<string> {
-  const cwd = path.join(root, 'project')
-  for (let i = 0; i < fileCount; i++) {
-    const dir = path.join(cwd, 'src', `module${i % 20}`, `part${Math.floor(i / 20) % 10}`)
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(path.join(dir, `file${i}.ts`), `export const value${i} = ${i}\n// ${'x'.repeat(i % 200)}\n`)
-  }
-  writeFileSync(path.join(cwd, '.gitignore'), 'node_modules/\ndist/\n')
-  await git(cwd, 'init', '--quiet')
-  await git(cwd, 'add', '-A')
-  await git(cwd, 'commit', '--quiet', '-m', 'generated')
-  return cwd
-}
 
 function snapshotEvent(seq: number, data: { tree: string; changed: string[] }): SessionEvent {
   return { seq: asSeq(seq), time: 0, type: 'snapshot/taken', data }
@@ -91,7 +56,7 @@ function storeBytes(files: FileState): Promise<number> {
 }
 
 export const suite: BenchSuite = {
-  title: `@tangent/files on a ${fileCount.toLocaleString('en')}-file git project`,
+  title: `@tangent/files on a ${projectFileCount.toLocaleString('en')}-file git project`,
   async run(): Promise<BenchRow[]> {
     const root = mkdtempSync(path.join(os.tmpdir(), 'tangent-bench-files-'))
     try {

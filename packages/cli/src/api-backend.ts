@@ -5,12 +5,16 @@ import { TangentError } from '@tangent/core'
 import type { SessionApi } from '@tangent/runtime'
 import type {
   Backend,
+  BoardResult,
   CompactResult,
   CompareResult,
   DeleteResult,
+  ExploreRequest,
+  ExploreResult,
   ForkRequest,
   ForkResult,
   HostInfo,
+  KeepResult,
   RestoreResult,
   SessionEvent,
   SessionSummary,
@@ -49,8 +53,9 @@ export class ApiBackend implements Backend {
 
   getSession(
     sessionId: string,
+    fromSeq?: number,
   ): Promise<{ session: SessionSummary; events: SessionEvent[]; usage?: SessionUsage | undefined }> {
-    return this.#api.call('session.get', { sessionId })
+    return this.#api.call('session.get', { sessionId, ...(fromSeq !== undefined ? { fromSeq } : {}) })
   }
 
   createSession(options: { cwd: string; title?: string | undefined; model?: string | undefined }) {
@@ -143,6 +148,18 @@ export class ApiBackend implements Backend {
 
   compare(a: string, b: string): Promise<CompareResult> {
     return this.#api.call('session.compare', { a, b })
+  }
+
+  explore(request: ExploreRequest): Promise<ExploreResult> {
+    return this.#api.call('session.explore', request)
+  }
+
+  board(sessionIds: string[]): Promise<BoardResult> {
+    return this.#api.call('session.board', { sessionIds })
+  }
+
+  keep(sessionId: string, archiveOthers: boolean): Promise<KeepResult> {
+    return this.#api.call('session.keep', { sessionId, archiveOthers })
   }
 
   compact(sessionId: string): Promise<CompactResult> {

@@ -4,11 +4,15 @@ import type {
   FileDiff,
   FileMode,
   HostInfoResult,
+  SessionBoardResult,
   SessionCompactResult,
   SessionCompareResult,
   SessionDeleteResult,
   SessionEvent,
+  SessionExploreParams,
+  SessionExploreResult,
   SessionForkResult,
+  SessionKeepResult,
   SessionPromptResult,
   SessionSummary,
   SessionUsage,
@@ -25,6 +29,10 @@ export type ForkResult = SessionForkResult
 export type HostInfo = HostInfoResult
 export type CompactResult = SessionCompactResult
 export type ModelStatus = HostInfoResult['models'][number]
+export type ExploreRequest = SessionExploreParams
+export type ExploreResult = SessionExploreResult
+export type BoardResult = SessionBoardResult
+export type KeepResult = SessionKeepResult
 
 export interface TurnDelta {
   kind: 'text' | 'reasoning' | 'tool-input'
@@ -56,8 +64,10 @@ export interface Backend {
    * `session.resolve`): every command resolves its id arguments through this first.
    */
   resolveSession(idOrPrefix: string): Promise<string>
+  /** The session, its events from `fromSeq` (default 0) and its usage. */
   getSession(
     sessionId: string,
+    fromSeq?: number,
   ): Promise<{ session: SessionSummary; events: SessionEvent[]; usage?: SessionUsage | undefined }>
   createSession(options: {
     cwd: string
@@ -83,6 +93,12 @@ export interface Backend {
   /** `host.info`: version, data dir, models and whether bash is sandboxed. */
   info(): Promise<HostInfo>
   compare(a: string, b: string): Promise<CompareResult>
+  /** Forks N branches and starts their first turns; resolves once they started (docs/architecture.md §13). */
+  explore(request: ExploreRequest): Promise<ExploreResult>
+  /** The N-way compare board of branches (`session.board`). */
+  board(sessionIds: string[]): Promise<BoardResult>
+  /** Keeps a branch into its parent (`session.keep`); `files-conflict` writes nothing. */
+  keep(sessionId: string, archiveOthers: boolean): Promise<KeepResult>
   /** Summarises the session's history now (docs/protocol.md `session.compact`). */
   compact(sessionId: string): Promise<CompactResult>
   snapshots(sessionId: string): Promise<SnapshotEntry[]>

@@ -9,6 +9,23 @@ const PortFlag = z
   .transform(Number)
   .pipe(z.number().int().min(0).max(65535))
 
+const CountFlag = z
+  .string()
+  .regex(/^\d+$/, 'expected a whole number from 1 to 8')
+  .transform(Number)
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1, 'expected a whole number from 1 to 8')
+      .max(8, 'expected a whole number from 1 to 8'),
+  )
+
+/** Commander parser for `-n N` / `--concurrency N` of explore (1–8, as session.explore takes). */
+export function parseBranchCount(value: string): number {
+  return parseWith(CountFlag, value)
+}
+
 /** Commander parser for `--at SEQ` / `--to SEQ`. */
 export function parseSeq(value: string): number {
   return parseWith(SeqFlag, value)

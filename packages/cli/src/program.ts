@@ -5,11 +5,14 @@ import { describeFailure, formatFailure } from './cli-error.js'
 import { registerArchiveCommands } from './commands/archive.js'
 import { registerChatCommand } from './commands/chat.js'
 import { registerCompactCommand } from './commands/compact.js'
+import { registerCompareCommand } from './commands/compare.js'
 import { registerDeleteCommand } from './commands/delete.js'
 import { registerDemoCommand } from './commands/demo.js'
 import { registerDiffCommand } from './commands/diff.js'
 import { registerDoctorCommand } from './commands/doctor.js'
+import { registerExploreCommand } from './commands/explore.js'
 import { registerForkCommand } from './commands/fork.js'
+import { registerKeepCommand } from './commands/keep.js'
 import { registerModelsCommand } from './commands/models.js'
 import { registerRestoreCommand } from './commands/restore.js'
 import { registerRunCommand } from './commands/run.js'
@@ -42,6 +45,8 @@ Try it offline:
   tangent sessions                  the tree of sessions and forks
   tangent show ID                   a transcript with seqs; fork with: tangent fork ID --at SEQ
   tangent chat --continue           pick up the latest session of this folder
+  tangent explore ID -p "try X" -p "try Y" --check "npm test"
+                                    branches run in parallel; then compare and keep one
 IDs: the whole id or any unique prefix of it (at least 4 characters, any case).
   tangent serve                     the web UI (other commands then go through it)
 
@@ -63,6 +68,9 @@ Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
   registerModelsCommand(program, context)
   registerDoctorCommand(program, context)
   registerDiffCommand(program, context)
+  registerExploreCommand(program, context)
+  registerCompareCommand(program, context)
+  registerKeepCommand(program, context)
   registerSnapshotsCommand(program, context)
   registerRestoreCommand(program, context)
   registerServeCommand(program, context)

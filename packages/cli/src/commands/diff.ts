@@ -12,7 +12,6 @@ import { usageLines } from '../render/usage-lines.js'
 export function registerDiffCommand(program: Command, context: CliContext): void {
   program
     .command('diff')
-    .alias('compare')
     .description('Compare two sessions: common ancestor, the turns after the fork point, and the file diff')
     .argument('<a>', 'session id or a unique prefix of one')
     .argument('<b>', 'session id or a unique prefix of one')

@@ -8,6 +8,7 @@ import type { Backend } from '../backend.js'
 import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { latestSessionIn } from '../continue-session.js'
+import { assertModelAvailable } from '../model-available.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printNote } from '../output.js'
 import { clip, styleFor } from '../render/style.js'
@@ -117,17 +118,6 @@ async function targetSession(
   if (flags.model !== undefined) await assertModelAvailable(backend, flags.model)
   const created = await backend.createSession({ cwd: cwd!, model: flags.model, title: titleFrom(text) })
   return created.id
-}
-
-/** `model-unavailable` when no model of the model's provider is configured (e.g. no API key). */
-async function assertModelAvailable(backend: Backend, model: string): Promise<void> {
-  const provider = model.slice(0, model.indexOf(':') + 1)
-  const listings = (await backend.info()).models.filter(
-    (listing) => provider !== '' && listing.id.startsWith(provider),
-  )
-  if (listings.length === 0 || listings.some((listing) => listing.available)) return
-  const reason = listings.find((listing) => listing.reason)?.reason ?? 'its provider is not configured'
-  throw new TangentError('model-unavailable', `${model} cannot run: ${reason}`, { model })
 }
 
 /** The directory a new session works in; it must exist. */
