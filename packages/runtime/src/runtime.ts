@@ -1179,7 +1179,8 @@ export class Runtime {
         const listeners = this.#sessionListeners.get(session.id)
         if (listeners) for (const listener of [...listeners]) this.#safely(() => listener.onEvent(event))
         if (summaryEventTypes.has(event.type)) this.#announce(session.id, 'session-updated')
-        if (event.type === 'turn/start') {
+        // A subagent shares its parent's directory by design (docs/architecture.md §14.1): no warning.
+        if (event.type === 'turn/start' && session.header.origin !== 'subagent') {
           const cwd = session.header.cwd
           const running = sessionsRunningIn(store, cwd)
           if (running.length >= 2) this.#emitter.emit('shared-activity', { cwd, sessionIds: running })
