@@ -664,6 +664,118 @@ export function runSessionContract(options: ContractOptions): void {
     })
   })
 
+  describe('subagents', () => {
+    type ToolResult = { callId: string; toolName: string; output: string; isError: boolean }
+    const toolResults = async (sessionId: string) =>
+      (await f.api.call('session.get', { sessionId })).events
+        .filter((event) => event.type === 'tool/result')
+        .map((event) => event.data as ToolResult)
+    const childrenOf = async (sessionId: string) =>
+      (await f.api.call('session.list', {})).filter((summary) => summary.parentSession === sessionId)
+    const lastText = (events: { type: string; data: unknown }[]) => {
+      const message = events.findLast((event) => event.type === 'assistant/message')
+      const data = message?.data as { content: { type: string; text?: string }[] } | undefined
+      return (data?.content ?? []).map((part) => part.text ?? '').join('')
+    }
+
+    it('a turn delegates two subtasks to subagent forks trimmed to its last completed turn; their answers are its tool results', async () => {
+      const session = await f.api.call('session.create', {})
+      const first = await turn(session.id, 'hello')
+      const result = await turn(session.id, 'task: count the forks\ntask: name the branches')
+      expect(result.reason).toBe('completed')
+      const children = await childrenOf(session.id)
+      expect(children).toHaveLength(2)
+      const results = await toolResults(session.id)
+      expect(results.map((r) => [r.toolName, r.isError])).toEqual([
+        ['task', false],
+        ['task', false],
+      ])
+      for (const [index, prompt] of ['count the forks', 'name the branches'].entries()) {
+        const callId = results[index]!.callId
+        const child = children.find((summary) => summary.subagentOf?.callId === callId)!
+        // Trimmed to the parent's last completed turn: the delegating turn is not in its prefix.
+        expect(child).toMatchObject({
+          origin: 'subagent',
+          forkedAt: first.turnEndSeq,
+          subagentOf: { depth: 1 },
+        })
+        expect(child.forkedAt).toBe(result.turnStartSeq - 1)
+        expect(child.inheritedEventCount).toBe(first.turnEndSeq + 1)
+        const { events } = await f.api.call('session.get', { sessionId: child.id })
+        // Its own turn answers its prompt (the demo counts the parent's first turn: this is turn 2).
+        const own = events.slice(child.inheritedEventCount)
+        expect(own.find((event) => event.type === 'user/message')?.data).toEqual({
+          content: [{ type: 'text', text: prompt }],
+        })
+        expect(own.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
+        const answer = lastText(own)
+        expect(answer).toBe(`Turn 2: you said "${prompt}".`)
+        expect(results[index]!.output).toBe(`Subagent session ${child.id} answered:\n${answer}`)
+      }
+      // They ran in parallel: each child's turn started before the other's ended.
+      const spans = await Promise.all(
+        children.map(async (child) => {
+          const own = (await f.api.call('session.get', { sessionId: child.id })).events
+          return [own.find((e) => e.type === 'turn/start')!.time, own.at(-1)!.time] as const
+        }),
+      )
+      expect(spans[0]![0]).toBeLessThan(spans[1]![1])
+      expect(spans[1]![0]).toBeLessThan(spans[0]![1])
+      // The parent's final answer reports both.
+      const parent = await f.api.call('session.get', { sessionId: session.id })
+      expect(lastText(parent.events)).toContain('you said "name the branches"')
+    })
+
+    it('refuses a subagent beyond the depth limit and past the per-turn limit with a result the model reads', async () => {
+      const session = await f.api.call('session.create', {})
+      const deep = await turn(session.id, 'task: task: task: too deep')
+      expect(deep.reason).toBe('completed')
+      const [child] = await childrenOf(session.id)
+      const [grandchild] = await childrenOf(child!.id)
+      expect(child).toMatchObject({ origin: 'subagent', subagentOf: { depth: 1 } })
+      expect(grandchild).toMatchObject({ origin: 'subagent', subagentOf: { depth: 2 } })
+      // With no completed turn, the cut is everything before the open turn (the model selection).
+      expect(child!.forkedAt).toBe(deep.turnStartSeq - 1)
+      expect(await childrenOf(grandchild!.id)).toEqual([])
+      const [refused] = await toolResults(grandchild!.id)
+      expect(refused).toMatchObject({ toolName: 'task', isError: true })
+      expect(refused!.output).toContain('nested 3 deep and the limit is 2')
+      // The refusal travels up as each level's answer.
+      expect((await toolResults(session.id))[0]!.output).toContain('nested 3 deep')
+
+      const many = await turn(
+        session.id,
+        Array.from({ length: 5 }, (_, i) => `task: part ${i + 1}`).join('\n'),
+      )
+      expect(many.reason).toBe('completed')
+      const results = (await toolResults(session.id)).slice(1)
+      expect(results.filter((r) => !r.isError)).toHaveLength(4)
+      expect(results.filter((r) => r.isError).map((r) => r.output)).toEqual([
+        expect.stringContaining('already spawned 4 subagents'),
+      ])
+      expect(await childrenOf(session.id)).toHaveLength(5)
+    })
+
+    it('aborting the parent turn aborts its running subagent', async () => {
+      const session = await f.api.call('session.create', {})
+      const running = turn(session.id, `task: ${longPrompt}`)
+      const child = await waitFor(async () => {
+        const [found] = await childrenOf(session.id)
+        return found?.status === 'running' ? found : false
+      })
+      expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
+      expect((await running).reason).toBe('aborted')
+      const childLog = await waitFor(async () => {
+        const got = await f.api.call('session.get', { sessionId: child.id })
+        return got.session.status === 'idle' ? got : false
+      })
+      expect(childLog.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
+      const [result] = await toolResults(session.id)
+      expect(result).toMatchObject({ toolName: 'task', isError: true })
+      expect(result!.output).toContain(`Subagent session ${child.id} ended aborted`)
+    })
+  })
+
   describe('approvals', () => {
     /** Writes the user config of this runtime (`~/.config/tangent/config.json` of its homeDir). */
     const userConfig = (config: unknown) => {

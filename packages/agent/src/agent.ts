@@ -17,6 +17,7 @@ import type { AgentToolSet } from './tools/agent-tool.js'
 import type { BashSandboxSetting } from './tools/bash.js'
 import { capToolOutput } from './tools/cap-tool-output.js'
 import { createDefaultTools } from './tools/default-tools.js'
+import { createTaskTool, type TaskDelegate } from './tools/task.js'
 
 export interface SnapshotResult {
   tree: string
@@ -56,6 +57,11 @@ export interface AgentOptions {
    * `~/.config/tangent/AGENTS.md`); null reads none. docs/architecture.md §12.3.
    */
   userInstructionsPath?: string | null
+  /**
+   * Subagents (docs/architecture.md §14.1): given, the agent has a `task` tool that runs one
+   * through this delegate; consecutive `task` calls of a step run in parallel.
+   */
+  delegate?: TaskDelegate
   /** Fraction of the model's context window past which a turn compacts the history first (default 0.8). */
   compactThreshold?: number
 }
@@ -87,7 +93,8 @@ export class Agent {
     this.session = options.session
     this.#options = options
     const sandbox = options.bashSandbox && { ...options.bashSandbox, tempKey: options.session.id }
-    this.#tools = options.tools ?? createDefaultTools({ bash: { timeoutMs: options.bashTimeoutMs, sandbox } })
+    const tools = options.tools ?? createDefaultTools({ bash: { timeoutMs: options.bashTimeoutMs, sandbox } })
+    this.#tools = options.delegate ? { ...tools, task: createTaskTool(options.delegate) } : tools
     this.#context = new SessionContext({
       session: options.session,
       models: options.models,
@@ -259,29 +266,48 @@ export class Agent {
     }
   }
 
-  /** Runs the step's calls in order; after an abort the rest get error results. Returns how many ran. */
+  /**
+   * Runs the step's calls in order, except that consecutive `task` calls run together (each
+   * waits for its subagent); results are appended in call order. After an abort the rest get
+   * error results. Returns how many ran.
+   */
   async #runTools(outcome: ModelStepOutcome, cwd: string, signal: AbortSignal): Promise<number> {
     let ran = 0
-    for (const call of outcome.toolCalls) {
-      // After an abort the rest are answered at once, so the snapshot follows every result.
-      let result = { output: `${abortedMessage} The tool did not run.`, isError: true }
-      if (!signal.aborted) {
-        const denied = await this.#permit(call, cwd, signal)
-        if (denied) result = denied
-        else if (!signal.aborted) {
-          await this.#options.flush()
-          result = await this.#runTool(call, cwd, signal)
-          ran++
-        }
-      }
-      this.session.append('tool/result', {
-        callId: call.toolCallId,
-        toolName: call.toolName,
-        output: capToolOutput(result.output),
-        isError: result.isError,
+    const calls = outcome.toolCalls
+    for (let i = 0; i < calls.length; ) {
+      let end = i + 1
+      if (calls[i]!.toolName === 'task') while (calls[end]?.toolName === 'task') end++
+      const batch = calls.slice(i, end)
+      const results = await Promise.all(batch.map((call) => this.#callResult(call, cwd, signal)))
+      batch.forEach((call, index) => {
+        const result = results[index]!
+        if (result.ran) ran++
+        this.session.append('tool/result', {
+          callId: call.toolCallId,
+          toolName: call.toolName,
+          output: capToolOutput(result.output),
+          isError: result.isError,
+        })
       })
+      i = end
     }
     return ran
+  }
+
+  /** One call's result: permitted and run, denied, or unrun after an abort. */
+  async #callResult(
+    call: ModelStepOutcome['toolCalls'][number],
+    cwd: string,
+    signal: AbortSignal,
+  ): Promise<{ output: string; isError: boolean; ran: boolean }> {
+    // After an abort the rest are answered at once, so the snapshot follows every result.
+    const unrun = { output: `${abortedMessage} The tool did not run.`, isError: true, ran: false }
+    if (signal.aborted) return unrun
+    const denied = await this.#permit(call, cwd, signal)
+    if (denied) return { ...denied, ran: false }
+    if (signal.aborted) return unrun
+    await this.#options.flush()
+    return { ...(await this.#runTool(call, cwd, signal)), ran: true }
   }
 
   /**
@@ -357,7 +383,7 @@ export class Agent {
       return { output: `Invalid input for ${call.toolName}: ${parsed.error.message}`, isError: true }
     }
     try {
-      const result = await agentTool.run(parsed.data, { cwd, signal })
+      const result = await agentTool.run(parsed.data, { cwd, signal, callId: call.toolCallId })
       const stopped = signal.aborted ? `\n[${abortedMessage}]` : ''
       return { output: `${result.output}${stopped}`, isError: (result.isError ?? false) || signal.aborted }
     } catch (error) {

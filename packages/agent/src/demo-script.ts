@@ -29,6 +29,9 @@ export function parseDemoCommand(line: string): Omit<DemoToolCall, 'toolCallId'>
   if (read) return { toolName: 'read', input: { path: read[1]!.trim() } }
   const run = /^run:\s*(.+)$/i.exec(trimmed)
   if (run) return { toolName: 'bash', input: { command: run[1]!.trim() } }
+  // Delegation (docs/architecture.md §14.1): the rest of the line is the subagent's prompt.
+  const task = /^task:\s*(.+)$/i.exec(trimmed)
+  if (task) return { toolName: 'task', input: { prompt: task[1]!.trim() } }
   return null
 }
 
@@ -112,6 +115,9 @@ function describe(
     const how = status?.[2] !== undefined ? `exit ${status[2]}` : (status?.[1] ?? 'failed')
     const shown = body === '' || body === '(no output)' ? '' : `\n${clip(body)}`
     return `Ran "${target}": ${how}.${shown}`
+  }
+  if (toolName === 'task') {
+    return result.isError ? `Could not delegate "${String(input.prompt)}": ${result.output}` : result.output
   }
   if (result.isError) {
     const verb = toolName === 'write' && input.append ? 'append to' : toolName

@@ -57,3 +57,10 @@ export {
 export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome } from './tools/agent-tool.js'
 export { type BashSandboxSetting, type BashToolOptions, createBashTool } from './tools/bash.js'
 export { createDefaultTools } from './tools/default-tools.js'
+export {
+  createTaskTool,
+  maxTaskAnswerChars,
+  type TaskAnswer,
+  type TaskDelegate,
+  TaskInput,
+} from './tools/task.js'

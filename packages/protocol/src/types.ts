@@ -60,6 +60,8 @@ export const SessionSummary = z.object({
   parentLoop: z.array(z.string()).optional(),
   /** Extension: the exploration this session is a branch of (`session.explore`), and its label (A, B, …). */
   exploration: z.object({ id: z.string(), label: z.string() }).optional(),
+  /** Extension: a subagent (origin `subagent`): the parent's `task` tool call that spawned it, and its depth. */
+  subagentOf: z.object({ callId: z.string(), depth: z.number().int() }).optional(),
 })
 export type SessionSummary = z.infer<typeof SessionSummary>
 

@@ -15,11 +15,13 @@ export interface SessionHeaderMeta {
   forkRequestId?: string
   /** The exploration this session is a branch of, its label, and the check run after its turns. */
   exploration?: { id: string; label: string; check?: string }
+  /** A subagent (origin `subagent`): the parent's tool call that spawned it and its depth (1 = a child of a user session). */
+  subagentOf?: { callId: string; depth: number }
 }
 
 export function headerMetaOf(header: Readonly<Record<string, unknown>>): SessionHeaderMeta {
   const meta: SessionHeaderMeta = {}
-  const { workspaceId, files, baseTree, forkRequestId, exploration } = header
+  const { workspaceId, files, baseTree, forkRequestId, exploration, subagentOf } = header
   if (typeof workspaceId === 'string') meta.workspaceId = workspaceId
   const filesMeta = filesOf(files)
   if (filesMeta) meta.files = filesMeta
@@ -27,6 +29,8 @@ export function headerMetaOf(header: Readonly<Record<string, unknown>>): Session
   if (typeof forkRequestId === 'string') meta.forkRequestId = forkRequestId
   const branch = explorationOf(exploration)
   if (branch) meta.exploration = branch
+  const spawned = subagentOfValue(subagentOf)
+  if (spawned) meta.subagentOf = spawned
   return meta
 }
 
@@ -38,6 +42,7 @@ export function headerMetaFields(meta: SessionHeaderMeta): Record<string, unknow
   if (meta.baseTree !== undefined) fields.baseTree = meta.baseTree
   if (meta.forkRequestId !== undefined) fields.forkRequestId = meta.forkRequestId
   if (meta.exploration !== undefined) fields.exploration = { ...meta.exploration }
+  if (meta.subagentOf !== undefined) fields.subagentOf = { ...meta.subagentOf }
   return fields
 }
 
@@ -53,4 +58,11 @@ function explorationOf(value: unknown): SessionHeaderMeta['exploration'] {
   const { id, label, check } = value as { id?: unknown; label?: unknown; check?: unknown }
   if (typeof id !== 'string' || typeof label !== 'string') return undefined
   return typeof check === 'string' ? { id, label, check } : { id, label }
+}
+
+function subagentOfValue(value: unknown): SessionHeaderMeta['subagentOf'] {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { callId, depth } = value as { callId?: unknown; depth?: unknown }
+  if (typeof callId !== 'string' || typeof depth !== 'number' || !Number.isInteger(depth)) return undefined
+  return { callId, depth }
 }

@@ -18,6 +18,7 @@ import {
   providerNames,
   type SandboxMode,
   sandboxStatusOf,
+  type TaskDelegate,
   userInstructionsPath,
 } from '@tangent/agent'
 import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
@@ -77,6 +78,7 @@ import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { toSessionSummary } from './session-summary.js'
 import { compareUsageOf, modelFactsWith, sessionUsageOf } from './session-usage.js'
 import { sessionsRunningIn } from './shared-activity.js'
+import { type SubagentLimits, Subagents, subagentLimitsOf } from './subagents.js'
 import { isInside, WorkspaceRegistry } from './workspaces.js'
 
 export interface RuntimeOptions {
@@ -104,10 +106,21 @@ export interface RuntimeOptions {
    * else `auto`.
    */
   sandbox?: SandboxMode
+  /**
+   * Limits of the `task` tool's subagents (docs/architecture.md §14.1); default
+   * TANGENT_SUBAGENT_MAX_DEPTH (2) and TANGENT_SUBAGENT_MAX_PER_TURN (4) of `env`.
+   */
+  subagents?: Partial<SubagentLimits>
   /** The agent of a session (tests, embedders); default: the standard agent with file snapshots. */
   createAgent?: (
     session: Session,
-    runtime: { flush: () => Promise<void>; models: ModelRegistry; bashSandbox?: AgentOptions['bashSandbox'] },
+    runtime: {
+      flush: () => Promise<void>
+      models: ModelRegistry
+      bashSandbox?: AgentOptions['bashSandbox']
+      /** Runs a subagent for this session (the `task` tool's delegate). */
+      delegate: TaskDelegate
+    },
   ) => Agent
 }
 
@@ -228,10 +241,27 @@ export class Runtime {
     this.#bashSandbox = mode === 'off' ? null : new BashSandbox()
     const bashSandbox = this.#bashSandbox && mode !== 'off' ? { sandbox: this.#bashSandbox, mode } : undefined
     const flushOf = (session: Session) => () => store.flush(session.id)
+    const subagents = new Subagents(
+      {
+        load: (sessionId) => this.#load(sessionId),
+        fork: async ({ sessionId, boundary, files, title, subagentOf }) =>
+          (await this.#fork({ sessionId, files, title }, { subagentOf }, boundary)).childId,
+        prompt: (sessionId, text) => {
+          this.#assertWritable('run a subagent')
+          const child = store.store.get(sessionId)
+          if (!child) throw sessionNotFound(sessionId)
+          this.#busy.assertIdle(child, 'run a subagent')
+          return this.#agents.prompt(child, text)
+        },
+        abort: (sessionId) => void this.#agents.get(sessionId)?.abort(),
+      },
+      subagentLimitsOf(env, options.subagents),
+    )
     const createAgent =
       options.createAgent ??
       ((session: Session) =>
         new Agent({
+          delegate: subagents.delegateFor(session.id),
           session,
           flush: flushOf(session),
           models: this.models,
@@ -245,6 +275,7 @@ export class Runtime {
       (session) =>
         createAgent(session, {
           flush: flushOf(session),
+          delegate: subagents.delegateFor(session.id),
           models: this.models,
           ...(bashSandbox ? { bashSandbox } : {}),
         }),
@@ -947,14 +978,19 @@ export class Runtime {
 
   // --- internals -----------------------------------------------------------------------
 
+  /**
+   * `exactBoundary` is for subagents only (docs/architecture.md §14.1): the one fork that trims
+   * a running session to its last completed turn; every other fork resolves its anchor.
+   */
   async #fork(
     params: SessionForkParams,
-    extra: Pick<SessionHeaderMeta, 'exploration'>,
+    extra: Pick<SessionHeaderMeta, 'exploration' | 'subagentOf'>,
+    exactBoundary?: number,
   ): Promise<ForkAttempt> {
     const store = this.#store
     const source = await this.#load(params.sessionId)
     // The events as they are now: a running turn may append more, the boundary does not move.
-    const boundary = resolveBoundary(source, params)
+    const boundary = exactBoundary ?? resolveBoundary(source, params)
     const latestModel = source.model
     const sourceMeta = headerMetaOf(source.header)
     const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
@@ -992,6 +1028,7 @@ export class Runtime {
             ...(params.requestId !== undefined ? { forkRequestId: params.requestId } : {}),
             ...extra,
           }),
+          ...(extra.subagentOf ? { origin: 'subagent' as const } : {}),
         },
       })
     } catch (error) {
@@ -1142,7 +1179,8 @@ export class Runtime {
         const listeners = this.#sessionListeners.get(session.id)
         if (listeners) for (const listener of [...listeners]) this.#safely(() => listener.onEvent(event))
         if (summaryEventTypes.has(event.type)) this.#announce(session.id, 'session-updated')
-        if (event.type === 'turn/start') {
+        // A subagent shares its parent's directory by design (docs/architecture.md §14.1): no warning.
+        if (event.type === 'turn/start' && session.header.origin !== 'subagent') {
           const cwd = session.header.cwd
           const running = sessionsRunningIn(store, cwd)
           if (running.length >= 2) this.#emitter.emit('shared-activity', { cwd, sessionIds: running })

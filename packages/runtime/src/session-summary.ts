@@ -51,6 +51,7 @@ export function toSessionSummary(
     },
     ...(parentLoop !== undefined ? { parentLoop: [...parentLoop] } : {}),
     ...(meta.exploration ? { exploration: { id: meta.exploration.id, label: meta.exploration.label } } : {}),
+    ...(meta.subagentOf ? { subagentOf: { ...meta.subagentOf } } : {}),
   }
 }
 

@@ -113,6 +113,11 @@ export function SessionRow(props: {
             </span>
           ) : null}
           <span className="title-text">{titleOf(session)}</span>
+          {session.origin === 'subagent' ? (
+            <span className="subagent-tag" data-testid="row-subagent" title="Spawned by a task tool call">
+              subagent
+            </span>
+          ) : null}
           {session.exploration ? (
             <span className="visually-hidden">, branch {session.exploration.label} of an exploration</span>
           ) : null}

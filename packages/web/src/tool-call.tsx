@@ -1,9 +1,11 @@
 // A tool call and its result, collapsed to one line until opened. A call the permission
 // policy asked about shows the approval card under it while it waits, then a quiet line
 // with the answer on its row.
+import type { SessionSummary } from '@tangent/protocol'
 import { ApprovalCard, answerText } from './approval-card.js'
 import { useScrollRegion } from './scroll-region.js'
 import type { ToolItem } from './transcript-model.js'
+import { useHost, useStore } from './use-host.js'
 
 export function ToolCall({
   item,
@@ -14,6 +16,11 @@ export function ToolCall({
   sessionId: string
   waiting: boolean
 }) {
+  const store = useStore()
+  // A `task` call links to the subagent it spawned (docs/architecture.md §14.1).
+  const subagent = useHost((state) =>
+    item.toolName === 'task' ? subagentOf(state.sessions, sessionId, item.callId) : null,
+  )
   const status = item.result === null ? 'pending' : item.result.isError ? 'error' : 'ok'
   const permission = item.permission
   const approval = permission?.answer
@@ -32,6 +39,20 @@ export function ToolCall({
         <summary>
           <span className="tool-name">{item.toolName}</span>
           <span className="tool-brief">{brief(item.input)}</span>
+          {subagent ? (
+            <button
+              type="button"
+              className="action subagent-link"
+              data-testid="subagent-link"
+              title={`Open the subagent's own session ${subagent.id}`}
+              onClick={(event) => {
+                event.preventDefault()
+                void store.openSession(subagent.id)
+              }}
+            >
+              Open subagent
+            </button>
+          ) : null}
           {approval !== null ? (
             <span
               className={permission?.answer?.decision === 'deny' ? 'tool-approval denied' : 'tool-approval'}
@@ -69,6 +90,18 @@ export function ToolCall({
       {waiting ? <ApprovalCard sessionId={sessionId} item={item} /> : null}
     </>
   )
+}
+
+/** The subagent a `task` call of `parentId` spawned, when the list holds it. */
+function subagentOf(
+  sessions: ReadonlyMap<string, SessionSummary>,
+  parentId: string,
+  callId: string,
+): SessionSummary | null {
+  for (const session of sessions.values()) {
+    if (session.parentSession === parentId && session.subagentOf?.callId === callId) return session
+  }
+  return null
 }
 
 /** A tool's input or output: scrolls past its height, and then the keyboard can scroll it too. */

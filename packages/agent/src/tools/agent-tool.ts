@@ -7,6 +7,8 @@ export interface ToolContext {
   readonly cwd: string
   /** Aborted when the user aborts the turn: long work must stop. */
   readonly signal: AbortSignal
+  /** The id of the tool call being answered (the `tool/result.callId`). */
+  readonly callId?: string
 }
 
 export interface ToolOutcome {

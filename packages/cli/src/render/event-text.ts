@@ -4,7 +4,7 @@
 export function describeToolCall(toolName: string, input: unknown): string {
   if (typeof input === 'object' && input !== null) {
     const record = input as Record<string, unknown>
-    for (const key of ['path', 'command', 'pattern', 'file']) {
+    for (const key of ['path', 'command', 'pattern', 'file', 'prompt']) {
       const value = record[key]
       if (typeof value === 'string') return `${toolName} ${value}`
     }

@@ -48,7 +48,8 @@ function renderRow(
   const parts: string[] = []
   if (session.parentSession !== null) {
     const at = session.forkedAt === null ? '' : ` @ seq ${session.forkedAt}`
-    parts.push(byId.has(session.parentSession) ? `fork${at}` : `fork of ${session.parentSession}${at}`)
+    const kind = session.origin === 'subagent' ? 'subagent' : 'fork'
+    parts.push(byId.has(session.parentSession) ? `${kind}${at}` : `${kind} of ${session.parentSession}${at}`)
   }
   parts.push(`${session.eventCount} events`)
   if (session.model !== null) parts.push(`${session.model.provider}:${session.model.model}`)
