@@ -68,6 +68,7 @@ import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
 import { type BranchKeptData, summarizeBranch } from './keep.js'
 import { commonAncestor, lineageOf } from './lineage.js'
+import { McpServers } from './mcp-servers.js'
 import { permissionDecider } from './permission-policy.js'
 import { restoreEventOf, undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
@@ -107,7 +108,13 @@ export interface RuntimeOptions {
   /** The agent of a session (tests, embedders); default: the standard agent with file snapshots. */
   createAgent?: (
     session: Session,
-    runtime: { flush: () => Promise<void>; models: ModelRegistry; bashSandbox?: AgentOptions['bashSandbox'] },
+    runtime: {
+      flush: () => Promise<void>
+      models: ModelRegistry
+      bashSandbox?: AgentOptions['bashSandbox']
+      /** The MCP servers' tools (docs/architecture.md §14.3). */
+      toolSource: McpServers
+    },
   ) => Agent
 }
 
@@ -147,6 +154,8 @@ export class Runtime {
   readonly files: FileState
   /** The user and project config files (permissions; docs/architecture.md §12.1). */
   readonly config: ConfigFiles
+  /** The configured MCP servers, started on the first turn that needs their tools. */
+  readonly mcp: McpServers
   readonly #store: JsonlStore
   readonly #workspaces: WorkspaceRegistry
   readonly #agents: AgentPool
@@ -210,6 +219,7 @@ export class Runtime {
     })
     this.config = new ConfigFiles({ env, homeDir: this.homeDir })
     const permissions = permissionDecider(this.config, () => this.bashRunsSandboxed())
+    this.mcp = new McpServers({ config: this.config, report: init.report })
     this.#forkRequests = ForkRequests.fromHeaders(() => store.headers())
     this.#explorations = new Explorations({
       load: (sessionId) => this.#load(sessionId),
@@ -239,6 +249,7 @@ export class Runtime {
           userInstructionsPath: userInstructionsPath(env),
           snapshot: (live) => this.files.snapshot(live.header.cwd),
           permissions,
+          toolSource: this.mcp,
           ...(bashSandbox ? { bashSandbox } : {}),
         }))
     this.#agents = new AgentPool(
@@ -246,6 +257,7 @@ export class Runtime {
         createAgent(session, {
           flush: flushOf(session),
           models: this.models,
+          toolSource: this.mcp,
           ...(bashSandbox ? { bashSandbox } : {}),
         }),
       (sessionId, delta) => this.#onDelta(sessionId, delta),
@@ -939,6 +951,7 @@ export class Runtime {
       await this.#agents.settled()
       await Promise.allSettled([...this.#announcing.values()])
       for (const unwire of this.#unwire) unwire()
+      await this.mcp.close()
       await this.#bashSandbox?.dispose()
       await this.#store.close()
     })()
