@@ -74,8 +74,11 @@ export class McpServers implements ToolSource {
 
   async tools(cwd: string, signal: AbortSignal): Promise<AgentToolSet> {
     if (this.#closed) return {}
-    const servers = (await this.#resolve(cwd)).filter((server) => server.enabled)
+    const configured = await this.#resolve(cwd)
+    const servers = configured.filter((server) => server.enabled)
     const missing = new Map<string, string>()
+    for (const server of configured)
+      if (!server.enabled) missing.set(server.name, server.note ?? 'not started')
     this.#missing.set(cwd, missing)
     const sets = servers.map(async (server) => {
       try {
