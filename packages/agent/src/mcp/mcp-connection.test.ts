@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { createRequire } from 'node:module'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -25,8 +28,47 @@ describe('McpConnection', () => {
       // The server validates the arguments: a bad call is an error result, not an exception.
       const bad = await echo.run({ nope: 1 }, { cwd: os.tmpdir(), signal })
       expect(bad.isError).toBe(true)
+      // An abort stops the wait for a long call at once; a short call limit is an error result.
+      const long = Object.entries(tools).find(([name]) => name.includes('long'))![1]
+      const started = Date.now()
+      await expect(
+        long.run({ duration: 30, steps: 30 }, { cwd: os.tmpdir(), signal: AbortSignal.timeout(300) }),
+      ).rejects.toThrow()
+      expect(Date.now() - started).toBeLessThan(5_000)
     } finally {
       await connection.close()
+    }
+  })
+
+  it('speaks Streamable HTTP to a running server-everything', async () => {
+    const probe = net.createServer().listen(0, '127.0.0.1')
+    await once(probe, 'listening')
+    const port = (probe.address() as net.AddressInfo).port
+    probe.close()
+    const child = spawn(process.execPath, [everything, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    const connection = new McpConnection({
+      name: 'remote',
+      server: { url: `http://127.0.0.1:${port}/mcp` },
+      workingDirectory: os.tmpdir(),
+    })
+    try {
+      let said = ''
+      for await (const chunk of child.stderr) {
+        said += String(chunk)
+        if (said.includes('listening')) break
+      }
+      const tools = await connection.start()
+      const result = await tools.mcp__remote__echo!.run(
+        { message: 'over http' },
+        { cwd: os.tmpdir(), signal },
+      )
+      expect(result).toEqual({ output: 'Echo: over http', isError: false })
+    } finally {
+      await connection.close()
+      child.kill()
     }
   })
 
