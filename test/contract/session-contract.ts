@@ -4,6 +4,7 @@
 // operation fails here.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
@@ -49,6 +50,15 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; data:
   }
   throw new Error('expected the call to fail')
 }
+
+/** The MCP test server from npm (a devDependency), run over stdio from node_modules. */
+const everythingServer = path.join(
+  path.dirname(
+    createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json'),
+  ),
+  'dist',
+  'index.js',
+)
 
 async function waitFor<T>(probe: () => Promise<T | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
@@ -904,6 +914,37 @@ export function runSessionContract(options: ContractOptions): void {
       const last = (await results(session.id)).at(-1)!
       expect(last.output).toContain('config.json is not valid')
       expect(fs.existsSync(path.join(start, 'y.txt'))).toBe(false)
+    })
+
+    it('an MCP tool of server-everything asks by config, runs once approved, and the log names server and tool', async () => {
+      userConfig({
+        permission: { 'mcp__everything__*': 'ask' },
+        mcp: { servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } } },
+      })
+      const session = await f.api.call('session.create', {})
+      const running = turn(session.id, 'call mcp__everything__echo: {"message": "hello from mcp"}')
+      const asked = await waitingCall(session.id, 1)
+      expect(asked.pattern).toBe('**')
+      await f.api.call('session.answerPermission', {
+        sessionId: session.id,
+        callId: asked.callId,
+        decision: 'once',
+      })
+      expect((await running).reason).toBe('completed')
+      const { events } = await f.api.call('session.get', { sessionId: session.id })
+      const requested = events.find((event) => event.type === 'permission/requested')!.data
+      expect(requested).toMatchObject({
+        toolName: 'mcp__everything__echo',
+        input: { message: 'hello from mcp' },
+      })
+      const result = events.find((event) => event.type === 'tool/result')!.data
+      expect(result).toMatchObject({
+        toolName: 'mcp__everything__echo',
+        output: 'Echo: hello from mcp',
+        isError: false,
+      })
+      const reply = events.filter((event) => event.type === 'assistant/message').at(-1)!.data
+      expect(JSON.stringify(reply)).toContain('Echo: hello from mcp')
     })
   })
 

@@ -13,7 +13,7 @@ import { defaultModelId, ModelRegistry } from './model-registry.js'
 import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } from './model-step.js'
 import { PendingApprovals, type PermissionAnswer, type PermissionDecider } from './permissions/approvals.js'
 import { replayMessages } from './replay-messages.js'
-import type { AgentToolSet } from './tools/agent-tool.js'
+import type { AgentToolSet, ToolSource } from './tools/agent-tool.js'
 import type { BashSandboxSetting } from './tools/bash.js'
 import { capToolOutput } from './tools/cap-tool-output.js'
 import { createDefaultTools } from './tools/default-tools.js'
@@ -39,6 +39,8 @@ export interface AgentOptions {
   snapshot?: (session: Session) => Promise<SnapshotResult | null>
   /** Default: read, write, edit, list, grep, bash confined to `session.header.cwd`. */
   tools?: AgentToolSet
+  /** More tools, asked at the start of each turn (MCP servers, docs/architecture.md §14.3). */
+  toolSource?: ToolSource
   /** Default timeout of the bash tool (120 s). */
   bashTimeoutMs?: number
   /** The OS sandbox of the default bash tool (docs/architecture.md §12.2); none: bash runs unconfined. */
@@ -83,6 +85,8 @@ export class Agent {
   readonly session: Session
   readonly #options: AgentOptions
   readonly #tools: AgentToolSet
+  /** The running turn's tools: the built-in ones and the tool source's. */
+  #turnTools: AgentToolSet
   readonly #listeners = new Set<DeltaListener>()
   readonly #approvals = new PendingApprovals()
   readonly #context: SessionContext
@@ -95,6 +99,7 @@ export class Agent {
     const sandbox = options.bashSandbox && { ...options.bashSandbox, tempKey: options.session.id }
     const tools = options.tools ?? createDefaultTools({ bash: { timeoutMs: options.bashTimeoutMs, sandbox } })
     this.#tools = options.delegate ? { ...tools, task: createTaskTool(options.delegate) } : tools
+    this.#turnTools = this.#tools
     this.#context = new SessionContext({
       session: options.session,
       models: options.models,
@@ -184,6 +189,8 @@ export class Agent {
         // Inside the try: a message the store refuses (too large) ends the turn as an error.
         this.session.append('user/message', { content: [{ type: 'text', text }] })
         await this.#context.beginTurn()
+        const more = await this.#options.toolSource?.tools(this.session.header.cwd, controller.signal)
+        this.#turnTools = more ? { ...more, ...this.#tools } : this.#tools
         // Without a first tree (no snapshot in the log, no fork-point tree), files
         // could not be restored to the start of this session: take one now.
         if (!this.session.latestOfType('snapshot/taken') && !this.session.header.baseTree) {
@@ -220,7 +227,7 @@ export class Agent {
         model: call.model,
         system: this.#context.systemPrompt(),
         messages: replayMessages(this.session.events),
-        tools: this.#tools,
+        tools: this.#turnTools,
         providerOptions: call.providerOptions,
         maxRetries: this.#options.maxRetries ?? 2,
         signal: call.signal,
@@ -321,7 +328,7 @@ export class Agent {
     signal: AbortSignal,
   ): Promise<{ output: string; isError: boolean } | null> {
     const decide = this.#options.permissions
-    if (!decide || !this.#tools[call.toolName] || call.invalidReason !== undefined) return null
+    if (!decide || !this.#turnTools[call.toolName] || call.invalidReason !== undefined) return null
     const verdict = await decide({
       modelId: this.modelId,
       toolName: call.toolName,
@@ -370,9 +377,11 @@ export class Agent {
     cwd: string,
     signal: AbortSignal,
   ): Promise<{ output: string; isError: boolean }> {
-    const agentTool = this.#tools[call.toolName]
+    const agentTool = this.#turnTools[call.toolName]
     if (!agentTool) {
-      const names = Object.keys(this.#tools).join(', ')
+      const why = this.#options.toolSource?.explainMissing?.(call.toolName, cwd)
+      if (why) return { output: why, isError: true }
+      const names = Object.keys(this.#turnTools).join(', ')
       return { output: `Unknown tool "${call.toolName}": use one of ${names}.`, isError: true }
     }
     if (call.invalidReason !== undefined) {

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { Agent } from './agent.js'
 import { demoContextWindow } from './context/context-window.js'
 import { DemoLanguageModel } from './demo-model.js'
+import { parseDemoCommand } from './demo-script.js'
 import { ModelRegistry } from './model-registry.js'
 
 const dirs: string[] = []
@@ -202,5 +203,16 @@ describe('the demo model and compaction', () => {
     expect(auto.every((data) => data.trigger === 'auto')).toBe(true)
     expect(auto.at(-1)!.summary).toContain('Plan the garden')
     expect(grammarStateOf(session.events).phase).toBe('idle')
+  })
+})
+
+describe('parseDemoCommand', () => {
+  it('`call <tool>: <json>` calls any tool by name (an MCP tool offline); arguments that are not an object are {}', () => {
+    expect(parseDemoCommand('call mcp__everything__echo: {"message": "hi"}')).toEqual({
+      toolName: 'mcp__everything__echo',
+      input: { message: 'hi' },
+    })
+    expect(parseDemoCommand('call list')).toEqual({ toolName: 'list', input: {} })
+    expect(parseDemoCommand('call grep: [1]')).toEqual({ toolName: 'grep', input: {} })
   })
 })

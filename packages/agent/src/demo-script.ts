@@ -32,7 +32,22 @@ export function parseDemoCommand(line: string): Omit<DemoToolCall, 'toolCallId'>
   // Delegation (docs/architecture.md §14.1): the rest of the line is the subagent's prompt.
   const task = /^task:\s*(.+)$/i.exec(trimmed)
   if (task) return { toolName: 'task', input: { prompt: task[1]!.trim() } }
+  // Any tool by name, e.g. an MCP server's: `call mcp__everything__echo: {"message": "hi"}`.
+  const call = /^call\s+([\w.-]+):?\s*(.*)$/i.exec(trimmed)
+  if (call) return { toolName: call[1]!, input: jsonObject(call[2]!.trim()) }
   return null
+}
+
+/** The arguments of a `call` line: a JSON object, or `{}` for anything else. */
+function jsonObject(text: string): Record<string, unknown> {
+  if (text === '') return {}
+  try {
+    const value: unknown = JSON.parse(text)
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>
+  } catch {
+    // Not JSON: the tool gets no arguments and its server says what is missing.
+  }
+  return {}
 }
 
 export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {

@@ -26,6 +26,18 @@ export {
 export { recordInstructions, systemPromptWithInstructions } from './context/instructions.js'
 export { DemoLanguageModel, type DemoModelOptions } from './demo-model.js'
 export { type DemoReply, type DemoToolCall, parseDemoCommand, planDemoReply } from './demo-script.js'
+export { McpConnection, type McpConnectionOptions } from './mcp/mcp-connection.js'
+export {
+  defaultMcpCallTimeoutMs,
+  defaultMcpStartTimeoutMs,
+  McpConfig,
+  McpHttpServer,
+  McpServerConfig,
+  McpServerName,
+  McpStdioServer,
+  mcpTransportOf,
+} from './mcp/mcp-server-config.js'
+export { mcpServerOfToolName, mcpToolName } from './mcp/mcp-tool-name.js'
 export { modelFactsOf, priceSource } from './model-facts.js'
 export {
   defaultModelId,
@@ -54,7 +66,7 @@ export {
   sandboxModes,
   sandboxStatusOf,
 } from './sandbox/sandbox-status.js'
-export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome } from './tools/agent-tool.js'
+export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome, ToolSource } from './tools/agent-tool.js'
 export { type BashSandboxSetting, type BashToolOptions, createBashTool } from './tools/bash.js'
 export { createDefaultTools } from './tools/default-tools.js'
 export {

@@ -3,7 +3,15 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { Usage } from '@tangent/core'
-import { type LanguageModelUsage, type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai'
+import {
+  jsonSchema,
+  type LanguageModelUsage,
+  type ModelMessage,
+  stepCountIs,
+  streamText,
+  type ToolSet,
+  tool,
+} from 'ai'
 import { type LoggedAssistantPart, StepContent } from './step-content.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 
@@ -129,7 +137,10 @@ export async function runModelStep(request: ModelStepRequest): Promise<ModelStep
 function sdkTools(tools: AgentToolSet): ToolSet {
   const out: ToolSet = {}
   for (const [name, agentTool] of Object.entries(tools)) {
-    out[name] = tool({ description: agentTool.description, inputSchema: agentTool.inputSchema })
+    const inputSchema = agentTool.inputJsonSchema
+      ? jsonSchema(agentTool.inputJsonSchema)
+      : agentTool.inputSchema
+    out[name] = tool({ description: agentTool.description, inputSchema })
   }
   return out
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { type PermissionConfig, type PermissionRule, rulesOf } from '@tangent/agent'
+import { McpConfig, type PermissionConfig, type PermissionRule, rulesOf } from '@tangent/agent'
 import { TangentError } from '@tangent/core'
 import { z } from 'zod'
 
@@ -17,6 +17,8 @@ export const TangentConfigFile = z
   .object({
     $schema: z.string().optional(),
     permission: PermissionSchema.optional(),
+    /** MCP servers (docs/architecture.md §14.3). */
+    mcp: McpConfig.optional(),
   })
   .passthrough()
 export type TangentConfigFile = z.infer<typeof TangentConfigFile>

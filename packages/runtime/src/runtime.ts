@@ -69,6 +69,7 @@ import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
 import { type BranchKeptData, summarizeBranch } from './keep.js'
 import { commonAncestor, lineageOf } from './lineage.js'
+import { McpServers } from './mcp-servers.js'
 import { permissionDecider } from './permission-policy.js'
 import { restoreEventOf, undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
@@ -120,6 +121,8 @@ export interface RuntimeOptions {
       bashSandbox?: AgentOptions['bashSandbox']
       /** Runs a subagent for this session (the `task` tool's delegate). */
       delegate: TaskDelegate
+      /** The MCP servers' tools (docs/architecture.md §14.3). */
+      toolSource: McpServers
     },
   ) => Agent
 }
@@ -160,6 +163,8 @@ export class Runtime {
   readonly files: FileState
   /** The user and project config files (permissions; docs/architecture.md §12.1). */
   readonly config: ConfigFiles
+  /** The configured MCP servers, started on the first turn that needs their tools. */
+  readonly mcp: McpServers
   readonly #store: JsonlStore
   readonly #workspaces: WorkspaceRegistry
   readonly #agents: AgentPool
@@ -223,6 +228,7 @@ export class Runtime {
     })
     this.config = new ConfigFiles({ env, homeDir: this.homeDir })
     const permissions = permissionDecider(this.config, () => this.bashRunsSandboxed())
+    this.mcp = new McpServers({ config: this.config, report: init.report })
     this.#forkRequests = ForkRequests.fromHeaders(() => store.headers())
     this.#explorations = new Explorations({
       load: (sessionId) => this.#load(sessionId),
@@ -269,6 +275,7 @@ export class Runtime {
           userInstructionsPath: userInstructionsPath(env),
           snapshot: (live) => this.files.snapshot(live.header.cwd),
           permissions,
+          toolSource: this.mcp,
           ...(bashSandbox ? { bashSandbox } : {}),
         }))
     this.#agents = new AgentPool(
@@ -277,6 +284,7 @@ export class Runtime {
           flush: flushOf(session),
           delegate: subagents.delegateFor(session.id),
           models: this.models,
+          toolSource: this.mcp,
           ...(bashSandbox ? { bashSandbox } : {}),
         }),
       (sessionId, delta) => this.#onDelta(sessionId, delta),
@@ -970,6 +978,7 @@ export class Runtime {
       await this.#agents.settled()
       await Promise.allSettled([...this.#announcing.values()])
       for (const unwire of this.#unwire) unwire()
+      await this.mcp.close()
       await this.#bashSandbox?.dispose()
       await this.#store.close()
     })()

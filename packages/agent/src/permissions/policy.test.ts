@@ -52,6 +52,17 @@ describe('splitBashCommand', () => {
 })
 
 describe('decidePermission', () => {
+  it('MCP tools ask by default with a real provider; `mcp__server__*` rules cover one server, a named tool wins', () => {
+    const mcp = (toolName: string, rules: PermissionRule[] = []) =>
+      decidePermission(toolName, { message: 'hi' }, { ...guarded, rules }).action
+    expect(mcp('mcp__everything__echo')).toBe('ask')
+    const rules = rulesOf({ 'mcp__everything__*': 'allow', mcp__everything__add: 'deny' }, 'user config')
+    expect(mcp('mcp__everything__echo', rules)).toBe('allow')
+    expect(mcp('mcp__everything__add', rules)).toBe('deny')
+    expect(mcp('mcp__other__echo', rules)).toBe('ask')
+    expect(decidePermission('mcp__x__y', {}, { ...guarded, defaults: 'free' }).action).toBe('allow')
+  })
+
   it('defaults: the demo model runs freely; with a real provider reads and edits run, bash asks unless sandboxed', () => {
     expect(bash('rm -rf x', { defaults: 'free' }).action).toBe('allow')
     expect(decidePermission('read', { path: 'a.txt' }, guarded).action).toBe('allow')

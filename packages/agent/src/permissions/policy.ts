@@ -126,8 +126,10 @@ function decideBash(
   return verdict('ask', 'bash asks by default when it cannot run sandboxed')
 }
 
-function appliesTo(rule: PermissionRule, toolName: string): boolean {
-  return rule.tool === toolName || rule.tool === '*'
+/** A rule's tool is a name, `*` (any tool) or a prefix ending in `*` (`mcp__github__*`: one MCP server's tools). */
+function appliesTo(rule: { tool: string }, toolName: string): boolean {
+  if (rule.tool === toolName || rule.tool === '*') return true
+  return rule.tool.endsWith('*') && toolName.startsWith(rule.tool.slice(0, -1))
 }
 
 /** The first source's most specific matching rule (longest pattern; `*` is the least specific). */
@@ -146,7 +148,7 @@ function bestRule(
 }
 
 function specificity(rule: PermissionRule): number {
-  const named = rule.tool === '*' ? 0 : 1
+  const named = rule.tool === '*' ? 0 : rule.tool.endsWith('*') ? 1 : 2
   return named * 10_000 + (rule.pattern === '*' ? 0 : rule.pattern.length + 1)
 }
 
@@ -194,7 +196,7 @@ export function ruleCovers(
   input: unknown,
   cwd: string,
 ): boolean {
-  if (rule.tool !== toolName && rule.tool !== '*') return false
+  if (!appliesTo(rule, toolName)) return false
   const subject = permissionSubject(toolName, input)
   if (toolName !== 'bash') return matchesSubject(toolName, subject, rule.pattern, cwd)
   const { parts, opaque } = splitBashCommand(subject)

@@ -20,12 +20,26 @@ export interface ToolOutcome {
 
 export interface AgentTool<Input = unknown> {
   readonly description: string
+  /** Validates the input before `run`; the model is shown its JSON Schema unless `inputJsonSchema` is given. */
   readonly inputSchema: z.ZodType<Input>
+  /** The JSON Schema the model is shown instead (tools defined elsewhere, e.g. MCP servers, which validate too). */
+  readonly inputJsonSchema?: Record<string, unknown>
   /** Throws (any error) on failure; the message is shown to the model. */
   run(input: Input, context: ToolContext): Promise<ToolOutcome>
 }
 
 export type AgentToolSet = Record<string, AgentTool>
+
+/**
+ * Tools that come and go (MCP servers, docs/architecture.md §14.3): asked once at the start of
+ * each turn, merged after the built-in tools. Contract: `tools` never throws and honours `signal`
+ * (a source that cannot start reports that itself and offers no tools).
+ */
+export interface ToolSource {
+  tools(cwd: string, signal: AbortSignal): Promise<AgentToolSet>
+  /** Why a tool the model named is not offered, when the source knows (its server did not start). */
+  explainMissing?(toolName: string, cwd: string): string | undefined
+}
 
 /** Keeps a tool's input type while returning the erased shape an AgentToolSet holds. */
 export function defineTool<Input>(tool: AgentTool<Input>): AgentTool {

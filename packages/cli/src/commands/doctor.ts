@@ -1,6 +1,7 @@
 // `tangent doctor`: what this machine offers Tangent — Node, the data directory and who can read
 // it, which models can run, and whether the bash tool runs in an OS sandbox (and why not).
 import fs from 'node:fs/promises'
+import { ConfigFiles, type McpServerListing, McpServers } from '@tangent/runtime'
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
@@ -21,9 +22,10 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
   program
     .command('doctor')
     .description('Check this machine: Node, the data directory, models, and whether bash is sandboxed')
-    .option('--json', 'print {node, dataDir, via, models, sandbox}')
+    .option('--json', 'print {node, dataDir, via, models, sandbox, mcp}')
     .action(async (flags: { json?: boolean }) => {
       const dataDir = await inspectDataDirectory(context.home)
+      const mcp = await listMcpServers(context)
       const { via, info } = await withBackend(context, { readOnly: true }, async (backend) => ({
         via: backend.kind,
         info: await backend.info(),
@@ -35,6 +37,7 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
           via,
           models: info.models,
           sandbox: info.sandbox ?? null,
+          mcp,
         })
       }
       const style = styleFor(context.stdout, context.env)
@@ -46,8 +49,26 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
         `Models    ${available} of ${info.models.length} available (default ${info.defaultModel})`,
         ...modelLines(info.models, style).map((line) => `  ${line}`),
         sandboxLine(info, style),
+        `MCP       ${mcp.servers.length === 0 ? style.dim('no servers configured (docs/architecture.md §14.3)') : `${mcp.servers.length} configured for ${context.cwd}`}`,
+        ...mcp.servers.map(
+          (server) =>
+            `  ${server.name}  ${server.transport}  ${server.enabled ? 'enabled' : `not started: ${server.note}`}  ${style.dim(server.source)}`,
+        ),
+        ...mcp.problems.map((line) => `  ${line}`),
       ])
     })
+}
+
+/** The MCP servers configured for the current directory, read from the config files: none is started. */
+async function listMcpServers(
+  context: CliContext,
+): Promise<{ servers: McpServerListing[]; problems: string[] }> {
+  const problems: string[] = []
+  const servers = new McpServers({
+    config: new ConfigFiles({ env: context.env }),
+    report: (line) => problems.push(line),
+  })
+  return { servers: await servers.list(context.cwd), problems }
 }
 
 async function inspectDataDirectory(path: string): Promise<DataDirectoryReport> {

@@ -1,0 +1,220 @@
+// The MCP servers of a runtime (docs/architecture.md §14.3): read from the config files that apply
+// in a session's directory, started lazily on the first turn that asks for tools, one connection
+// per server and directory, shared by the sessions there, closed with the runtime. A project's
+// servers run only when the user config trusts project servers: a repository must not start
+// processes on its own. Failures reach the user as one line each and the model as error results.
+import path from 'node:path'
+import {
+  type AgentToolSet,
+  defaultMcpStartTimeoutMs,
+  McpConnection,
+  type McpServerConfig,
+  mcpServerOfToolName,
+  mcpTransportOf,
+  type ToolSource,
+} from '@tangent/agent'
+import type { ConfigFiles, LoadedConfig } from './config.js'
+
+/** A configured server as `tangent doctor` lists it: nothing is started to list it. */
+export interface McpServerListing {
+  name: string
+  transport: 'stdio' | 'http'
+  /** The config file that names it. */
+  source: string
+  scope: 'user' | 'project'
+  /** False for a project server the user config does not trust, or a `disabled` one. */
+  enabled: boolean
+  /** Why it is not enabled. */
+  note?: string
+}
+
+interface ResolvedServer extends McpServerListing {
+  server: McpServerConfig
+  workingDirectory: string
+  startTimeoutMs?: number
+  callTimeoutMs?: number
+}
+
+interface Entry {
+  /** The tools once started; rejects with the reason it did not start. */
+  tools: Promise<AgentToolSet>
+  connection: McpConnection
+  failedAt?: number
+}
+
+/** A server that failed to start is tried again on a turn at least this long after. */
+const retryAfterMs = 30_000
+
+export class McpServers implements ToolSource {
+  readonly #config: ConfigFiles
+  readonly #report: (line: string) => void
+  readonly #entries = new Map<string, Entry>()
+  /** Per session directory: servers whose tools are missing this turn, and why. */
+  readonly #missing = new Map<string, Map<string, string>>()
+  /** Lines already reported that would otherwise repeat every turn (untrusted servers, bad config). */
+  readonly #reported = new Set<string>()
+  #closed = false
+
+  constructor(options: { config: ConfigFiles; report: (line: string) => void }) {
+    this.#config = options.config
+    this.#report = options.report
+  }
+
+  /** The servers that apply in `cwd`: the user's, then the project's (which win by name when trusted). */
+  async list(cwd: string): Promise<McpServerListing[]> {
+    return (await this.#resolve(cwd)).map((server) => ({
+      name: server.name,
+      transport: server.transport,
+      source: server.source,
+      scope: server.scope,
+      enabled: server.enabled,
+      ...(server.note ? { note: server.note } : {}),
+    }))
+  }
+
+  async tools(cwd: string, signal: AbortSignal): Promise<AgentToolSet> {
+    if (this.#closed) return {}
+    const configured = await this.#resolve(cwd)
+    const servers = configured.filter((server) => server.enabled)
+    const missing = new Map<string, string>()
+    for (const server of configured)
+      if (!server.enabled) missing.set(server.name, server.note ?? 'not started')
+    this.#missing.set(cwd, missing)
+    const sets = servers.map(async (server) => {
+      try {
+        return await this.#start(server)
+      } catch (error) {
+        missing.set(server.name, error instanceof Error ? error.message : String(error))
+        return {}
+      }
+    })
+    // An abort does not wait for servers still starting: they keep starting for the next turn.
+    const aborted = new Promise<AgentToolSet[]>((resolve) => {
+      if (signal.aborted) resolve([])
+      signal.addEventListener('abort', () => resolve([]), { once: true })
+    })
+    const ready = await Promise.race([Promise.all(sets), aborted])
+    return Object.assign({}, ...ready)
+  }
+
+  explainMissing(toolName: string, cwd: string): string | undefined {
+    const server = mcpServerOfToolName(toolName)
+    const why = server === null ? undefined : this.#missing.get(cwd)?.get(server)
+    return why === undefined
+      ? undefined
+      : `MCP server "${server}" is not available: ${why}. The tool did not run.`
+  }
+
+  /** Stops every server. */
+  async close(): Promise<void> {
+    this.#closed = true
+    const entries = [...this.#entries.values()]
+    this.#entries.clear()
+    await Promise.all(entries.map((entry) => entry.connection.close()))
+  }
+
+  #start(server: ResolvedServer): Promise<AgentToolSet> {
+    const key = JSON.stringify([server.source, server.name, server.workingDirectory, server.server])
+    const existing = this.#entries.get(key)
+    // Running, starting, or failed recently: as it is. Stopped on its own, or failed long ago: again.
+    const failedLongAgo = existing?.failedAt !== undefined && Date.now() - existing.failedAt >= retryAfterMs
+    if (existing && !failedLongAgo && (existing.failedAt !== undefined || !existing.connection.stopped))
+      return existing.tools
+    const label = `MCP server "${server.name}" (${server.source})`
+    const connection = new McpConnection({
+      name: server.name,
+      server: server.server,
+      workingDirectory: server.workingDirectory,
+      ...(server.startTimeoutMs !== undefined ? { startTimeoutMs: server.startTimeoutMs } : {}),
+      ...(server.callTimeoutMs !== undefined ? { callTimeoutMs: server.callTimeoutMs } : {}),
+      onStopped: (why) => this.#report(`${label} stopped: ${why}; it restarts on the next turn.`),
+    })
+    const entry: Entry = { connection, tools: connection.start() }
+    entry.tools.catch((error: unknown) => {
+      entry.failedAt = Date.now()
+      const why = error instanceof Error ? error.message : String(error)
+      this.#report(
+        `${label} did not start: ${why}. Its tools are unavailable; it is tried again on a later turn.`,
+      )
+    })
+    this.#entries.set(key, entry)
+    return entry.tools
+  }
+
+  async #resolve(cwd: string): Promise<ResolvedServer[]> {
+    const [user, project] = await Promise.all([
+      this.#read(() => this.#config.user()),
+      this.#read(() => this.#config.project(cwd)),
+    ])
+    const byName = new Map<string, ResolvedServer>()
+    for (const server of serversOf(user, 'user', cwd)) byName.set(server.name, server)
+    const projectServers = serversOf(project, 'project', project ? projectFolder(project.path) : cwd)
+    const trust = user?.config.mcp?.trustProjectServers
+    const trusted =
+      project !== null &&
+      (trust === true ||
+        (Array.isArray(trust) &&
+          trust.some((folder) => path.resolve(folder) === projectFolder(project.path))))
+    const untrusted: string[] = []
+    for (const server of projectServers) {
+      if (!trusted) {
+        untrusted.push(server.name)
+        server.enabled = false
+        server.note = 'a project server: not started until the user config trusts project servers'
+        if (byName.has(server.name)) continue
+      }
+      byName.set(server.name, server)
+    }
+    if (untrusted.length > 0 && project) {
+      this.#reportOnce(
+        `MCP servers ${untrusted.map((name) => `"${name}"`).join(', ')} of ${project.path} are not started: ` +
+          `add "mcp": {"trustProjectServers": ["${projectFolder(project.path)}"]} to the user config to allow them.`,
+      )
+    }
+    return [...byName.values()]
+  }
+
+  /** A config that cannot be read starts no servers (its tool calls are denied by the policy). */
+  async #read(load: () => Promise<LoadedConfig | null>): Promise<LoadedConfig | null> {
+    try {
+      return await load()
+    } catch (error) {
+      this.#reportOnce(`MCP servers not started: ${error instanceof Error ? error.message : String(error)}`)
+      return null
+    }
+  }
+
+  #reportOnce(line: string): void {
+    if (this.#reported.has(line)) return
+    this.#reported.add(line)
+    this.#report(line)
+  }
+}
+
+function serversOf(
+  loaded: LoadedConfig | null,
+  scope: 'user' | 'project',
+  workingDirectory: string,
+): ResolvedServer[] {
+  const mcp = loaded?.config.mcp
+  if (!loaded || !mcp?.servers) return []
+  return Object.entries(mcp.servers).map(([name, server]) => ({
+    name,
+    transport: mcpTransportOf(server),
+    source: loaded.path,
+    scope,
+    enabled: server.disabled !== true,
+    ...(server.disabled ? { note: 'disabled in its config' } : {}),
+    server,
+    workingDirectory,
+    startTimeoutMs: server.startTimeoutMs ?? mcp.startTimeoutMs ?? defaultMcpStartTimeoutMs,
+    ...((server.callTimeoutMs ?? mcp.callTimeoutMs)
+      ? { callTimeoutMs: server.callTimeoutMs ?? mcp.callTimeoutMs }
+      : {}),
+  }))
+}
+
+/** The folder holding `.tangent/config.json`. */
+function projectFolder(configPath: string): string {
+  return path.dirname(path.dirname(configPath))
+}

@@ -1,0 +1,129 @@
+// MCP servers that fail (docs/architecture.md §14.3): a command that does not exist, a server that
+// never answers, and project servers the user has not trusted. Each gives the model an error result
+// and the user one line, and the turn completes.
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+import { inProcessApi, Runtime } from '@tangent/runtime'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const everythingServer = path.join(
+  path.dirname(
+    createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json'),
+  ),
+  'dist',
+  'index.js',
+)
+
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+async function open(config: { user?: unknown; project?: unknown }) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-mcp-'))
+  const start = path.join(root, 'project')
+  const homeDir = path.join(root, 'home')
+  fs.mkdirSync(path.join(start, '.git'), { recursive: true })
+  const write = (file: string, value: unknown) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, JSON.stringify(value))
+  }
+  if (config.user) write(path.join(homeDir, '.config', 'tangent', 'config.json'), config.user)
+  if (config.project) write(path.join(start, '.tangent', 'config.json'), config.project)
+  const reports: string[] = []
+  const runtime = await Runtime.open({
+    home: path.join(root, 'data'),
+    startFolder: start,
+    homeDir,
+    env: {},
+    report: (line) => reports.push(String(line)),
+  })
+  cleanups.push(async () => {
+    await runtime.close()
+    fs.rmSync(root, { recursive: true, force: true })
+  })
+  const api = inProcessApi(runtime)
+  const turn = async (text: string) => {
+    const session = await api.call('session.create', {})
+    const result = await api.call('session.prompt', { sessionId: session.id, text })
+    const { events } = await api.call('session.get', { sessionId: session.id })
+    const results = events
+      .filter((event) => event.type === 'tool/result')
+      .map((event) => event.data as { toolName: string; output: string; isError: boolean })
+    return { reason: result.reason, results }
+  }
+  return { runtime, reports, turn, start }
+}
+
+const echo = 'call mcp__everything__echo: {"message": "hi"}'
+
+describe('MCP tools', () => {
+  it('a server whose command does not exist: an error result, one line for the user, the turn completes', async () => {
+    const { reports, turn } = await open({
+      user: { mcp: { servers: { broken: { command: 'tangent-no-such-mcp-server' } } } },
+    })
+    const { reason, results } = await turn('call mcp__broken__echo: {"message": "hi"}')
+    expect(reason).toBe('completed')
+    expect(results).toHaveLength(1)
+    expect(results[0]!.isError).toBe(true)
+    expect(results[0]!.output).toMatch(/MCP server "broken" is not available: .*ENOENT.*The tool did not run/)
+    expect(reports.filter((line) => line.includes('MCP'))).toHaveLength(1)
+    expect(reports[0]).toMatch(/MCP server "broken" \(.*config\.json\) did not start: .*ENOENT/)
+    // A later turn soon after does not wait for it again, nor repeat the line.
+    expect((await turn('hello')).reason).toBe('completed')
+    expect(reports.filter((line) => line.includes('MCP'))).toHaveLength(1)
+  })
+
+  it('a server that never answers times out on start; the other servers still work', async () => {
+    const { reports, turn } = await open({
+      user: {
+        mcp: {
+          servers: {
+            silent: {
+              command: process.execPath,
+              args: ['-e', 'setInterval(() => {}, 1000)'],
+              startTimeoutMs: 500,
+            },
+            everything: { command: process.execPath, args: [everythingServer, 'stdio'] },
+          },
+        },
+      },
+    })
+    const { reason, results } = await turn(`call mcp__silent__anything: {}\n${echo}`)
+    expect(reason).toBe('completed')
+    expect(results.map((result) => [result.isError, result.output])).toEqual([
+      [true, expect.stringMatching(/MCP server "silent" is not available: no answer within 500 ms/)],
+      [false, 'Echo: hi'],
+    ])
+    expect(reports).toEqual([
+      expect.stringMatching(/MCP server "silent" .* did not start: no answer within 500 ms/),
+    ])
+  })
+
+  it('project servers start only when the user config trusts them', async () => {
+    const project = {
+      mcp: { servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } } },
+    }
+    const untrusted = await open({ project })
+    const refused = await untrusted.turn(echo)
+    expect(refused.results[0]!.isError).toBe(true)
+    expect(refused.results[0]!.output).toMatch(
+      /MCP server "everything" is not available: a project server: not started until the user config trusts/,
+    )
+    expect(untrusted.reports).toEqual([
+      expect.stringMatching(/"everything" of .* are not started: add "mcp": \{"trustProjectServers"/),
+    ])
+    expect(await untrusted.runtime.mcp.list(untrusted.start)).toEqual([
+      expect.objectContaining({ name: 'everything', transport: 'stdio', scope: 'project', enabled: false }),
+    ])
+
+    const trusted = await open({ project, user: { mcp: { trustProjectServers: true } } })
+    const ran = await trusted.turn(echo)
+    expect(ran.results).toEqual([
+      { callId: expect.any(String), toolName: 'mcp__everything__echo', output: 'Echo: hi', isError: false },
+    ])
+    expect(trusted.reports).toEqual([])
+  })
+})
