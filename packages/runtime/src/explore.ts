@@ -66,72 +66,112 @@ export class Explorations {
   async #explore(params: SessionExploreParams, id: string): Promise<SessionExploreResult> {
     const source = await this.#runtime.load(params.sessionId)
     const files = params.files ?? 'worktree'
-    const sessions: SessionSummary[] = []
-    let boundary: number | undefined
-    for (const [index, branch] of params.branches.entries()) {
-      const label = branchLabels[index]!
-      const forked = await this.#runtime.fork(
-        {
-          sessionId: source.id,
-          // Every branch forks at the boundary the first one resolved to.
-          ...(boundary === undefined
-            ? {
-                ...(params.atSeq !== undefined ? { atSeq: params.atSeq } : {}),
-                ...(params.before !== undefined ? { before: params.before } : {}),
-              }
-            : { atSeq: boundary }),
-          files,
-          title: `${source.title || 'Session'} · ${label}`,
-          ...(params.requestId !== undefined ? { requestId: `${params.requestId}#${label}` } : {}),
-        },
-        { exploration: { id, label, ...(params.check !== undefined ? { check: params.check } : {}) } },
-      )
-      boundary ??= forked.boundary
-      const session =
-        branch.model !== undefined && !sameModelId(forked.session.model, branch.model)
-          ? await this.#runtime.setModel({ sessionId: forked.session.id, model: branch.model })
-          : forked.session
-      sessions.push(session)
-    }
-    const started: ExplorationStartedData = {
-      exploration: id,
-      boundary: boundary!,
-      files,
-      ...(params.check !== undefined ? { check: params.check } : {}),
-      branches: sessions.map((session, index) => ({
-        sessionId: session.id,
-        label: branchLabels[index]!,
-        prompt: params.branches[index]!.prompt,
-        ...(params.branches[index]!.model !== undefined ? { model: params.branches[index]!.model } : {}),
-      })),
-    }
-    // The source's log says it was explored (once, also when a retry made nothing new).
+    // Explored before (a retry after a lost answer): the same branches, nothing runs twice.
     const recorded = source.events.some(
       (event) =>
         event.type === 'exploration/started' && (event.data as { exploration?: unknown }).exploration === id,
     )
+    // Each branch's turn starts as soon as the branch exists: the others' worktrees are made meanwhile.
+    const runner = recorded ? null : this.#runner(params.concurrency ?? 3)
+    const sessions: SessionSummary[] = []
+    let boundary: number | undefined
+    try {
+      for (const [index, branch] of params.branches.entries()) {
+        const label = branchLabels[index]!
+        const forked = await this.#runtime.fork(
+          {
+            sessionId: source.id,
+            // Every branch forks at the boundary the first one resolved to.
+            ...(boundary === undefined
+              ? {
+                  ...(params.atSeq !== undefined ? { atSeq: params.atSeq } : {}),
+                  ...(params.before !== undefined ? { before: params.before } : {}),
+                }
+              : { atSeq: boundary }),
+            files,
+            title: `${source.title || 'Session'} · ${label}`,
+            ...(params.requestId !== undefined ? { requestId: `${params.requestId}#${label}` } : {}),
+          },
+          { exploration: { id, label, ...(params.check !== undefined ? { check: params.check } : {}) } },
+        )
+        boundary ??= forked.boundary
+        const session =
+          branch.model !== undefined && !sameModelId(forked.session.model, branch.model)
+            ? await this.#runtime.setModel({ sessionId: forked.session.id, model: branch.model })
+            : forked.session
+        sessions.push(session)
+        runner?.add(session.id, branch.prompt)
+      }
+    } finally {
+      runner?.close()
+    }
     if (!recorded) {
+      // The source's log says it was explored (once).
+      const started: ExplorationStartedData = {
+        exploration: id,
+        boundary: boundary!,
+        files,
+        ...(params.check !== undefined ? { check: params.check } : {}),
+        branches: sessions.map((session, index) => ({
+          sessionId: session.id,
+          label: branchLabels[index]!,
+          prompt: params.branches[index]!.prompt,
+          ...(params.branches[index]!.model !== undefined ? { model: params.branches[index]!.model } : {}),
+        })),
+      }
       await this.#runtime.record(source, 'exploration/started', started)
-      this.#run(started, params.concurrency ?? 3)
     }
     return { exploration: id, boundary: boundary!, sessions }
   }
 
-  /** Runs each branch's prompt, at most `concurrency` at once; failures are reported, never thrown. */
-  #run(started: ExplorationStartedData, concurrency: number): void {
-    const queue = [...started.branches]
-    const worker = async () => {
-      for (let branch = queue.shift(); branch; branch = queue.shift()) {
-        await this.#runtime
-          .prompt({ sessionId: branch.sessionId, text: branch.prompt })
-          .catch((error: unknown) => this.#runtime.report(error))
+  /**
+   * Runs branch prompts as they are added, at most `concurrency` at once; a branch that already
+   * has a turn of its own (a retry after a restart) is not prompted again. Failures are
+   * reported, never thrown.
+   */
+  #runner(concurrency: number): { add(sessionId: string, prompt: string): void; close(): void } {
+    const queue: { sessionId: string; prompt: string }[] = []
+    let active = 0
+    let closed = false
+    let finish: () => void = () => {}
+    const done = new Promise<void>((resolve) => {
+      finish = resolve
+    })
+    const pump = () => {
+      while (active < concurrency && queue.length > 0) {
+        const next = queue.shift()!
+        active++
+        void this.#runBranch(next.sessionId, next.prompt).finally(() => {
+          active--
+          pump()
+        })
       }
+      if (closed && active === 0 && queue.length === 0) finish()
     }
-    const all = Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker)).then(
-      () => {},
-    )
-    this.#running.add(all)
-    void all.finally(() => this.#running.delete(all))
+    this.#running.add(done)
+    void done.finally(() => this.#running.delete(done))
+    return {
+      add: (sessionId, prompt) => {
+        queue.push({ sessionId, prompt })
+        pump()
+      },
+      close: () => {
+        closed = true
+        pump()
+      },
+    }
+  }
+
+  async #runBranch(sessionId: string, prompt: string): Promise<void> {
+    try {
+      const session = await this.#runtime.load(sessionId)
+      const ownTurn = session.events
+        .slice(session.inheritedEventCount)
+        .some((event) => event.type === 'turn/start')
+      if (!ownTurn) await this.#runtime.prompt({ sessionId, text: prompt })
+    } catch (error) {
+      this.#runtime.report(error)
+    }
   }
 }
 
