@@ -1,9 +1,10 @@
 // `tangent acp` driven as a child process by ACP clients that are not ours: the SDK's client
 // (@agentclientprotocol/sdk) and acpx from npm (docs/architecture.md §14.2).
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { Readable, Writable } from 'node:stream'
+import { promisify } from 'node:util'
 import * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -290,6 +291,122 @@ describe('tangent acp with the SDK client', () => {
     expect(rows.filter((row) => row.parentSession === sessionId)).toHaveLength(2)
   }, 60_000)
 })
+
+const acpxBin = path.join(repoRoot, 'node_modules', '.bin', 'acpx')
+const execFileAsync = promisify(execFile)
+
+// acpx keeps a queue owner (and with it `tangent acp`) alive for --ttl seconds after a command;
+// the next command reconnects with session/resume (we advertise it), else it would session/load.
+describe('tangent acp with acpx (a third-party ACP client from npm)', () => {
+  let sandbox: Sandbox
+  let env: Record<string, string | undefined>
+  const agentCommand = `${process.execPath} ${cliMain} acp`
+
+  beforeAll(() => {
+    sandbox = createSandbox()
+    const home = path.join(path.dirname(sandbox.home), 'acpx-home')
+    fs.mkdirSync(home)
+    env = { ...sandbox.env, HOME: home, TANGENT_DEMO_DELAY_MS: '100' }
+  })
+  afterAll(async () => {
+    await agentGone(sandbox, env.HOME!)
+    removeSandbox(sandbox)
+  })
+
+  const acpx = async (args: readonly string[]) => {
+    const result = await execFileAsync(acpxBin, ['--agent', agentCommand, '--ttl', '1', ...args], {
+      cwd: sandbox.cwd,
+      env: env as NodeJS.ProcessEnv,
+      timeout: 30_000,
+    })
+    return result.stdout
+  }
+
+  it('creates a session and prompts; a new agent process resumes it; cancel stops a running turn', async () => {
+    const created = await acpx(['sessions', 'new'])
+    const sessionId = created.trim().split('\n').at(-1)!
+    expect(sessionId).toMatch(/^[0-9A-Z]{26}$/)
+
+    const first = await acpx(['--format', 'json', 'prompt', 'hello'])
+    expect(first).toContain('"stopReason":"end_turn"')
+    expect(jsonChunks(first)).toBe('Turn 1: you said "hello".')
+
+    // The queue owner (and our agent) leave after the ttl; the next prompt starts a new agent.
+    await agentGone(sandbox, env.HOME!)
+    const second = await acpx(['--format', 'json', 'prompt', 'again'])
+    expect(second).toContain('"method":"session/resume"')
+    expect(jsonChunks(second)).toBe('Turn 2: you said "again".')
+
+    // A long reply, cancelled by `acpx cancel` from another process while it streams (after
+    // the last owner left: acpx refuses a connection while its owner shuts down).
+    await agentGone(sandbox, env.HOME!)
+    const long = spawn(
+      acpxBin,
+      ['--agent', agentCommand, '--ttl', '1', '--format', 'json', 'prompt', 'lorem ipsum '.repeat(40)],
+      {
+        cwd: sandbox.cwd,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let out = ''
+    long.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+    })
+    const exited = new Promise<number | null>((resolve) => long.once('exit', (code) => resolve(code)))
+    let err = ''
+    long.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk
+    })
+    await waitFor(() => out.includes('agent_message_chunk'), 20_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nstdout: ${out}\nstderr: ${err}`)
+    })
+    expect(await acpx(['cancel'])).toContain('cancel requested')
+    expect(await exited).toBe(0)
+    expect(out).toContain('"method":"session/cancel"')
+    expect(out).toContain('"stopReason":"cancelled"')
+
+    // session/list through acpx; and the CLI sees the same session, three turns, the last aborted.
+    const listed = await acpx(['sessions', 'list'])
+    expect(listed).toContain(sessionId)
+    await agentGone(sandbox, env.HOME!)
+    const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])
+    expect(rows.map((row) => row.id)).toEqual([sessionId])
+    const shown = await tangentJson<{ events: { type: string; data: { reason?: string } }[] }>(sandbox, [
+      'show',
+      sessionId,
+    ])
+    const ends = shown.events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)
+    expect(ends).toEqual(['completed', 'completed', 'aborted'])
+  }, 120_000)
+})
+
+/** The text of a `--format json` run's agent_message_chunk updates. */
+function jsonChunks(output: string): string {
+  return output
+    .split('\n')
+    .filter((line) => line.includes('"agent_message_chunk"'))
+    .map(
+      (line) =>
+        (JSON.parse(line) as { params: { update: { content: { text: string } } } }).params.update.content
+          .text,
+    )
+    .join('')
+}
+
+/**
+ * Waits until acpx's queue owner has left (its queue files are gone: connecting while it shuts
+ * down is refused) and no `tangent acp` serves the data dir any more (its host.json is gone).
+ */
+async function agentGone(sandbox: Sandbox, acpxHome: string): Promise<void> {
+  const queues = path.join(acpxHome, '.acpx', 'queues')
+  await waitFor(
+    () =>
+      !fs.existsSync(path.join(sandbox.home, 'host.json')) &&
+      (!fs.existsSync(queues) || fs.readdirSync(queues).length === 0),
+    20_000,
+  )
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
