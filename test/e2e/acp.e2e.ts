@@ -186,6 +186,21 @@ describe('tangent acp with the SDK client', () => {
       expect((await long).stopReason).toBe('cancelled')
       expect(texts(agent.updates, 'agent_message_chunk').length).toBeLessThan(200)
 
+      // Model selection is a config option (category model) over session.setModel.
+      const set = await agent.agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: 'model',
+        value: 'demo:scripted',
+      })
+      expect(set.configOptions.map((option) => option.id)).toEqual(['model'])
+      await expect(
+        agent.agent.request(acp.methods.agent.session.setConfigOption, {
+          sessionId,
+          configId: 'mode',
+          value: 'x',
+        }),
+      ).rejects.toMatchObject({ code: -32602 })
+
       // session/list names it.
       const listed = await agent.agent.request(acp.methods.agent.session.list, { cwd: sandbox.cwd })
       expect(listed.sessions.map((session) => session.sessionId)).toContain(sessionId)
@@ -193,6 +208,29 @@ describe('tangent acp with the SDK client', () => {
       await agent.close()
     }
     expect(agent.child.exitCode).toBe(0)
+  }, 60_000)
+
+  it('an editor that goes away mid-turn leaves no turn running: it ends aborted', async () => {
+    const agent = await startAcp(sandbox, { TANGENT_DEMO_DELAY_MS: '100' })
+    const created = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: sandbox.cwd,
+      mcpServers: [],
+    })
+    const long = agent.agent
+      .request(acp.methods.agent.session.prompt, {
+        sessionId: created.sessionId,
+        prompt: [{ type: 'text', text: 'lorem ipsum '.repeat(40) }],
+      })
+      .catch(() => null)
+    await waitFor(() => agent.updates.some((n) => n.update.sessionUpdate === 'agent_message_chunk'))
+    await agent.close()
+    await long
+    expect(agent.child.exitCode).toBe(0)
+    const shown = await tangentJson<{ events: { type: string; data: { reason?: string } }[] }>(sandbox, [
+      'show',
+      created.sessionId,
+    ])
+    expect(shown.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
   }, 60_000)
 
   it('loads the session in a new process: the history comes back as updates', async () => {

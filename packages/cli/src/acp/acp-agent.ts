@@ -23,8 +23,15 @@ interface ForkAnchor {
 
 const modelConfigId = 'model'
 
-export function createAcpAgent(backend: Backend, options: AcpAgentOptions): acp.AgentApp {
+export interface AcpAgent {
+  app: acp.AgentApp
+  /** Aborts the turns this agent's prompts are running (the editor went away). */
+  abortRunning(): Promise<void>
+}
+
+export function createAcpAgent(backend: Backend, options: AcpAgentOptions): AcpAgent {
   const app = acp.agent({ name: 'tangent' })
+  const running = new Set<string>()
 
   async function configOptions(session: SessionSummary): Promise<acp.SessionConfigOption[]> {
     const info = await backend.info()
@@ -150,30 +157,33 @@ export function createAcpAgent(backend: Backend, options: AcpAgentOptions): acp.
       let streamedText = 0
       let streamedReasoning = 0
       const permissions: Promise<void>[] = []
-      const result = await backend.prompt(sessionId, text, {
-        onDelta: (delta: TurnDelta) => {
-          if (delta.kind === 'text') {
-            streamedText += delta.text.length
-            send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: delta.text } })
-          } else if (delta.kind === 'reasoning') {
-            streamedReasoning += delta.text.length
-            send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: delta.text } })
-          }
-        },
-        onEvent: (event) => {
-          for (const update of eventUpdates(event, { live: true, streamedText, streamedReasoning }))
-            send(update)
-          if (event.type === 'assistant/message') {
-            streamedText = 0
-            streamedReasoning = 0
-          }
-          if (event.type === 'permission/requested') {
-            const data = event.data as { callId: string; toolName: string; input: unknown; pattern: string }
-            const asked = queue.then(() => askPermission(client, sessionId, data))
-            permissions.push(asked)
-          }
-        },
-      })
+      running.add(sessionId)
+      const result = await backend
+        .prompt(sessionId, text, {
+          onDelta: (delta: TurnDelta) => {
+            if (delta.kind === 'text') {
+              streamedText += delta.text.length
+              send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: delta.text } })
+            } else if (delta.kind === 'reasoning') {
+              streamedReasoning += delta.text.length
+              send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: delta.text } })
+            }
+          },
+          onEvent: (event) => {
+            for (const update of eventUpdates(event, { live: true, streamedText, streamedReasoning }))
+              send(update)
+            if (event.type === 'assistant/message') {
+              streamedText = 0
+              streamedReasoning = 0
+            }
+            if (event.type === 'permission/requested') {
+              const data = event.data as { callId: string; toolName: string; input: unknown; pattern: string }
+              const asked = queue.then(() => askPermission(client, sessionId, data))
+              permissions.push(asked)
+            }
+          },
+        })
+        .finally(() => running.delete(sessionId))
       await queue
       await Promise.allSettled(permissions)
       const reason = stopReason(result.reason)
@@ -249,7 +259,12 @@ export function createAcpAgent(backend: Backend, options: AcpAgentOptions): acp.
     }
   }
 
-  return app
+  return {
+    app,
+    async abortRunning() {
+      await Promise.allSettled([...running].map((sessionId) => backend.abort(sessionId)))
+    },
+  }
 }
 
 /** The prompt's content blocks as the text of one user message. */
@@ -323,15 +338,15 @@ function message(error: unknown): string {
 
 /** Serves the agent on a byte stream pair (stdin/stdout for `tangent acp`) until the client leaves. */
 export async function serveAcp(
-  app: acp.AgentApp,
+  { app, abortRunning }: AcpAgent,
   io: { input: NodeJS.ReadableStream; output: OutputStream },
 ): Promise<void> {
   const { Readable } = await import('node:stream')
+  const decoder = new TextDecoder()
   const output = new WritableStream<Uint8Array>({
     write(chunk) {
       return new Promise<void>((resolve) => {
-        const decoder = new TextDecoder()
-        if (io.output.write(decoder.decode(chunk))) resolve()
+        if (io.output.write(decoder.decode(chunk, { stream: true }))) resolve()
         else (io.output as unknown as NodeJS.WritableStream).once('drain', () => resolve())
       })
     },
@@ -341,4 +356,6 @@ export async function serveAcp(
   ) as ReadableStream<Uint8Array>
   const connection = app.connect(acp.ndJsonStream(output, input))
   await connection.closed
+  // An editor that leaves mid-turn does not leave the turn running (it ends `aborted`).
+  await abortRunning()
 }

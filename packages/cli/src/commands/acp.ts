@@ -18,8 +18,8 @@ export function registerAcpCommand(program: Command, context: CliContext): void 
       console.info = console.log
       const backend = await openBackend(context)
       try {
-        const app = createAcpAgent(backend, { version: program.version() ?? '0', log })
-        await serveAcp(app, { input: context.stdin, output: context.stdout })
+        const agent = createAcpAgent(backend, { version: program.version() ?? '0', log })
+        await serveAcp(agent, { input: context.stdin, output: context.stdout })
       } finally {
         await backend.close()
       }
