@@ -13,6 +13,7 @@ import {
   removeSandbox,
   repoRoot,
   type Sandbox,
+  startProcess,
   stopProcess,
   tangentJson,
 } from './cli-harness.js'
@@ -327,6 +328,54 @@ describe('tangent acp with the SDK client', () => {
     // With the agent gone, the CLI opens the store itself: the same row.
     const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])
     expect(rows.filter((row) => row.parentSession === sessionId)).toHaveLength(2)
+  }, 60_000)
+})
+
+describe('tangent acp while tangent serve runs', () => {
+  let sandbox: Sandbox
+  let serve: ChildProcess | undefined
+  beforeAll(() => {
+    sandbox = createSandbox()
+  })
+  afterAll(async () => {
+    if (serve) await stopProcess(serve)
+    removeSandbox(sandbox)
+  })
+
+  it('goes through the Host: the session is live in the Host the web UI talks to', async () => {
+    const started = await startProcess(process.execPath, [cliMain, 'serve', '--port', '0', '--json'], {
+      cwd: sandbox.cwd,
+      env: sandbox.env,
+      ready: /^\{.*"token"/,
+    })
+    serve = started.child
+    const { url, token } = JSON.parse(started.line) as { url: string; token: string }
+    const agent = await startAcp(sandbox, { TANGENT_DEMO_DELAY_MS: '20' })
+    try {
+      const created = await agent.agent.request(acp.methods.agent.session.new, {
+        cwd: sandbox.cwd,
+        mcpServers: [],
+      })
+      const hello = await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId: created.sessionId,
+        prompt: [{ type: 'text', text: 'hello' }],
+      })
+      expect(hello.stopReason).toBe('end_turn')
+      expect(texts(agent.updates, 'agent_message_chunk')).toBe('Turn 1: you said "hello".')
+      const response = await fetch(new URL('/rpc', url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session.list', params: {} }),
+      })
+      const listed = (await response.json()) as { result: { id: string; eventCount: number }[] }
+      const row = listed.result.find((session) => session.id === created.sessionId)
+      const { turnEndSeq } = hello._meta!.tangent as { turnEndSeq: number }
+      expect(row?.eventCount).toBe(turnEndSeq + 1)
+    } finally {
+      await agent.close()
+    }
+    // serve holds the writer lock: opening the store in-process would have failed (store-locked).
+    expect(agent.stderr()).not.toMatch(/store-locked/)
   }, 60_000)
 })
 

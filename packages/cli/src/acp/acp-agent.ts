@@ -322,7 +322,7 @@ async function mapErrors<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof acp.RequestError) throw error
     if (error instanceof TangentError) {
-      const data = { code: error.code, ...error.data }
+      const data = { ...error.data, code: error.code }
       if (error.code === 'session-not-found') throw new acp.RequestError(-32002, error.message, data)
       if (['invalid-params', 'invalid-boundary', 'open-turn', 'fork-unavailable'].includes(error.code))
         throw acp.RequestError.invalidParams(data, error.message)
