@@ -152,7 +152,9 @@ export function eventUpdates(
     }
     case 'turn/end': {
       const data = event.data as { reason: string; error?: string }
+      // A live client that cancelled knows why its prompt answered `cancelled`.
       if (data.reason === 'completed' || data.error === undefined) return []
+      if (options.live && data.reason === 'aborted') return []
       return [
         {
           sessionUpdate: 'agent_message_chunk',
