@@ -2,6 +2,7 @@
 // and turns every outcome into an exit code (0 ok, 1 failure, 2 bad usage).
 import { Command, CommanderError } from 'commander'
 import { describeFailure, formatFailure } from './cli-error.js'
+import { registerAcpCommand } from './commands/acp.js'
 import { registerArchiveCommands } from './commands/archive.js'
 import { registerChatCommand } from './commands/chat.js'
 import { registerCompactCommand } from './commands/compact.js'
@@ -49,6 +50,7 @@ Try it offline:
                                     branches run in parallel; then compare and keep one
 IDs: the whole id or any unique prefix of it (at least 4 characters, any case).
   tangent serve                     the web UI (other commands then go through it)
+  tangent acp                       an ACP agent on stdio for editors (Zed, JetBrains, acpx)
 
 Environment: TANGENT_HOME (data, now ${context.home}), TANGENT_MODEL (default model of
 new sessions, e.g. openai:gpt-4.1), OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY,
@@ -75,6 +77,7 @@ Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
   registerRestoreCommand(program, context)
   registerServeCommand(program, context)
   registerDemoCommand(program, context)
+  registerAcpCommand(program, context)
   return program
 }
 

@@ -1,0 +1,27 @@
+// `tangent acp`: an Agent Client Protocol agent on stdin/stdout for editors (Zed, JetBrains,
+// Neovim plugins, acpx) — docs/architecture.md §14.2. Sessions go through the same Backend as
+// every command: a running Host when one serves the data dir, else the runtime in this process
+// (which then serves it to other local commands, so `tangent sessions` works meanwhile).
+import type { Command } from 'commander'
+import { createAcpAgent, serveAcp } from '../acp/acp-agent.js'
+import type { CliContext } from '../context.js'
+import { openBackend } from '../open-backend.js'
+
+export function registerAcpCommand(program: Command, context: CliContext): void {
+  program
+    .command('acp')
+    .description('Serve the Agent Client Protocol on stdin/stdout (for editors: Zed, JetBrains, acpx)')
+    .action(async () => {
+      // stdout is the protocol channel: anything else printed there would break the client.
+      const log = (line: string) => context.stderr.write(`${line}\n`)
+      console.log = (...args: unknown[]) => log(args.map(String).join(' '))
+      console.info = console.log
+      const backend = await openBackend(context)
+      try {
+        const agent = createAcpAgent(backend, { version: program.version() ?? '0', log })
+        await serveAcp(agent, { input: context.stdin, output: context.stdout })
+      } finally {
+        await backend.close()
+      }
+    })
+}

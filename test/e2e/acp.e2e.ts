@@ -1,0 +1,504 @@
+// `tangent acp` driven as a child process by ACP clients that are not ours: the SDK's client
+// (@agentclientprotocol/sdk) and acpx from npm (docs/architecture.md §14.2).
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { Readable, Writable } from 'node:stream'
+import { promisify } from 'node:util'
+import * as acp from '@agentclientprotocol/sdk/unstable'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  cliMain,
+  createSandbox,
+  removeSandbox,
+  repoRoot,
+  type Sandbox,
+  startProcess,
+  stopProcess,
+  tangentJson,
+} from './cli-harness.js'
+
+interface SessionRow {
+  id: string
+  parentSession: string | null
+  forkedAt: number | null
+  cwd: string
+}
+
+interface AcpAgentProcess {
+  child: ChildProcess
+  agent: acp.ClientContext
+  updates: acp.SessionNotification[]
+  permissionAnswer: string
+  stderr: () => string
+  close(): Promise<void>
+}
+
+/** Starts `tangent acp` and connects the SDK's client to its stdio. */
+async function startAcp(sandbox: Sandbox, env: Record<string, string> = {}): Promise<AcpAgentProcess> {
+  const child = spawn(process.execPath, [cliMain, 'acp'], {
+    cwd: sandbox.cwd,
+    env: { ...sandbox.env, ...env } as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  const updates: acp.SessionNotification[] = []
+  const handle: AcpAgentProcess = {
+    child,
+    agent: undefined as unknown as acp.ClientContext,
+    updates,
+    permissionAnswer: 'once',
+    stderr: () => stderr,
+    async close() {
+      connection.close()
+      child.stdin!.end()
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+      const timer = setTimeout(() => void stopProcess(child), 10_000)
+      if (child.exitCode === null) await exited
+      clearTimeout(timer)
+    },
+  }
+  const app = acp
+    .client({ name: 'tangent-test' })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params)
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      expect(params.options.map((option) => option.optionId)).toEqual(['once', 'always', 'deny'])
+      return { outcome: { outcome: 'selected', optionId: handle.permissionAnswer } }
+    })
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+  )
+  const connection = app.connect(stream)
+  handle.agent = connection.agent
+  const init = await handle.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: {},
+  })
+  expect(init.agentCapabilities?.loadSession).toBe(true)
+  expect(init.agentCapabilities?.sessionCapabilities?.fork).toBeDefined()
+  return handle
+}
+
+function texts(updates: readonly acp.SessionNotification[], kind: string): string {
+  return updates
+    .filter((n) => n.update.sessionUpdate === kind)
+    .map((n) => {
+      const update = n.update as { content: { type: string; text?: string } }
+      return update.content.text ?? ''
+    })
+    .join('')
+}
+
+describe('tangent acp with the SDK client', () => {
+  let sandbox: Sandbox
+  let sessionId = ''
+  let firstTurn = { turnStartSeq: -1, turnEndSeq: -1 }
+  let secondTurn = { turnStartSeq: -1, turnEndSeq: -1 }
+
+  beforeAll(() => {
+    sandbox = createSandbox()
+  })
+  afterAll(() => removeSandbox(sandbox))
+
+  it('creates a session, streams a prompt, shows tool calls, bridges a permission and cancels', async () => {
+    const agent = await startAcp(sandbox, { TANGENT_DEMO_DELAY_MS: '60' })
+    try {
+      const created = await agent.agent.request(acp.methods.agent.session.new, {
+        cwd: sandbox.cwd,
+        mcpServers: [],
+      })
+      sessionId = created.sessionId
+      const model = created.configOptions?.find((option) => option.id === 'model')
+      expect(model && 'currentValue' in model ? model.currentValue : null).toBe('demo:scripted')
+
+      // A prompt: the reply streams as several chunks, then end_turn.
+      const hello = await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'hello' }],
+      })
+      expect(hello.stopReason).toBe('end_turn')
+      firstTurn = hello._meta?.tangent as typeof firstTurn
+      const chunks = agent.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk')
+      expect(chunks.length).toBeGreaterThan(1)
+      expect(texts(agent.updates, 'agent_message_chunk')).toBe('Turn 1: you said "hello".')
+
+      // A tool call: tool_call (pending), then tool_call_update (completed) with its result.
+      agent.updates.length = 0
+      const write = await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'write notes.txt: hi' }],
+      })
+      expect(write.stopReason).toBe('end_turn')
+      secondTurn = write._meta?.tangent as typeof secondTurn
+      const call = agent.updates.find((n) => n.update.sessionUpdate === 'tool_call')?.update
+      expect(call).toMatchObject({
+        toolCallId: 'demo-2-1',
+        kind: 'edit',
+        status: 'pending',
+        title: 'write: notes.txt',
+      })
+      const done = agent.updates.find((n) => n.update.sessionUpdate === 'tool_call_update')?.update
+      expect(done).toMatchObject({ toolCallId: 'demo-2-1', status: 'completed' })
+      expect(fs.readFileSync(path.join(sandbox.cwd, 'notes.txt'), 'utf8')).toBe('hi\n')
+
+      // The policy asks (a user rule): the editor's answer goes to session.answerPermission.
+      const configDir = path.join(path.dirname(sandbox.home), 'config', 'tangent')
+      fs.mkdirSync(configDir, { recursive: true })
+      fs.writeFileSync(path.join(configDir, 'config.json'), JSON.stringify({ permission: { write: 'ask' } }))
+      agent.updates.length = 0
+      agent.permissionAnswer = 'deny'
+      const denied = await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'write denied.txt: no' }],
+      })
+      expect(denied.stopReason).toBe('end_turn')
+      expect(fs.existsSync(path.join(sandbox.cwd, 'denied.txt'))).toBe(false)
+      expect(agent.updates.find((n) => n.update.sessionUpdate === 'tool_call_update')?.update).toMatchObject({
+        status: 'failed',
+      })
+      agent.permissionAnswer = 'once'
+      agent.updates.length = 0
+      const allowed = await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'write allowed.txt: yes' }],
+      })
+      expect(allowed.stopReason).toBe('end_turn')
+      expect(fs.readFileSync(path.join(sandbox.cwd, 'allowed.txt'), 'utf8')).toBe('yes\n')
+      const statuses = agent.updates
+        .filter((n) => n.update.sessionUpdate === 'tool_call_update')
+        .map((n) => (n.update as { status?: string }).status)
+      expect(statuses).toEqual(['in_progress', 'completed'])
+      fs.rmSync(path.join(configDir, 'config.json'))
+
+      // A long reply, cancelled once it streams: the prompt answers `cancelled`.
+      agent.updates.length = 0
+      const long = agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'lorem ipsum '.repeat(40) }],
+      })
+      await waitFor(() => agent.updates.some((n) => n.update.sessionUpdate === 'agent_message_chunk'))
+      await agent.agent.notify(acp.methods.agent.session.cancel, { sessionId })
+      expect((await long).stopReason).toBe('cancelled')
+      expect(texts(agent.updates, 'agent_message_chunk').length).toBeLessThan(200)
+
+      // Model selection is a config option (category model) over session.setModel.
+      const set = await agent.agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: 'model',
+        value: 'demo:scripted',
+      })
+      expect(set.configOptions.map((option) => option.id)).toEqual(['model'])
+      await expect(
+        agent.agent.request(acp.methods.agent.session.setConfigOption, {
+          sessionId,
+          configId: 'mode',
+          value: 'x',
+        }),
+      ).rejects.toMatchObject({ code: -32602 })
+
+      // session/list names it.
+      const listed = await agent.agent.request(acp.methods.agent.session.list, { cwd: sandbox.cwd })
+      expect(listed.sessions.map((session) => session.sessionId)).toContain(sessionId)
+    } finally {
+      await agent.close()
+    }
+    expect(agent.child.exitCode).toBe(0)
+  }, 60_000)
+
+  it('an editor that goes away mid-turn leaves no turn running: it ends aborted', async () => {
+    const agent = await startAcp(sandbox, { TANGENT_DEMO_DELAY_MS: '100' })
+    const created = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: sandbox.cwd,
+      mcpServers: [],
+    })
+    const long = agent.agent
+      .request(acp.methods.agent.session.prompt, {
+        sessionId: created.sessionId,
+        prompt: [{ type: 'text', text: 'lorem ipsum '.repeat(40) }],
+      })
+      .catch(() => null)
+    await waitFor(() => agent.updates.some((n) => n.update.sessionUpdate === 'agent_message_chunk'))
+    await agent.close()
+    await long
+    expect(agent.child.exitCode).toBe(0)
+    const shown = await tangentJson<{ events: { type: string; data: { reason?: string } }[] }>(sandbox, [
+      'show',
+      created.sessionId,
+    ])
+    expect(shown.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
+  }, 60_000)
+
+  it('loads the session in a new process: the history comes back as updates', async () => {
+    const agent = await startAcp(sandbox)
+    try {
+      await agent.agent.request(acp.methods.agent.session.load, {
+        sessionId,
+        cwd: sandbox.cwd,
+        mcpServers: [],
+      })
+      const kinds = agent.updates.map((n) => n.update.sessionUpdate)
+      expect(kinds).toContain('user_message_chunk')
+      expect(texts(agent.updates, 'user_message_chunk')).toContain('hello')
+      expect(texts(agent.updates, 'agent_message_chunk')).toContain('Turn 1: you said "hello".')
+      const call = agent.updates.findIndex((n) => n.update.sessionUpdate === 'tool_call')
+      const result = agent.updates.findIndex(
+        (n) =>
+          n.update.sessionUpdate === 'tool_call_update' &&
+          (n.update as { status?: string }).status === 'completed',
+      )
+      expect(call).toBeGreaterThanOrEqual(0)
+      expect(result).toBeGreaterThan(call)
+      // A prompt after the load continues the same session (turn numbering goes on).
+      agent.updates.length = 0
+      const next = await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'again' }],
+      })
+      expect(next.stopReason).toBe('end_turn')
+      expect(texts(agent.updates, 'agent_message_chunk')).toMatch(/^Turn 6: you said "again"\.$/)
+    } finally {
+      await agent.close()
+    }
+  }, 60_000)
+
+  it('forks at a message anchor (_meta.tangent.atSeq) with the runtime anchor rules; tangent sessions shows it', async () => {
+    const agent = await startAcp(sandbox)
+    try {
+      await agent.agent.request(acp.methods.agent.session.load, {
+        sessionId,
+        cwd: sandbox.cwd,
+        mcpServers: [],
+      })
+      // The anchor: the seq of the first user message, as the replay tagged it.
+      const hello = agent.updates.find((n) => n.update.sessionUpdate === 'user_message_chunk')!
+      const atSeq = (hello.update._meta as { tangent: { seq: number } }).tangent.seq
+      expect(atSeq).toBeGreaterThan(firstTurn.turnStartSeq)
+      expect(atSeq).toBeLessThan(firstTurn.turnEndSeq)
+      const fork = await agent.agent.request(acp.methods.agent.session.fork, {
+        sessionId,
+        cwd: sandbox.cwd,
+        mcpServers: [],
+        _meta: { tangent: { atSeq } },
+      })
+      // After the turn holding the anchor, over what follows it up to the next turn/start.
+      const boundary = secondTurn.turnStartSeq - 1
+      expect(boundary).toBeGreaterThanOrEqual(firstTurn.turnEndSeq)
+      expect(fork._meta?.tangent).toMatchObject({ parentSession: sessionId, forkedAt: boundary, boundary })
+
+      // `before: true` at the second message: just before its turn (the same boundary here).
+      const before = await agent.agent.request(acp.methods.agent.session.fork, {
+        sessionId,
+        cwd: sandbox.cwd,
+        mcpServers: [],
+        _meta: { tangent: { atSeq: secondTurn.turnStartSeq + 1, before: true } },
+      })
+      expect(before._meta?.tangent).toMatchObject({ forkedAt: secondTurn.turnStartSeq - 1 })
+
+      // A bad anchor is refused with invalid params, nothing forked.
+      await expect(
+        agent.agent.request(acp.methods.agent.session.fork, {
+          sessionId,
+          cwd: sandbox.cwd,
+          _meta: { tangent: { atSeq: -3 } },
+        }),
+      ).rejects.toMatchObject({ code: -32602 })
+
+      // The fork is an ordinary session: the CLI lists it (through this process, which serves the data dir).
+      const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])
+      const row = rows.find((candidate) => candidate.id === fork.sessionId)
+      expect(row).toMatchObject({ parentSession: sessionId, forkedAt: boundary })
+
+      // And it is promptable over ACP: it knows the first turn only.
+      agent.updates.length = 0
+      const next = await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId: fork.sessionId,
+        prompt: [{ type: 'text', text: 'in the fork' }],
+      })
+      expect(next.stopReason).toBe('end_turn')
+      expect(texts(agent.updates, 'agent_message_chunk')).toBe('Turn 2: you said "in the fork".')
+    } finally {
+      await agent.close()
+    }
+    // With the agent gone, the CLI opens the store itself: the same row.
+    const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])
+    expect(rows.filter((row) => row.parentSession === sessionId)).toHaveLength(2)
+  }, 60_000)
+})
+
+describe('tangent acp while tangent serve runs', () => {
+  let sandbox: Sandbox
+  let serve: ChildProcess | undefined
+  beforeAll(() => {
+    sandbox = createSandbox()
+  })
+  afterAll(async () => {
+    if (serve) await stopProcess(serve)
+    removeSandbox(sandbox)
+  })
+
+  it('goes through the Host: the session is live in the Host the web UI talks to', async () => {
+    const started = await startProcess(process.execPath, [cliMain, 'serve', '--port', '0', '--json'], {
+      cwd: sandbox.cwd,
+      env: sandbox.env,
+      ready: /^\{.*"token"/,
+    })
+    serve = started.child
+    const { url, token } = JSON.parse(started.line) as { url: string; token: string }
+    const agent = await startAcp(sandbox, { TANGENT_DEMO_DELAY_MS: '20' })
+    try {
+      const created = await agent.agent.request(acp.methods.agent.session.new, {
+        cwd: sandbox.cwd,
+        mcpServers: [],
+      })
+      const hello = await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId: created.sessionId,
+        prompt: [{ type: 'text', text: 'hello' }],
+      })
+      expect(hello.stopReason).toBe('end_turn')
+      expect(texts(agent.updates, 'agent_message_chunk')).toBe('Turn 1: you said "hello".')
+      const response = await fetch(new URL('/rpc', url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session.list', params: {} }),
+      })
+      const listed = (await response.json()) as { result: { id: string; eventCount: number }[] }
+      const row = listed.result.find((session) => session.id === created.sessionId)
+      const { turnEndSeq } = hello._meta!.tangent as { turnEndSeq: number }
+      expect(row?.eventCount).toBe(turnEndSeq + 1)
+    } finally {
+      await agent.close()
+    }
+    // serve holds the writer lock: opening the store in-process would have failed (store-locked).
+    expect(agent.stderr()).not.toMatch(/store-locked/)
+  }, 60_000)
+})
+
+const acpxBin = path.join(repoRoot, 'node_modules', '.bin', 'acpx')
+const execFileAsync = promisify(execFile)
+
+// acpx keeps a queue owner (and with it `tangent acp`) alive for --ttl seconds after a command;
+// the next command reconnects with session/resume (we advertise it), else it would session/load.
+describe('tangent acp with acpx (a third-party ACP client from npm)', () => {
+  let sandbox: Sandbox
+  let env: Record<string, string | undefined>
+  const agentCommand = `${process.execPath} ${cliMain} acp`
+
+  beforeAll(() => {
+    sandbox = createSandbox()
+    const home = path.join(path.dirname(sandbox.home), 'acpx-home')
+    fs.mkdirSync(home)
+    env = { ...sandbox.env, HOME: home, TANGENT_DEMO_DELAY_MS: '100' }
+  })
+  afterAll(async () => {
+    await agentGone(sandbox, env.HOME!)
+    removeSandbox(sandbox)
+  })
+
+  const acpx = async (args: readonly string[]) => {
+    const result = await execFileAsync(acpxBin, ['--agent', agentCommand, '--ttl', '1', ...args], {
+      cwd: sandbox.cwd,
+      env: env as NodeJS.ProcessEnv,
+      timeout: 30_000,
+    })
+    return result.stdout
+  }
+
+  it('creates a session and prompts; a new agent process resumes it; cancel stops a running turn', async () => {
+    const created = await acpx(['sessions', 'new'])
+    const sessionId = created.trim().split('\n').at(-1)!
+    expect(sessionId).toMatch(/^[0-9A-Z]{26}$/)
+
+    const first = await acpx(['--format', 'json', 'prompt', 'hello'])
+    expect(first).toContain('"stopReason":"end_turn"')
+    expect(jsonChunks(first)).toBe('Turn 1: you said "hello".')
+
+    // The queue owner (and our agent) leave after the ttl; the next prompt starts a new agent.
+    await agentGone(sandbox, env.HOME!)
+    const second = await acpx(['--format', 'json', 'prompt', 'again'])
+    expect(second).toContain('"method":"session/resume"')
+    expect(jsonChunks(second)).toBe('Turn 2: you said "again".')
+
+    // A long reply, cancelled by `acpx cancel` from another process while it streams (after
+    // the last owner left: acpx refuses a connection while its owner shuts down).
+    await agentGone(sandbox, env.HOME!)
+    const long = spawn(
+      acpxBin,
+      ['--agent', agentCommand, '--ttl', '1', '--format', 'json', 'prompt', 'lorem ipsum '.repeat(40)],
+      {
+        cwd: sandbox.cwd,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let out = ''
+    long.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+    })
+    const exited = new Promise<number | null>((resolve) => long.once('exit', (code) => resolve(code)))
+    let err = ''
+    long.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk
+    })
+    await waitFor(() => out.includes('agent_message_chunk'), 20_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nstdout: ${out}\nstderr: ${err}`)
+    })
+    expect(await acpx(['cancel'])).toContain('cancel requested')
+    expect(await exited).toBe(0)
+    expect(out).toContain('"method":"session/cancel"')
+    expect(out).toContain('"stopReason":"cancelled"')
+
+    // session/list through acpx; and the CLI sees the same session, three turns, the last aborted.
+    const listed = await acpx(['sessions', 'list'])
+    expect(listed).toContain(sessionId)
+    await agentGone(sandbox, env.HOME!)
+    const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])
+    expect(rows.map((row) => row.id)).toEqual([sessionId])
+    const shown = await tangentJson<{ events: { type: string; data: { reason?: string } }[] }>(sandbox, [
+      'show',
+      sessionId,
+    ])
+    const ends = shown.events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)
+    expect(ends).toEqual(['completed', 'completed', 'aborted'])
+  }, 120_000)
+})
+
+/** The text of a `--format json` run's agent_message_chunk updates. */
+function jsonChunks(output: string): string {
+  return output
+    .split('\n')
+    .filter((line) => line.includes('"agent_message_chunk"'))
+    .map(
+      (line) =>
+        (JSON.parse(line) as { params: { update: { content: { text: string } } } }).params.update.content
+          .text,
+    )
+    .join('')
+}
+
+/**
+ * Waits until acpx's queue owner has left (its queue files are gone: connecting while it shuts
+ * down is refused) and no `tangent acp` serves the data dir any more (its host.json is gone).
+ */
+async function agentGone(sandbox: Sandbox, acpxHome: string): Promise<void> {
+  const queues = path.join(acpxHome, '.acpx', 'queues')
+  await waitFor(
+    () =>
+      !fs.existsSync(path.join(sandbox.home, 'host.json')) &&
+      (!fs.existsSync(queues) || fs.readdirSync(queues).length === 0),
+    20_000,
+  )
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
