@@ -2,6 +2,7 @@
 // (@agentclientprotocol/sdk) and acpx from npm (docs/architecture.md §14.2).
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import { promisify } from 'node:util'
@@ -379,94 +380,107 @@ describe('tangent acp while tangent serve runs', () => {
   }, 60_000)
 })
 
-const acpxBin = path.join(repoRoot, 'node_modules', '.bin', 'acpx')
+// Installed outside the lockfile by scripts/install-acpx.sh (.ci/run runs it): see that file for why.
+const acpxBin = path.join(
+  process.env.TANGENT_ACPX_DIR ??
+    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'tangent', 'acpx-0.19.1'),
+  'node_modules',
+  '.bin',
+  'acpx',
+)
+const haveAcpx = fs.existsSync(acpxBin)
+if (!haveAcpx && process.env.CI)
+  throw new Error(`acpx is not installed at ${acpxBin}: run scripts/install-acpx.sh`)
 const execFileAsync = promisify(execFile)
 
 // acpx keeps a queue owner (and with it `tangent acp`) alive for --ttl seconds after a command;
 // the next command reconnects with session/resume (we advertise it), else it would session/load.
-describe('tangent acp with acpx (a third-party ACP client from npm)', () => {
-  let sandbox: Sandbox
-  let env: Record<string, string | undefined>
-  const agentCommand = `${process.execPath} ${cliMain} acp`
+describe.skipIf(!haveAcpx)(
+  'tangent acp with acpx (a third-party ACP client from npm; bash scripts/install-acpx.sh)',
+  () => {
+    let sandbox: Sandbox
+    let env: Record<string, string | undefined>
+    const agentCommand = `${process.execPath} ${cliMain} acp`
 
-  beforeAll(() => {
-    sandbox = createSandbox()
-    const home = path.join(path.dirname(sandbox.home), 'acpx-home')
-    fs.mkdirSync(home)
-    env = { ...sandbox.env, HOME: home, TANGENT_DEMO_DELAY_MS: '100' }
-  })
-  afterAll(async () => {
-    await agentGone(sandbox, env.HOME!)
-    removeSandbox(sandbox)
-  })
-
-  const acpx = async (args: readonly string[]) => {
-    const result = await execFileAsync(acpxBin, ['--agent', agentCommand, '--ttl', '1', ...args], {
-      cwd: sandbox.cwd,
-      env: env as NodeJS.ProcessEnv,
-      timeout: 30_000,
+    beforeAll(() => {
+      sandbox = createSandbox()
+      const home = path.join(path.dirname(sandbox.home), 'acpx-home')
+      fs.mkdirSync(home)
+      env = { ...sandbox.env, HOME: home, TANGENT_DEMO_DELAY_MS: '100' }
     })
-    return result.stdout
-  }
+    afterAll(async () => {
+      await agentGone(sandbox, env.HOME!)
+      removeSandbox(sandbox)
+    })
 
-  it('creates a session and prompts; a new agent process resumes it; cancel stops a running turn', async () => {
-    const created = await acpx(['sessions', 'new'])
-    const sessionId = created.trim().split('\n').at(-1)!
-    expect(sessionId).toMatch(/^[0-9A-Z]{26}$/)
-
-    const first = await acpx(['--format', 'json', 'prompt', 'hello'])
-    expect(first).toContain('"stopReason":"end_turn"')
-    expect(jsonChunks(first)).toBe('Turn 1: you said "hello".')
-
-    // The queue owner (and our agent) leave after the ttl; the next prompt starts a new agent.
-    await agentGone(sandbox, env.HOME!)
-    const second = await acpx(['--format', 'json', 'prompt', 'again'])
-    expect(second).toContain('"method":"session/resume"')
-    expect(jsonChunks(second)).toBe('Turn 2: you said "again".')
-
-    // A long reply, cancelled by `acpx cancel` from another process while it streams (after
-    // the last owner left: acpx refuses a connection while its owner shuts down).
-    await agentGone(sandbox, env.HOME!)
-    const long = spawn(
-      acpxBin,
-      ['--agent', agentCommand, '--ttl', '1', '--format', 'json', 'prompt', 'lorem ipsum '.repeat(40)],
-      {
+    const acpx = async (args: readonly string[]) => {
+      const result = await execFileAsync(acpxBin, ['--agent', agentCommand, '--ttl', '1', ...args], {
         cwd: sandbox.cwd,
         env: env as NodeJS.ProcessEnv,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
-    let out = ''
-    long.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk
-    })
-    const exited = new Promise<number | null>((resolve) => long.once('exit', (code) => resolve(code)))
-    let err = ''
-    long.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      err += chunk
-    })
-    await waitFor(() => out.includes('agent_message_chunk'), 20_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}\nstdout: ${out}\nstderr: ${err}`)
-    })
-    expect(await acpx(['cancel'])).toContain('cancel requested')
-    expect(await exited).toBe(0)
-    expect(out).toContain('"method":"session/cancel"')
-    expect(out).toContain('"stopReason":"cancelled"')
+        timeout: 30_000,
+      })
+      return result.stdout
+    }
 
-    // session/list through acpx; and the CLI sees the same session, three turns, the last aborted.
-    const listed = await acpx(['sessions', 'list'])
-    expect(listed).toContain(sessionId)
-    await agentGone(sandbox, env.HOME!)
-    const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])
-    expect(rows.map((row) => row.id)).toEqual([sessionId])
-    const shown = await tangentJson<{ events: { type: string; data: { reason?: string } }[] }>(sandbox, [
-      'show',
-      sessionId,
-    ])
-    const ends = shown.events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)
-    expect(ends).toEqual(['completed', 'completed', 'aborted'])
-  }, 120_000)
-})
+    it('creates a session and prompts; a new agent process resumes it; cancel stops a running turn', async () => {
+      const created = await acpx(['sessions', 'new'])
+      const sessionId = created.trim().split('\n').at(-1)!
+      expect(sessionId).toMatch(/^[0-9A-Z]{26}$/)
+
+      const first = await acpx(['--format', 'json', 'prompt', 'hello'])
+      expect(first).toContain('"stopReason":"end_turn"')
+      expect(jsonChunks(first)).toBe('Turn 1: you said "hello".')
+
+      // The queue owner (and our agent) leave after the ttl; the next prompt starts a new agent.
+      await agentGone(sandbox, env.HOME!)
+      const second = await acpx(['--format', 'json', 'prompt', 'again'])
+      expect(second).toContain('"method":"session/resume"')
+      expect(jsonChunks(second)).toBe('Turn 2: you said "again".')
+
+      // A long reply, cancelled by `acpx cancel` from another process while it streams (after
+      // the last owner left: acpx refuses a connection while its owner shuts down).
+      await agentGone(sandbox, env.HOME!)
+      const long = spawn(
+        acpxBin,
+        ['--agent', agentCommand, '--ttl', '1', '--format', 'json', 'prompt', 'lorem ipsum '.repeat(40)],
+        {
+          cwd: sandbox.cwd,
+          env: env as NodeJS.ProcessEnv,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
+      let out = ''
+      long.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk
+      })
+      const exited = new Promise<number | null>((resolve) => long.once('exit', (code) => resolve(code)))
+      let err = ''
+      long.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+        err += chunk
+      })
+      await waitFor(() => out.includes('agent_message_chunk'), 20_000).catch((error: unknown) => {
+        throw new Error(`${String(error)}\nstdout: ${out}\nstderr: ${err}`)
+      })
+      expect(await acpx(['cancel'])).toContain('cancel requested')
+      expect(await exited).toBe(0)
+      expect(out).toContain('"method":"session/cancel"')
+      expect(out).toContain('"stopReason":"cancelled"')
+
+      // session/list through acpx; and the CLI sees the same session, three turns, the last aborted.
+      const listed = await acpx(['sessions', 'list'])
+      expect(listed).toContain(sessionId)
+      await agentGone(sandbox, env.HOME!)
+      const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])
+      expect(rows.map((row) => row.id)).toEqual([sessionId])
+      const shown = await tangentJson<{ events: { type: string; data: { reason?: string } }[] }>(sandbox, [
+        'show',
+        sessionId,
+      ])
+      const ends = shown.events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)
+      expect(ends).toEqual(['completed', 'completed', 'aborted'])
+    }, 120_000)
+  },
+)
 
 /** The text of a `--format json` run's agent_message_chunk updates. */
 function jsonChunks(output: string): string {
