@@ -12,7 +12,6 @@ import {
   cliMain,
   createSandbox,
   removeSandbox,
-  repoRoot,
   type Sandbox,
   startProcess,
   stopProcess,
