@@ -2,6 +2,7 @@
 // the branch's directory after each of its turns. Its exit code and the tail of its output are
 // recorded as `check/ran` in the branch's log, so the result is history and survives a restart.
 import { spawn } from 'node:child_process'
+import { killGroup } from '@tangent/agent'
 
 export interface CheckRanData {
   command: string
@@ -65,13 +66,4 @@ export function runCheck(
       ),
     )
   })
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // Already gone.
-  }
 }

@@ -78,7 +78,10 @@ export class WorkspaceRegistry {
   }
 
   /** The workspace of an existing folder (already realpath'd), created on first open; marks it opened now. */
-  async open(real: string, now = Date.now()): Promise<Workspace> {
+  async open(real: string, at = Date.now()): Promise<Workspace> {
+    // Strictly after the latest open: two opens in one millisecond still list in the order made.
+    const latest = Math.max(0, ...[...this.#workspaces.values()].map((candidate) => candidate.openedAt ?? 0))
+    const now = Math.max(at, latest + 1)
     let workspace = [...this.#workspaces.values()].find((candidate) => candidate.path === real)
     workspace = workspace
       ? { ...workspace, openedAt: now }

@@ -131,7 +131,8 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
   })
 }
 
-function killGroup(pid: number | undefined, signalName: NodeJS.Signals): void {
+/** Signals a process group started with `detached: true` (the command and everything it started). */
+export function killGroup(pid: number | undefined, signalName: NodeJS.Signals): void {
   if (pid === undefined) return
   try {
     process.kill(-pid, signalName)
