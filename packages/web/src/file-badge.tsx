@@ -39,7 +39,7 @@ export function FileBadge({ session }: { session: SessionSummary }) {
       className="tag tag-shared"
       data-testid="file-badge"
       data-mode="shared"
-      title={`Works directly in ${session.files.path}${names.length > 0 ? `, like ${names.join(', ')}` : ''}. Edits by any of them land in the same files.`}
+      title={`Works directly in ${session.files.path}${names.length > 0 ? `, like ${fewOf(names)}` : ''}. Edits by any of them land in the same files.`}
     >
       {text}
     </span>
@@ -49,4 +49,10 @@ export function FileBadge({ session }: { session: SessionSummary }) {
 function shortPath(path: string): string {
   const parts = path.split('/').filter(Boolean)
   return parts.length <= 2 ? path : `…/${parts.slice(-2).join('/')}`
+}
+
+/** A few names and how many more: a folder shared by thousands of sessions must not make a 300 KB tooltip. */
+export function fewOf(names: readonly string[], shown = 5): string {
+  if (names.length <= shown) return names.join(', ')
+  return `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`
 }

@@ -53,6 +53,12 @@ describe('lineage tree', () => {
     ])
   })
 
+  it('counts every visible session of a workspace, forks included, not only the roots', () => {
+    expect(buildLineage(sessions, false, known).totals.get('w1')).toBe(6)
+    expect(buildLineage(sessions, true, known).totals.get('w1')).toBe(7)
+    expect(buildLineage(sessions, false, known).roots.get('w1')).toHaveLength(3)
+  })
+
   it('hides archived sessions unless asked, keeping their forks visible as roots', () => {
     const hidden = flattenWorkspace(buildLineage(sessions, false, known), 'w1', new Set(['old']))
     expect(hidden.some((row) => row.session.id === 'old')).toBe(false)

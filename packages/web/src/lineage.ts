@@ -11,6 +11,8 @@ export interface LineageIndex {
   readonly children: ReadonlyMap<string, readonly SessionSummary[]>
   /** How many branches each exploration has, archived ones included. */
   readonly explorationSizes: ReadonlyMap<string, number>
+  /** Visible sessions of each workspace, forks included (what its row counts). */
+  readonly totals: ReadonlyMap<string, number>
 }
 
 /** The group row of one exploration's branches under their parent. */
@@ -59,9 +61,11 @@ export function buildLineage(
   }
   const roots = new Map<string, SessionSummary[]>()
   const children = new Map<string, SessionSummary[]>()
+  const totals = new Map<string, number>()
   const groupOf = (session: SessionSummary) =>
     session.workspaceId !== null && workspaceIds.has(session.workspaceId) ? session.workspaceId : ''
   for (const session of visible.values()) {
+    totals.set(groupOf(session), (totals.get(groupOf(session)) ?? 0) + 1)
     const parent = session.parentSession === null ? undefined : visible.get(session.parentSession)
     if (parent && groupOf(parent) === groupOf(session)) {
       push(children, parent.id, session)
@@ -71,7 +75,7 @@ export function buildLineage(
   }
   for (const list of roots.values()) list.sort((a, b) => b.createdAt - a.createdAt || compareIds(b, a))
   for (const list of children.values()) list.sort((a, b) => a.createdAt - b.createdAt || compareIds(a, b))
-  return { roots, children, explorationSizes }
+  return { roots, children, explorationSizes, totals }
 }
 
 /** The rows of one workspace, depth-first, descending only into expanded sessions and groups. */

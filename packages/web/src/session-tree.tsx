@@ -58,7 +58,8 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
     if ((lineage.roots.get('') ?? []).length > 0) groups.push({ id: '', name: 'Other sessions', path: '' })
     for (const workspace of groups) {
       const isCollapsed = collapsed.has(workspace.id)
-      const count = lineage.roots.get(workspace.id)?.length ?? 0
+      // Every session of the workspace, forks included (not only the roots of its tree).
+      const count = lineage.totals.get(workspace.id) ?? 0
       list.push({ kind: 'workspace', workspace, count, collapsed: isCollapsed })
       if (!isCollapsed) list.push(...flattenWorkspace(lineage, workspace.id, expanded))
     }
