@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSandbox, removeSandbox, type Sandbox, tangent, tangentInProcess } from './cli-harness.js'
+import { createSandbox, removeSandbox, type Sandbox, tangent, tangentJson } from './cli-harness.js'
 
 const bwrapOnPath = (process.env.PATH ?? '')
   .split(path.delimiter)
@@ -24,10 +24,8 @@ beforeAll(() => {
 })
 afterAll(() => removeSandbox(project))
 
-async function json<T>(args: string[], env: Record<string, string> = {}): Promise<T> {
-  const result = await tangentInProcess({ ...project, env: { ...project.env, ...env } }, [...args, '--json'])
-  if (result.code !== 0) throw new Error(`tangent ${args.join(' ')}: ${result.stderr}`)
-  return JSON.parse(result.stdout) as T
+function json<T>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  return tangentJson<T>({ ...project, env: { ...project.env, ...env } }, args)
 }
 
 /** Runs `run: <command>` with the demo model and answers the bash tool's result. */

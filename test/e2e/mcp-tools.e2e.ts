@@ -71,8 +71,10 @@ describe('MCP tools', () => {
     expect(results[0]!.output).toMatch(/MCP server "broken" is not available: .*ENOENT.*The tool did not run/)
     expect(reports.filter((line) => line.includes('MCP'))).toHaveLength(1)
     expect(reports[0]).toMatch(/MCP server "broken" \(.*config\.json\) did not start: .*ENOENT/)
-    // A later turn soon after does not wait for it again, nor repeat the line.
-    expect((await turn('hello')).reason).toBe('completed')
+    // A later call soon after gets the same answer without starting it again, nor repeats the line.
+    const again = await turn('call mcp__broken__echo: {"message": "again"}')
+    expect(again.reason).toBe('completed')
+    expect(again.results[0]!.output).toMatch(/MCP server "broken" is not available/)
     expect(reports.filter((line) => line.includes('MCP'))).toHaveLength(1)
   })
 

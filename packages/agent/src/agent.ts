@@ -11,7 +11,12 @@ import {
 import { SessionContext } from './context/session-context.js'
 import { defaultModelId, ModelRegistry } from './model-registry.js'
 import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } from './model-step.js'
-import { PendingApprovals, type PermissionAnswer, type PermissionDecider } from './permissions/approvals.js'
+import {
+  PendingApprovals,
+  type PermissionAnswer,
+  type PermissionDecider,
+  sessionPermissionRules,
+} from './permissions/approvals.js'
 import { replayMessages } from './replay-messages.js'
 import type { AgentToolSet, ToolSource } from './tools/agent-tool.js'
 import type { BashSandboxSetting } from './tools/bash.js'
@@ -333,7 +338,7 @@ export class Agent {
       modelId: this.modelId,
       toolName: call.toolName,
       input: call.input,
-      events: this.session.events,
+      sessionRules: sessionPermissionRules(this.session),
       cwd,
     })
     if (verdict.action === 'allow') return null

@@ -11,11 +11,17 @@ import { openaiModels as openai } from 'tokenlens/providers/openai'
  */
 export const priceSource = 'tokenlens 1.3.1 (models.dev catalog, newest entry 2025-09-11)'
 
+/** The demo model's synthetic window: a few dozen short demo turns fill 80% of it. */
+export const demoContextWindow = 4096
+
 /**
  * The demo model runs offline and costs nothing; its window is small and synthetic (4096 tokens,
  * TANGENT_DEMO_CONTEXT_WINDOW through the ModelRegistry), so compaction can be tried offline.
  */
-const demoFacts: ModelFacts = { contextWindow: 4096, price: { inputPerMTokens: 0, outputPerMTokens: 0 } }
+const demoFacts: ModelFacts = {
+  contextWindow: demoContextWindow,
+  price: { inputPerMTokens: 0, outputPerMTokens: 0 },
+}
 
 interface CatalogEntry {
   cost?: { input?: number; output?: number; cache_read?: number; reasoning?: number }

@@ -48,7 +48,6 @@ export class ModelRegistry {
   readonly #demoDelayMs: number
   readonly #custom: ReadonlyMap<string, LanguageModelV4>
   readonly #contextWindows: Record<string, number>
-  readonly #knownWindows = new Map<string, number | undefined>()
 
   constructor(options: ModelRegistryOptions = {}) {
     this.#env = { ...(options.env ?? process.env) }
@@ -65,8 +64,7 @@ export class ModelRegistry {
 
   /** The model's context window in tokens, or undefined when unknown (docs/architecture.md §12.4). */
   contextWindow(id: string): number | undefined {
-    if (!this.#knownWindows.has(id)) this.#knownWindows.set(id, contextWindowOf(id, this.#contextWindows))
-    return this.#knownWindows.get(id)
+    return contextWindowOf(id, this.#contextWindows)
   }
 
   /** Splits `provider:model`; throws `invalid-model` when it is not of that form. */

@@ -2,7 +2,7 @@
 // (`permission/requested`) is answered from `--yes`/`--allow` flags, else by asking the person
 // at the terminal, else denied with one line naming the flag to pass. Nothing runs unasked.
 import readline from 'node:readline'
-import { ruleCovers } from '@tangent/agent'
+import { permissionSubject, ruleCovers } from '@tangent/agent'
 import type { PermissionRequestedData } from '@tangent/core'
 import type { Backend, SessionEvent, TurnDelta, TurnObserver } from './backend.js'
 import { UsageError } from './cli-error.js'
@@ -44,14 +44,7 @@ export type AskPerson = (
 
 /** One line describing a call for a question or a notice: `bash: npm test` or `write: src/a.ts`. */
 export function describeCall(request: PermissionRequestedData): string {
-  const input = (request.input ?? {}) as Record<string, unknown>
-  const subject =
-    typeof input.command === 'string'
-      ? input.command
-      : typeof input.path === 'string'
-        ? input.path
-        : JSON.stringify(input)
-  const oneLine = subject.replace(/\s+/g, ' ')
+  const oneLine = permissionSubject(request.toolName, request.input).replace(/\s+/g, ' ')
   return `${request.toolName}: ${oneLine.length > 200 ? `${oneLine.slice(0, 199)}…` : oneLine}`
 }
 
@@ -154,11 +147,14 @@ export function askAtTerminal(context: CliContext, printer: { pause(): void }): 
       output: context.stderr as NodeJS.WritableStream,
       terminal: true,
     })
+    // One close listener for every question asked: the end of input answers the pending one.
+    let answer: ((line: string | null) => void) | null = null
+    rl.once('close', () => answer?.(null))
     try {
       for (;;) {
         const line = await new Promise<string | null>((resolve) => {
+          answer = resolve
           rl.question(`Allow ${describeCall(request)}? ${questionHint} › `, resolve)
-          rl.once('close', () => resolve(null))
         })
         if (line === null) return null
         const decision = parseDecision(line)

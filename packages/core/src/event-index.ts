@@ -14,6 +14,8 @@ export const indexedEventTypes: readonly string[] = [
   // What the model is sent besides the history: looked up before every turn and model call.
   'context/instructions',
   'context/compacted',
+  // "Always" answers: a session's permission rules are read before every tool call.
+  'permission/answered',
 ]
 const indexed: ReadonlySet<string> = new Set(indexedEventTypes)
 

@@ -1,7 +1,7 @@
 // The N-way compare board (docs/architecture.md §13.3): per branch its status, own turns, time,
 // files changed since its fork point with a diffstat, its latest check and its own tokens; and
 // one file as every branch has it, for a side-by-side diff. Read-only, from logs and snapshots.
-import type { Session, SessionEvent, StepEndData } from '@tangent/core'
+import type { Session, SessionEvent } from '@tangent/core'
 import type { FileState } from '@tangent/files'
 import type {
   BoardBranch,
@@ -19,6 +19,8 @@ export interface BoardSource {
   summary: SessionSummary
   /** The files' tree now (its latest snapshot), null when none was taken. */
   latestTree: string | null
+  /** Its own usage (after its fork point), as session.get reports it (docs/architecture.md §12.5). */
+  tokens: { inputTokens: number; outputTokens: number; cachedInputTokens: number }
 }
 
 export async function boardBranch(files: FileState, source: BoardSource, now: number): Promise<BoardBranch> {
@@ -30,7 +32,6 @@ export async function boardBranch(files: FileState, source: BoardSource, now: nu
   let completedTurns = 0
   let firstStart: number | null = null
   let lastEnd: number | null = null
-  const tokens = { input: 0, output: 0, cached: 0 }
   for (const event of own) {
     if (event.type === 'turn/start') {
       turns++
@@ -38,11 +39,6 @@ export async function boardBranch(files: FileState, source: BoardSource, now: nu
     } else if (event.type === 'turn/end') {
       lastEnd = event.time
       if ((event.data as { reason?: string }).reason === 'completed') completedTurns++
-    } else if (event.type === 'step/end') {
-      const usage = (event.data as StepEndData).usage
-      tokens.input += usage?.inputTokens ?? 0
-      tokens.output += usage?.outputTokens ?? 0
-      tokens.cached += usage?.cachedInputTokens ?? 0
     }
   }
   const running = source.summary.status === 'running'
@@ -53,7 +49,11 @@ export async function boardBranch(files: FileState, source: BoardSource, now: nu
     durationMs: firstStart === null ? null : (running ? now : (lastEnd ?? now)) - firstStart,
     files: diffs.map(diffstat),
     check: latestCheck(own),
-    tokens,
+    tokens: {
+      input: source.tokens.inputTokens,
+      output: source.tokens.outputTokens,
+      cached: source.tokens.cachedInputTokens,
+    },
   }
 }
 

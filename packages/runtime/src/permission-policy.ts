@@ -2,12 +2,7 @@
 // in the session's directory, the session's own `always` rules (from its log, so a fork has
 // exactly those before its point) and the defaults for its model. A config that cannot be read
 // fails closed: the call is denied with the reason, never run unasked.
-import {
-  decidePermission,
-  type PermissionDecider,
-  type PermissionVerdict,
-  sessionPermissionRules,
-} from '@tangent/agent'
+import { decidePermission, type PermissionDecider, type PermissionVerdict } from '@tangent/agent'
 import type { ConfigFiles } from './config.js'
 
 export function permissionDecider(
@@ -24,7 +19,7 @@ export function permissionDecider(
     return decidePermission(request.toolName, request.input, {
       cwd: request.cwd,
       rules,
-      sessionRules: sessionPermissionRules(request.events),
+      sessionRules: request.sessionRules,
       defaults: request.modelId.startsWith('demo:') ? 'free' : 'guarded',
       bashSandboxed: request.toolName === 'bash' ? await bashSandboxed() : false,
     })

@@ -265,18 +265,14 @@ export class Runtime {
     )
     const createAgent =
       options.createAgent ??
-      ((session: Session) =>
+      ((session: Session, given: Parameters<NonNullable<RuntimeOptions['createAgent']>>[1]) =>
         new Agent({
-          delegate: subagents.delegateFor(session.id),
           session,
-          flush: flushOf(session),
-          models: this.models,
+          ...given,
           defaultModel: this.defaultModel,
           userInstructionsPath: userInstructionsPath(env),
           snapshot: (live) => this.files.snapshot(live.header.cwd),
           permissions,
-          toolSource: this.mcp,
-          ...(bashSandbox ? { bashSandbox } : {}),
         }))
     this.#agents = new AgentPool(
       (session) =>
@@ -439,8 +435,13 @@ export class Runtime {
   async resolveSession(params: { id: string }): Promise<{ sessionId: string }> {
     const live = this.#store.store.get(params.id)
     if (live) return { sessionId: live.id }
-    const sessions = await this.listSessions({ includeArchived: true })
-    return { sessionId: resolveSessionIdPrefix(params.id, sessions) }
+    // Ids and titles only: the catalog's entries (archived ones too) and sessions only in memory.
+    const candidates = new Map<string, { id: string; title: string }>()
+    for (const entry of await this.#store.listView())
+      candidates.set(entry.id, { id: entry.id, title: entry.title ?? '' })
+    for (const session of this.#store.store.sessions())
+      candidates.set(session.id, { id: session.id, title: session.title ?? '' })
+    return { sessionId: resolveSessionIdPrefix(params.id, candidates.values()) }
   }
 
   async summary(sessionId: string): Promise<SessionSummary> {
@@ -713,7 +714,13 @@ export class Runtime {
 
   async #boardSource(sessionId: string): Promise<BoardSource> {
     const session = await this.#load(sessionId)
-    return { session, summary: await this.summary(sessionId), latestTree: this.#latestTree(session) }
+    const entry = await this.#store.get(sessionId)
+    return {
+      session,
+      summary: this.#summaryOf(entry, session),
+      latestTree: this.#latestTree(session),
+      tokens: sessionUsageOf(session, this.#usageOptions).own,
+    }
   }
 
   /** A session's parent and fork point: from the live header, else the catalog. */
@@ -1056,7 +1063,6 @@ export class Runtime {
     }
   }
 
-  /** Appends the `files/restored` event of a restore or an undo, durably, and answers with its seq. */
   /** Whether a session working in the journal's directory recorded the restore it describes. */
   async #restoreRecorded(journal: { cwd: string; undoTree: string }): Promise<boolean> {
     for (const entry of await this.#store.listView()) {
@@ -1088,6 +1094,7 @@ export class Runtime {
     return recorded ?? this.#recordRestore(session, outcome, what)
   }
 
+  /** Appends the `files/restored` event of a restore or an undo, durably, and answers with its seq. */
   async #recordRestore(
     session: Session,
     outcome: RestoreOutcome,

@@ -5,8 +5,7 @@
 // never compacted automatically, only on request.
 import { modelFactsOf } from '../model-facts.js'
 
-/** The demo model's synthetic window: a few dozen short demo turns fill 80% of it. */
-export const demoContextWindow = 4096
+export { demoContextWindow } from '../model-facts.js'
 
 /** The model's context window in tokens, or undefined when no source knows it. */
 export function contextWindowOf(
@@ -15,7 +14,6 @@ export function contextWindowOf(
 ): number | undefined {
   const override = overrides[modelId]
   if (override !== undefined) return override
-  if (modelId === 'demo:scripted') return demoContextWindow
   // `openai-compatible` names a local server's model: the catalog's numbers would be a guess.
   if (modelId.startsWith('openai-compatible:')) return undefined
   return modelFactsOf(modelId)?.contextWindow

@@ -2,17 +2,8 @@
 // files are recorded in the log when first read and whenever their content changes, and the
 // system prompt is built from the log's latest record, never from disk, so a replay or a
 // fork sends exactly what was sent then.
-import type { InstructionsData, Session, SessionEvent } from '@tangent/core'
+import type { InstructionsData, Session } from '@tangent/core'
 import type { InstructionFile } from './instruction-files.js'
-
-/** The latest `context/instructions` at or before the end of `events`, or null. */
-export function latestInstructions(events: readonly SessionEvent[]): InstructionsData | null {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!
-    if (event.type === 'context/instructions') return event.data as InstructionsData
-  }
-  return null
-}
 
 /**
  * Appends `context/instructions` when `files` differ from the latest record (paths, scopes or

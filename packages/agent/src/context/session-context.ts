@@ -78,7 +78,7 @@ export class SessionContext {
     if (throughSeq === null) return
     await this.#options.flush()
     try {
-      await this.#compact(model, throughSeq, 'auto', tokens, signal)
+      await this.#compact(model, { throughSeq, trigger: 'auto', tokensBefore: tokens, system }, signal)
     } catch (error) {
       if (signal.aborted) throw error
       this.#compactionFailed = true
@@ -101,8 +101,10 @@ export class SessionContext {
         { sessionId: session.id },
       )
     }
-    const tokens = estimateContextTokens(session.events, this.systemPrompt().length)
-    const event = await this.#compact(model, throughSeq, 'manual', tokens, signal).catch((error: unknown) => {
+    const system = this.systemPrompt()
+    const tokens = estimateContextTokens(session.events, system.length)
+    const request = { throughSeq, trigger: 'manual' as const, tokensBefore: tokens, system }
+    const event = await this.#compact(model, request, signal).catch((error: unknown) => {
       const why = signal.aborted ? 'the compaction was aborted.' : errorMessage(error)
       throw new TangentError(
         'compaction-failed',
@@ -114,21 +116,17 @@ export class SessionContext {
     return { seq: event.seq, ...(event.data as CompactionData) }
   }
 
+  /** `system`: the prompt the caller measured, built once per call. */
   #compact(
     model: ContextModel,
-    throughSeq: number,
-    trigger: CompactionData['trigger'],
-    tokensBefore: number,
+    request: { throughSeq: number; trigger: CompactionData['trigger']; tokensBefore: number; system: string },
     signal: AbortSignal,
   ) {
     return compactHistory({
       session: this.#options.session,
       model: model.model,
       modelId: model.id,
-      throughSeq,
-      trigger,
-      tokensBefore,
-      system: this.systemPrompt(),
+      ...request,
       signal,
       maxRetries: this.#options.maxRetries,
     })

@@ -4,7 +4,7 @@
 import {
   type PermissionAnsweredData,
   type PermissionDecision,
-  type SessionEvent,
+  type Session,
   TangentError,
 } from '@tangent/core'
 import type { PermissionVerdict } from './policy.js'
@@ -21,30 +21,24 @@ export type PermissionDecider = (request: {
   modelId: string
   toolName: string
   input: unknown
-  events: readonly SessionEvent[]
+  /** The session's own `always` rules (sessionPermissionRules). */
+  sessionRules: readonly { tool: string; pattern: string }[]
   cwd: string
 }) => Promise<PermissionVerdict>
 
-/** The `always` rules a session's log holds, oldest first (a fork's prefix holds its parent's). */
-export function sessionPermissionRules(events: readonly SessionEvent[]): { tool: string; pattern: string }[] {
+/**
+ * The `always` rules a session's log holds, oldest first (a fork's prefix holds its parent's):
+ * from the index of `permission/answered`, so a tool call does not scan the whole history.
+ */
+export function sessionPermissionRules(
+  session: Pick<Session, 'events' | 'seqsOfType'>,
+): { tool: string; pattern: string }[] {
   const rules: { tool: string; pattern: string }[] = []
-  for (const event of events) {
-    if (event.type !== 'permission/answered') continue
-    const { decision, rule } = event.data as PermissionAnsweredData
+  for (const seq of session.seqsOfType('permission/answered')) {
+    const { decision, rule } = session.events[seq]!.data as PermissionAnsweredData
     if (decision === 'always' && rule) rules.push(rule)
   }
   return rules
-}
-
-/** The calls of a session still waiting for an answer: requested, not answered, turn still open. */
-export function pendingPermissionRequests(events: readonly SessionEvent[]): SessionEvent[] {
-  const pending = new Map<string, SessionEvent>()
-  for (const event of events) {
-    if (event.type === 'permission/requested') pending.set((event.data as { callId: string }).callId, event)
-    else if (event.type === 'permission/answered') pending.delete((event.data as { callId: string }).callId)
-    else if (event.type === 'turn/end') pending.clear()
-  }
-  return [...pending.values()]
 }
 
 export class PendingApprovals {
