@@ -19,6 +19,13 @@ export {
   type SessionId,
   sessionIdPattern,
 } from './ids.js'
+export type {
+  RemoteChange,
+  SessionPersistence,
+  StoredModelRef,
+  StoredSession,
+  StoreWarningLike,
+} from './persistence.js'
 export {
   compactionPreamble,
   currentModel,

@@ -21,7 +21,7 @@ import {
   type TaskDelegate,
   userInstructionsPath,
 } from '@tangent/agent'
-import { type ModelSelectionData, type Session, TangentError } from '@tangent/core'
+import { type ModelSelectionData, type Session, type SessionPersistence, TangentError } from '@tangent/core'
 import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
@@ -57,7 +57,6 @@ import type {
   WorkspaceBrowseParams,
   WorkspaceBrowseResult,
 } from '@tangent/protocol'
-import { JsonlStore } from '@tangent/store-jsonl'
 import { AgentPool } from './agent-pool.js'
 import { type BoardSource, boardBranch, fileAcross } from './board.js'
 import { runCheck } from './check.js'
@@ -79,12 +78,18 @@ import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { toSessionSummary } from './session-summary.js'
 import { compareUsageOf, modelFactsWith, sessionUsageOf } from './session-usage.js'
 import { sessionsRunningIn } from './shared-activity.js'
+import { openStoreEngine } from './store-engine.js'
 import { type SubagentLimits, Subagents, subagentLimitsOf } from './subagents.js'
 import { isInside, WorkspaceRegistry } from './workspaces.js'
 
 export interface RuntimeOptions {
-  /** TANGENT_HOME: sessions, catalog, snapshots, workspaces.json. */
+  /** TANGENT_HOME: sessions (JSONL engine), catalog, snapshots, workspaces.json. */
   home: string
+  /**
+   * Where sessions live (docs/architecture.md §4): a `postgres://` URL for the PostgreSQL engine;
+   * unset or empty: JSONL under `home`. Default TANGENT_STORE of `env`.
+   */
+  store?: string | undefined
   /** Environment for provider keys, TANGENT_MODEL and TANGENT_DEMO_DELAY_MS (default process.env). */
   env?: Record<string, string | undefined>
   /** Model of new sessions and of logs without a selection (default TANGENT_MODEL, else `demo:scripted`). */
@@ -165,7 +170,7 @@ export class Runtime {
   readonly config: ConfigFiles
   /** The configured MCP servers, started on the first turn that needs their tools. */
   readonly mcp: McpServers
-  readonly #store: JsonlStore
+  readonly #store: SessionPersistence
   readonly #workspaces: WorkspaceRegistry
   readonly #agents: AgentPool
   readonly #forkRequests: ForkRequests
@@ -197,7 +202,7 @@ export class Runtime {
     realHome: string
     version: string
     startFolder: string
-    store: JsonlStore
+    store: SessionPersistence
     workspaces: WorkspaceRegistry
     report: (error: unknown) => void
   }) {
@@ -299,8 +304,9 @@ export class Runtime {
     // Real paths everywhere, so one directory is always the same string (shared activity, workspaces).
     const startFolder = await fs.realpath(options.startFolder ?? process.cwd())
     // The store's warnings (odd files skipped, a loop of parents, a data dir others can read) are reported.
-    const store = await JsonlStore.open({
-      dir: home,
+    const store = await openStoreEngine({
+      url: options.store ?? (options.env ?? process.env).TANGENT_STORE,
+      home,
       readOnly: options.readOnly === true,
       onWarning: (warning) => report(`warning: ${warning.message}`),
     })

@@ -1,9 +1,8 @@
 // The one place a SessionSummary (docs/protocol.md "Types") is built: from the catalog entry
 // and, when the session is live in memory, its current events (the live object is fresher).
 // The workspace is derived from the folder that holds the session's cwd (docs/architecture.md §7).
-import type { Session } from '@tangent/core'
+import type { Session, StoredSession } from '@tangent/core'
 import type { SessionSummary } from '@tangent/protocol'
-import type { CatalogEntry } from '@tangent/store-jsonl'
 import { headerMetaOf } from './header-meta.js'
 
 /** Finds the workspace of a session: the deepest workspace folder holding `cwd`, else `recorded` if it exists. */
@@ -12,7 +11,7 @@ export type WorkspaceResolver = (cwd: string, recorded: string | undefined) => s
 const recordedOnly: WorkspaceResolver = (_cwd, recorded) => recorded ?? null
 
 export function toSessionSummary(
-  entry: Readonly<CatalogEntry> | undefined,
+  entry: Readonly<StoredSession> | undefined,
   live: Session | undefined,
   options: { running?: boolean; workspaceOf?: WorkspaceResolver } = {},
 ): SessionSummary {

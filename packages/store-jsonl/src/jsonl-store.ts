@@ -7,6 +7,7 @@ import {
   closingEventsForOpenTurn,
   type Session,
   type SessionEvent,
+  type SessionPersistence,
   SessionStore,
   TangentError,
 } from '@tangent/core'
@@ -61,7 +62,10 @@ interface Markers {
 
 const interruptedMessage = 'The process stopped while this turn was running (crash repair).'
 
-export class JsonlStore {
+export class JsonlStore implements SessionPersistence {
+  readonly engine = 'jsonl'
+  /** One process writes a data directory (the writer lock): claims are not needed. */
+  readonly shared = false
   readonly dir: string
   readonly readOnly: boolean
   readonly store: SessionStore
@@ -296,6 +300,23 @@ export class JsonlStore {
     } finally {
       this.#deleting.delete(id)
     }
+  }
+
+  get location(): string {
+    return this.dir
+  }
+
+  /** The writer lock already makes this process the only writer (docs/architecture.md §4). */
+  async claim(id: string): Promise<void> {
+    assertValidSessionId(id)
+    this.#assertWritable()
+  }
+
+  async release(_id: string): Promise<void> {}
+
+  /** No other process writes this data directory. */
+  onRemoteChange(): () => void {
+    return () => {}
   }
 
   /** Flushes everything, writes the catalog, forgets the live sessions and releases the lock. */

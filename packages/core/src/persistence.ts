@@ -1,0 +1,94 @@
+// The store contract (docs/architecture.md §4): what the runtime needs from a storage engine.
+// Two engines implement it — JSONL files (`@tangent/store-jsonl`, one machine) and PostgreSQL
+// (`@tangent/store-postgres`, several Hosts) — and one behaviour suite (test/contract/store.contract.ts)
+// runs against both. Types only: core does no I/O.
+import type { Session, SessionOrigin } from './session.js'
+import type { SessionStore } from './store.js'
+
+/** A model as a log records it (`model/selection`). */
+export interface StoredModelRef {
+  provider: string
+  model: string
+  reasoningEffort?: string | undefined
+}
+
+/** One listed session, as the engine's index holds it: listing never reads whole logs. */
+export interface StoredSession {
+  id: string
+  title: string | null
+  cwd: string
+  parentSession: string | null
+  forkedAt: number | null
+  origin: SessionOrigin
+  archived: boolean
+  eventCount: number
+  inheritedEventCount: number
+  createdAt: number
+  updatedAt: number
+  /** The header as stored, extra meta included. */
+  header: Record<string, unknown>
+  model: StoredModelRef | null
+  /** Set when the chain of parents loops (damaged data): the ids on the loop, in order. */
+  parentLoop?: string[] | undefined
+}
+
+/** Something the engine skipped, left alone or repaired that a person should know about. */
+export interface StoreWarningLike {
+  readonly kind: string
+  /** A file or a table/row the warning is about. */
+  readonly file: string
+  readonly message: string
+}
+
+/** A change another process made to the shared sessions (PostgreSQL engine; never for JSONL). */
+export interface RemoteChange {
+  sessionId: string
+  kind: 'created' | 'updated' | 'deleted'
+}
+
+export interface SessionPersistence {
+  /** `jsonl` or `postgres`. */
+  readonly engine: string
+  /** Where the sessions live, for messages: a directory, or a database URL without its password. */
+  readonly location: string
+  readonly readOnly: boolean
+  /** The live sessions of this process; the engine persists what is appended to them. */
+  readonly store: SessionStore
+  /**
+   * True when other processes may write the same sessions at the same time (PostgreSQL): each
+   * write then needs a claim (`claim`), and changes of others arrive through `onRemoteChange`.
+   */
+  readonly shared: boolean
+
+  /** The live session, or the one read (and, for a writer, repaired) from storage. */
+  load(id: string): Promise<Session>
+  /** How many of the session's events may be served: all, except those not yet durable after a write failure. */
+  servableEventCount(session: Session): number
+  /** Resolves when everything appended so far (to `id`, or to every session) is durable. */
+  flush(id?: string): Promise<void>
+  /** Index entries, oldest first (copies). */
+  list(): Promise<StoredSession[]>
+  /** The same entries without copies, for a caller that reads them at once and keeps nothing. */
+  listView(): Promise<readonly Readonly<StoredSession>[]>
+  /** Every listed session's id and stored header, in no order, without copies. */
+  headers(): Iterable<{ readonly id: string; readonly header: Readonly<Record<string, unknown>> }>
+  get(id: string): Promise<StoredSession | undefined>
+  /** Ids of sessions that cannot be listed (no readable header). */
+  damaged(): string[]
+  warnings(): StoreWarningLike[]
+  setArchived(id: string, archived: boolean): Promise<StoredSession>
+  /** Deletes a session; every fork of it stays whole (ids of forks whose prefix had to be copied). */
+  delete(id: string): Promise<{ materialized: string[] }>
+  /** Flushes everything, releases every claim and lock, forgets the live sessions. */
+  close(): Promise<void>
+
+  /**
+   * Claims the right to append to `id` across processes until `release` (counted: claims nest).
+   * A session another live process holds is `session-busy` (naming the holder). JSONL: the data
+   * directory's writer lock already makes this process the only writer; a no-op.
+   */
+  claim(id: string): Promise<void>
+  release(id: string): Promise<void>
+  /** Hears sessions another process created, changed or deleted. Returns the unsubscribe function. */
+  onRemoteChange(listener: (change: RemoteChange) => void): () => void
+}

@@ -1,0 +1,39 @@
+// Chooses the storage engine (docs/architecture.md §4): TANGENT_STORE (or `tangent serve --store`)
+// set to a `postgres://` URL opens the PostgreSQL engine; unset or empty, JSONL under TANGENT_HOME.
+import { type SessionPersistence, type StoreWarningLike, TangentError } from '@tangent/core'
+import { JsonlStore } from '@tangent/store-jsonl'
+
+export interface StoreEngineOptions {
+  /** TANGENT_STORE: a PostgreSQL URL, or unset/empty for JSONL. */
+  url: string | undefined
+  /** TANGENT_HOME: the JSONL engine's data directory. */
+  home: string
+  readOnly: boolean
+  onWarning: (warning: StoreWarningLike) => void
+}
+
+export async function openStoreEngine(options: StoreEngineOptions): Promise<SessionPersistence> {
+  const url = options.url?.trim() ?? ''
+  if (url === '') {
+    return JsonlStore.open({ dir: options.home, readOnly: options.readOnly, onWarning: options.onWarning })
+  }
+  if (!isPostgresUrl(url)) {
+    throw new TangentError(
+      'invalid-config',
+      `TANGENT_STORE is not a PostgreSQL URL: "${redactUrl(url)}". Use postgres://user@host:port/db (or postgres://user@/db?host=/socket/dir), or leave it unset for JSONL files under TANGENT_HOME.`,
+      { store: redactUrl(url) },
+    )
+  }
+  // Loaded only when asked for: a JSONL user never loads the database client.
+  const { PostgresStore } = await import('@tangent/store-postgres')
+  return PostgresStore.open({ url, readOnly: options.readOnly, onWarning: options.onWarning })
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url)
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@')
+}

@@ -1,0 +1,154 @@
+// A throwaway PostgreSQL server for tests and benches: initdb into a temp dir, listen on a Unix
+// socket in that dir (and 127.0.0.1 on a free port), stop and remove it after. The server binaries
+// (initdb, pg_ctl, postgres) come from the machine (Debian's postgresql package; .ci/run installs it).
+// PostgreSQL refuses to run as root: as root the server runs as the `postgres` user.
+import { execFile } from 'node:child_process'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+
+export interface TestPostgres {
+  /** postgres://…@127.0.0.1:port/tangent */
+  readonly url: string
+  /** postgres://…@/tangent?host=<socket dir> (a Unix socket, as libpq writes it) */
+  readonly socketUrl: string
+  readonly dataDir: string
+  readonly port: number
+  /** A new empty database on the same server; its URL. */
+  createDatabase(name: string): Promise<string>
+  /** Stops the server (fast: connections are closed) and starts it again on the same port. */
+  restart(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** Where the server binaries are: on PATH, else Debian's versioned directory. */
+export function postgresBinDir(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && existsSync(path.join(dir, 'pg_ctl')) && existsSync(path.join(dir, 'initdb'))) return dir
+  }
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return null
+  const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a))
+  for (const version of versions) {
+    const bin = path.join(root, version, 'bin')
+    if (existsSync(path.join(bin, 'pg_ctl'))) return bin
+  }
+  return null
+}
+
+export function postgresAvailable(): boolean {
+  return postgresBinDir() !== null
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const bin = postgresBinDir()
+  if (!bin)
+    throw new Error(
+      'PostgreSQL server binaries (initdb, pg_ctl) not found: install Debian package postgresql.',
+    )
+  const asRoot = process.getuid?.() === 0
+  const owner = asRoot ? await postgresUser() : null
+  const root = mkdtempSync(path.join(os.tmpdir(), 'tangent-pg-'))
+  const dataDir = path.join(root, 'data')
+  const socketDir = path.join(root, 'socket')
+  chmodSync(root, 0o755)
+  if (owner) chownSync(root, owner.uid, owner.gid)
+  const exec = async (file: string, args: string[]) => {
+    const command = path.join(bin, file)
+    if (owner)
+      return run(
+        'setpriv',
+        ['--reuid', String(owner.uid), '--regid', String(owner.gid), '--clear-groups', command, ...args],
+        { cwd: root },
+      )
+    return run(command, args, { cwd: root })
+  }
+  await exec('initdb', [
+    '-D',
+    dataDir,
+    '-U',
+    'tangent',
+    '--auth=trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ])
+  await (owner
+    ? run('setpriv', [
+        '--reuid',
+        String(owner.uid),
+        '--regid',
+        String(owner.gid),
+        '--clear-groups',
+        'mkdir',
+        '-m',
+        '0700',
+        socketDir,
+      ])
+    : run('mkdir', ['-m', '0700', socketDir]))
+  const port = await freePort()
+  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${socketDir} -c fsync=on -c max_connections=200 -c shared_buffers=64MB`
+  const start = () =>
+    exec('pg_ctl', [
+      '-D',
+      dataDir,
+      '-w',
+      '-t',
+      '60',
+      '-l',
+      path.join(root, 'server.log'),
+      '-o',
+      options,
+      'start',
+    ])
+  const stopServer = () => exec('pg_ctl', ['-D', dataDir, '-w', '-t', '60', '-m', 'fast', 'stop'])
+  await start()
+  const url = (db: string) => `postgres://tangent@127.0.0.1:${port}/${db}`
+  const createDatabase = async (name: string) => {
+    await run('psql', ['-v', 'ON_ERROR_STOP=1', url('postgres'), '-c', `CREATE DATABASE "${name}"`])
+    return url(name)
+  }
+  await createDatabase('tangent')
+  let stopped = false
+  return {
+    url: url('tangent'),
+    socketUrl: `postgres://tangent@/tangent?host=${encodeURIComponent(socketDir)}&port=${port}`,
+    dataDir,
+    port,
+    createDatabase,
+    async restart() {
+      await stopServer()
+      await start()
+    },
+    async stop() {
+      if (stopped) return
+      stopped = true
+      await stopServer().catch(() => undefined)
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
+
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
+  const { stdout } = await run('id', ['-u', 'postgres']).catch(() => {
+    throw new Error('Running as root, PostgreSQL needs an unprivileged user: no user "postgres" here.')
+  })
+  const { stdout: group } = await run('id', ['-g', 'postgres'])
+  return { uid: Number(stdout.trim()), gid: Number(group.trim()) }
+}
