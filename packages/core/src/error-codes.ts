@@ -21,6 +21,8 @@ export const errorCodes = {
   'session-not-found': 'an unknown session id',
   'ambiguous-id': 'a session id prefix that more than one session starts with (data.candidates)',
   'session-busy': 'the session is running a turn, or a restore, undo or delete, and the call needs it idle',
+  'session-elsewhere':
+    'the session\'s files live on another machine (shared PostgreSQL store): read, compare or fork it here, prompt it there',
   'session-exists': 'a session with this id already exists (in memory or on disk)',
   'session-stale': 'a Session object that its store no longer holds',
   'invalid-session-id': 'a session id outside the pattern: 1-128 of A-Z a-z 0-9 _ -, starting alphanumeric',
@@ -38,6 +40,7 @@ export const errorCodes = {
   'store-write-failed': 'writing or closing a session log failed (disk full, permissions)',
   'corrupt-log': 'a session log has a malformed line that is not a torn tail',
   'parent-log-missing': 'a fork reads its prefix from a parent log that is missing',
+  'store-unavailable': 'the PostgreSQL store cannot be reached or its schema is missing (read-only open)',
   'home-not-directory': 'the data directory (TANGENT_HOME) exists but is not a directory',
 
   // Workspaces and folders

@@ -17,11 +17,16 @@ export interface SessionHeaderMeta {
   exploration?: { id: string; label: string; check?: string }
   /** A subagent (origin `subagent`): the parent's tool call that spawned it and its depth (1 = a child of a user session). */
   subagentOf?: { callId: string; depth: number }
+  /**
+   * The machine whose disk holds the session's files (shared PostgreSQL store only,
+   * docs/architecture.md §4): only a Host there prompts it or touches its files.
+   */
+  machine?: string
 }
 
 export function headerMetaOf(header: Readonly<Record<string, unknown>>): SessionHeaderMeta {
   const meta: SessionHeaderMeta = {}
-  const { workspaceId, files, baseTree, forkRequestId, exploration, subagentOf } = header
+  const { workspaceId, files, baseTree, forkRequestId, exploration, subagentOf, machine } = header
   if (typeof workspaceId === 'string') meta.workspaceId = workspaceId
   const filesMeta = filesOf(files)
   if (filesMeta) meta.files = filesMeta
@@ -31,6 +36,7 @@ export function headerMetaOf(header: Readonly<Record<string, unknown>>): Session
   if (branch) meta.exploration = branch
   const spawned = subagentOfValue(subagentOf)
   if (spawned) meta.subagentOf = spawned
+  if (typeof machine === 'string') meta.machine = machine
   return meta
 }
 
@@ -43,6 +49,7 @@ export function headerMetaFields(meta: SessionHeaderMeta): Record<string, unknow
   if (meta.forkRequestId !== undefined) fields.forkRequestId = meta.forkRequestId
   if (meta.exploration !== undefined) fields.exploration = { ...meta.exploration }
   if (meta.subagentOf !== undefined) fields.subagentOf = { ...meta.subagentOf }
+  if (meta.machine !== undefined) fields.machine = meta.machine
   return fields
 }
 

@@ -164,6 +164,11 @@ export class Runtime {
   readonly startFolder: string
   readonly homeDir: string
   readonly readOnly: boolean
+  /**
+   * This machine's name (TANGENT_MACHINE, else the host name): with a shared store, a session
+   * records the machine its files live on, and only a Host there prompts it (docs/architecture.md §4).
+   */
+  readonly machine: string
   readonly models: ModelRegistry
   readonly files: FileState
   /** The user and project config files (permissions; docs/architecture.md §12.1). */
@@ -214,6 +219,7 @@ export class Runtime {
     this.startFolder = init.startFolder
     this.homeDir = options.homeDir ?? os.homedir()
     this.readOnly = options.readOnly === true
+    this.machine = env.TANGENT_MACHINE?.trim() || os.hostname()
     this.defaultModel = options.defaultModel ?? (env.TANGENT_MODEL || defaultModelId)
     this.#report = init.report
     this.#store = store
@@ -240,10 +246,11 @@ export class Runtime {
       fork: (params, meta) => this.fork(params, meta),
       setModel: (params) => this.setModel(params),
       prompt: (params) => this.prompt(params),
-      record: async (session, type, data) => {
-        session.append(type, data)
-        await store.flush(session.id)
-      },
+      record: (session, type, data) =>
+        this.#claimed(session.id, async () => {
+          session.append(type, data)
+          await store.flush(session.id)
+        }),
       report: init.report,
     })
     this.#checkTimeoutMs = Number(env.TANGENT_CHECK_TIMEOUT_MS) || 10 * 60_000
@@ -257,12 +264,12 @@ export class Runtime {
         load: (sessionId) => this.#load(sessionId),
         fork: async ({ sessionId, boundary, files, title, subagentOf }) =>
           (await this.#fork({ sessionId, files, title }, { subagentOf }, boundary)).childId,
-        prompt: (sessionId, text) => {
+        prompt: async (sessionId, text) => {
           this.#assertWritable('run a subagent')
           const child = store.store.get(sessionId)
           if (!child) throw sessionNotFound(sessionId)
           this.#busy.assertIdle(child, 'run a subagent')
-          return this.#agents.prompt(child, text)
+          return this.#claimedTurn(child, 'run a subagent', () => this.#agents.prompt(child, text))
         },
         abort: (sessionId) => void this.#agents.get(sessionId)?.abort(),
       },
@@ -529,13 +536,22 @@ export class Runtime {
     this.#assertOutsideData(cwd)
     const model = this.#validateModel(params.model ?? this.defaultModel)
     const workspaceId = workspace?.id ?? this.#workspaces.workspaceOf(cwd, undefined) ?? undefined
-    const session = this.#store.store.create(undefined, {
-      meta: { cwd, ...headerMetaFields(workspaceId !== undefined ? { workspaceId } : {}) },
+    const id = this.#store.store.newId()
+    await this.#claimed(id, async () => {
+      const session = this.#store.store.create(id, {
+        meta: {
+          cwd,
+          ...headerMetaFields({
+            ...(workspaceId !== undefined ? { workspaceId } : {}),
+            ...(this.#store.shared ? { machine: this.machine } : {}),
+          }),
+        },
+      })
+      session.append('model/selection', model)
+      if (params.title !== undefined) session.append('session/title', { title: params.title })
+      await this.#store.flush(session.id)
     })
-    session.append('model/selection', model)
-    if (params.title !== undefined) session.append('session/title', { title: params.title })
-    await this.#store.flush(session.id)
-    return this.summary(session.id)
+    return this.summary(id)
   }
 
   /** Runs one turn; resolves when it ends (aborted and error included). */
@@ -543,9 +559,12 @@ export class Runtime {
     this.#assertWritable('run a turn')
     const session = await this.#load(params.sessionId)
     this.#busy.assertIdle(session, 'send another prompt')
+    this.#assertOnThisMachine(session, 'run a turn in it')
     const check = headerMetaOf(session.header).exploration?.check
     // Synchronous from the check to the turn's first append: two prompts cannot both start.
-    const turn = this.#agents.prompt(session, params.text)
+    const turn = this.#claimedTurn(session, 'send another prompt', () =>
+      this.#agents.prompt(session, params.text),
+    )
     if (check === undefined) return turn
     // A branch with a check stays busy until its check is recorded (docs/architecture.md §13.2).
     return this.#busy.exclusively(session, `running its check \`${check}\``, async () => {
@@ -555,9 +574,11 @@ export class Runtime {
         timeoutMs: this.#checkTimeoutMs,
         afterSeq: result.turnEndSeq,
       })
-      const live = this.#store.store.get(session.id) ?? session
-      live.append('check/ran', ran)
-      await this.#store.flush(session.id)
+      await this.#claimed(session.id, async () => {
+        const live = this.#store.store.get(session.id) ?? session
+        live.append('check/ran', ran)
+        await this.#store.flush(session.id)
+      })
       return result
     })
   }
@@ -610,6 +631,11 @@ export class Runtime {
     const parent = await this.#load(parentId)
     this.#busy.assertIdle(branch, 'keep it')
     this.#busy.assertIdle(parent, 'keep a branch into it')
+    this.#assertOnThisMachine(parent, 'keep a branch into it')
+    return this.#claimed(parent.id, () => this.#keep(params, branch, parent))
+  }
+
+  async #keep(params: SessionKeepParams, branch: Session, parent: Session): Promise<SessionKeepResult> {
     const meta = headerMetaOf(branch.header)
     const label = meta.exploration?.label
     const mode = meta.files?.mode ?? 'shared'
@@ -770,8 +796,11 @@ export class Runtime {
     this.#assertWritable('change the model')
     const session = await this.#load(params.sessionId)
     this.#busy.assertIdle(session, 'change its model')
-    this.#agents.obtain(session).setModel(params.model, params.reasoningEffort)
-    await this.#store.flush(session.id)
+    await this.#claimed(session.id, async () => {
+      this.#busy.assertIdle(session, 'change its model')
+      this.#agents.obtain(session).setModel(params.model, params.reasoningEffort)
+      await this.#store.flush(session.id)
+    })
     return this.summary(session.id)
   }
 
@@ -783,8 +812,8 @@ export class Runtime {
     this.#assertWritable('compact a session')
     const session = await this.#load(params.sessionId)
     this.#busy.assertIdle(session, 'compact it')
-    const result = await this.#busy.exclusively(session, 'compacting its history', () =>
-      this.#agents.compact(session),
+    const result = await this.#claimed(session.id, () =>
+      this.#busy.exclusively(session, 'compacting its history', () => this.#agents.compact(session)),
     )
     const { seq, throughSeq, summary, model, tokensBefore, tokensAfter } = result
     return {
@@ -801,8 +830,11 @@ export class Runtime {
     this.#assertWritable('rename a session')
     const session = await this.#load(params.sessionId)
     this.#busy.assertIdle(session, 'rename it')
-    session.append('session/title', { title: params.title })
-    await this.#store.flush(session.id)
+    await this.#claimed(session.id, async () => {
+      this.#busy.assertIdle(session, 'rename it')
+      session.append('session/title', { title: params.title })
+      await this.#store.flush(session.id)
+    })
     return this.summary(session.id)
   }
 
@@ -852,6 +884,14 @@ export class Runtime {
     const session = await this.#load(params.sessionId)
     this.#busy.assertIdle(session, 'delete it')
     const meta = headerMetaOf(session.header)
+    return this.#claimed(session.id, () => this.#deleteNow(params, session, meta))
+  }
+
+  #deleteNow(
+    params: SessionDeleteParams,
+    session: Session,
+    meta: SessionHeaderMeta,
+  ): Promise<SessionDeleteResult> {
     return this.#busy.exclusively(session, 'being deleted', async () => {
       this.#agents.remove(session.id)
       const { materialized } = await this.#store.delete(session.id)
@@ -911,7 +951,8 @@ export class Runtime {
         { issues: [{ path: ['seq'], message: 'past the end of the session' }] },
       )
     }
-    return this.#busy.rewritingFiles(session, 'restoring its files', () =>
+    this.#assertOnThisMachine(session, 'restore its files')
+    return this.#claimedFiles(session, 'restoring its files', () =>
       this.#recordedRestore(session, { toSeq: params.seq }, (commit) =>
         this.files.restore({
           cwd: session.header.cwd,
@@ -935,7 +976,8 @@ export class Runtime {
     const session = await this.#load(params.sessionId)
     this.#busy.assertIdle(session, 'undo a restore')
     const target = undoableRestore(session, params.seq)
-    return this.#busy.rewritingFiles(session, 'undoing a restore', () =>
+    this.#assertOnThisMachine(session, 'undo a restore')
+    return this.#claimedFiles(session, 'undoing a restore', () =>
       this.#recordedRestore(session, { undoOf: target.seq }, (commit) =>
         this.files.restoreTree({
           cwd: session.header.cwd,
@@ -1024,6 +1066,45 @@ export class Runtime {
       params.title ?? forkTitle(source, await this.#store.listView(), this.#store.store.sessions())
 
     const childId = store.store.newId()
+    // With a shared store the child's files are where the source's are (shared), or here (worktree).
+    const machine = this.#store.shared
+      ? params.files === 'worktree'
+        ? this.machine
+        : (sourceMeta.machine ?? this.machine)
+      : undefined
+    if (params.files === 'worktree') this.#assertOnThisMachine(source, 'fork it with its own worktree')
+    return this.#claimed(childId, () =>
+      this.#forkInto(params, extra, {
+        source,
+        boundary,
+        latestModel,
+        baseTree,
+        sourceWorkspace,
+        attached,
+        title,
+        childId,
+        machine,
+      }),
+    )
+  }
+
+  async #forkInto(
+    params: SessionForkParams,
+    extra: Pick<SessionHeaderMeta, 'exploration' | 'subagentOf'>,
+    plan: {
+      source: Session
+      boundary: number
+      latestModel: Session['model']
+      baseTree: string | null
+      sourceWorkspace: string | undefined
+      attached: boolean
+      title: string
+      childId: string
+      machine: string | undefined
+    },
+  ): Promise<ForkAttempt> {
+    const store = this.#store
+    const { source, boundary, latestModel, baseTree, sourceWorkspace, attached, title, childId } = plan
     let cwd = source.header.cwd
     let worktreePath: string | undefined
     if (params.files === 'worktree') {
@@ -1049,6 +1130,7 @@ export class Runtime {
             baseTree,
             ...(params.requestId !== undefined ? { forkRequestId: params.requestId } : {}),
             ...extra,
+            ...(plan.machine !== undefined ? { machine: plan.machine } : {}),
           }),
           ...(extra.subagentOf ? { origin: 'subagent' as const } : {}),
         },
@@ -1067,6 +1149,50 @@ export class Runtime {
       boundary,
       ...(sourceWorkspace !== undefined && !attached ? { attachFailedWorkspaceId: sourceWorkspace } : {}),
     }
+  }
+
+  /**
+   * Runs `work` holding the session's write claim (docs/architecture.md §4). With a shared store
+   * (PostgreSQL) another Host's claim makes this `session-busy`; with JSONL the writer lock of the
+   * data directory already makes this process the only writer, and nothing is claimed.
+   */
+  async #claimed<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    if (!this.#store.shared) return work()
+    await this.#store.claim(sessionId)
+    try {
+      return await work()
+    } finally {
+      await this.#store.release(sessionId).catch(this.#report)
+    }
+  }
+
+  /**
+   * Starts a turn under the session's claim, held until the turn ends. Without a shared store the
+   * turn starts synchronously (two prompts cannot both pass the idle check); with one, the idle
+   * check runs again once the claim is held.
+   */
+  #claimedTurn<T>(session: Session, what: string, start: () => Promise<T>): Promise<T> {
+    if (!this.#store.shared) return start()
+    return this.#claimed(session.id, () => {
+      this.#busy.assertIdle(session, what)
+      return start()
+    })
+  }
+
+  #claimedFiles<T>(session: Session, what: string, work: () => Promise<T>): Promise<T> {
+    return this.#claimed(session.id, () => this.#busy.rewritingFiles(session, what, work))
+  }
+
+  /** `session-elsewhere` when the session's files live on another machine (shared store only). */
+  #assertOnThisMachine(session: Session, what: string): void {
+    if (!this.#store.shared) return
+    const machine = headerMetaOf(session.header).machine
+    if (machine === undefined || machine === this.machine) return
+    throw new TangentError(
+      'session-elsewhere',
+      `Session ${session.id} works in ${session.header.cwd} on machine ${machine}; this Host runs on ${this.machine}, so it cannot ${what}. Read, compare or fork it here (a fork shares its files, or use a Host on ${machine}).`,
+      { sessionId: session.id, machine, cwd: session.header.cwd },
+    )
   }
 
   /** Whether a session working in the journal's directory recorded the restore it describes. */
@@ -1193,6 +1319,13 @@ export class Runtime {
   #wireStore(): void {
     const store = this.#store.store
     this.#unwire.push(
+      // Another Host's sessions (shared store): lists and trees update everywhere.
+      this.#store.onRemoteChange(({ sessionId, kind }) => {
+        if (kind === 'deleted') {
+          this.#forkRequests.forget(sessionId)
+          this.#emitter.emit('session-deleted', sessionId)
+        } else this.#announce(sessionId, kind === 'created' ? 'session-created' : 'session-updated')
+      }),
       store.on('created', (session, via) => {
         if (via !== 'load') this.#announce(session.id, 'session-created')
       }),
