@@ -14,6 +14,7 @@ import { registerDoctorCommand } from './commands/doctor.js'
 import { registerExploreCommand } from './commands/explore.js'
 import { registerForkCommand } from './commands/fork.js'
 import { registerKeepCommand } from './commands/keep.js'
+import { registerMigrateCommand } from './commands/migrate.js'
 import { registerModelsCommand } from './commands/models.js'
 import { registerRestoreCommand } from './commands/restore.js'
 import { registerRunCommand } from './commands/run.js'
@@ -51,8 +52,10 @@ Try it offline:
 IDs: the whole id or any unique prefix of it (at least 4 characters, any case).
   tangent serve                     the web UI (other commands then go through it)
   tangent acp                       an ACP agent on stdio for editors (Zed, JetBrains, acpx)
+  tangent migrate --to URL|DIR      copy sessions between a data dir and PostgreSQL
 
-Environment: TANGENT_HOME (data, now ${context.home}), TANGENT_MODEL (default model of
+Environment: TANGENT_HOME (data, now ${context.home}), TANGENT_STORE (postgres:// URL: sessions
+in PostgreSQL, shared by several Hosts; unset: JSONL under TANGENT_HOME), TANGENT_MODEL (default model of
 new sessions, e.g. openai:gpt-4.1), OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY,
 TANGENT_OPENAI_COMPATIBLE_BASE_URL, TANGENT_TOKEN (serve), TANGENT_SANDBOX (off|auto|required:
 the bash tool's OS sandbox, default auto), NO_COLOR.
@@ -78,6 +81,7 @@ Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
   registerServeCommand(program, context)
   registerDemoCommand(program, context)
   registerAcpCommand(program, context)
+  registerMigrateCommand(program, context)
   return program
 }
 

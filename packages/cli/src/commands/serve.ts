@@ -10,6 +10,7 @@ import { styleFor } from '../render/style.js'
 interface ServeFlags {
   port: number
   host: string
+  store?: string
   json?: boolean
 }
 
@@ -21,6 +22,10 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .description('Run the Host: web UI and JSON-RPC on 127.0.0.1 (other commands then go through it)')
     .option('--port <port>', 'port (0: the first free one)', parsePort, 4317)
     .option('--host <host>', 'address to bind; anything but loopback exposes your sessions', '127.0.0.1')
+    .option(
+      '--store <url>',
+      'keep sessions in PostgreSQL (postgres://…), shared with other Hosts (default TANGENT_STORE)',
+    )
     .option('--json', 'print one line {"url","port","token"}')
     .action((flags: ServeFlags) => serve(context, flags))
 }
@@ -49,7 +54,7 @@ async function serve(context: CliContext, flags: ServeFlags): Promise<void> {
     home: context.home,
     port: flags.port,
     host: flags.host,
-    env: context.env,
+    env: flags.store !== undefined ? { ...context.env, TANGENT_STORE: flags.store } : context.env,
     defaultCwd: context.cwd,
     // The folder `tangent serve` was started in is a workspace from the first screen.
     openStartFolder: true,

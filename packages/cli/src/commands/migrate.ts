@@ -1,0 +1,48 @@
+// `tangent migrate --to DIR|URL [--from DIR|URL] [ID...]`: copy sessions between stores — a data
+// directory (JSONL) and a PostgreSQL database — with lineage and fork points intact
+// (docs/architecture.md §4). The source is only read; files (snapshots, worktrees) stay here.
+import os from 'node:os'
+import path from 'node:path'
+import type { Command } from 'commander'
+import type { CliContext } from '../context.js'
+import { printJson } from '../output.js'
+
+interface MigrateFlags {
+  to: string
+  from?: string
+  json?: boolean
+}
+
+export function registerMigrateCommand(program: Command, context: CliContext): void {
+  program
+    .command('migrate')
+    .description('Copy sessions between stores: a data directory (JSONL) and PostgreSQL, with lineage intact')
+    .requiredOption('--to <store>', 'target: a postgres:// URL or a data directory')
+    .option(
+      '--from <store>',
+      'source: a postgres:// URL or a data directory (default TANGENT_STORE, else TANGENT_HOME)',
+    )
+    .option('--json', 'print {copied, forks, skipped}')
+    .argument('[ids...]', 'only these sessions (with their ancestors); default all')
+    .action(async (ids: string[], flags: MigrateFlags) => migrate(context, ids, flags))
+}
+
+async function migrate(context: CliContext, ids: string[], flags: MigrateFlags): Promise<void> {
+  const { isPostgresUrl, migrateSessions, redactUrl } = await import('@tangent/runtime')
+  const location = (value: string) => (isPostgresUrl(value) ? value : path.resolve(context.cwd, value))
+  const from = location(flags.from ?? (context.env.TANGENT_STORE?.trim() || context.home))
+  const to = location(flags.to)
+  const result = await migrateSessions({
+    from,
+    to,
+    ...(ids.length > 0 ? { ids } : {}),
+    machine: context.env.TANGENT_MACHINE?.trim() || os.hostname(),
+    onWarning: (message) => context.stderr.write(`tangent: warning: ${message}\n`),
+  })
+  if (flags.json) return printJson(context, result)
+  const name = (value: string) => (isPostgresUrl(value) ? redactUrl(value) : value)
+  context.stdout.write(
+    `Copied ${result.copied.length} session(s) from ${name(from)} to ${name(to)} (${result.forks.length} fork(s) by reference to their parent)\n`,
+  )
+  for (const skipped of result.skipped) context.stdout.write(`  skipped ${skipped.id}: ${skipped.reason}\n`)
+}

@@ -1,0 +1,156 @@
+// Copies sessions between stores (docs/architecture.md §4, "Moving in and out"): JSONL ⇄ PostgreSQL,
+// or between two data directories. Lineage and fork points stay: a fork whose parent is copied is
+// written as a fork of it (by reference: its own events only), parents before children. Files are
+// not copied: snapshots and worktrees stay with the machine that made them.
+import type { Session, SessionEvent, SessionPersistence, StoredSession } from '@tangent/core'
+import { TangentError } from '@tangent/core'
+import { isPostgresUrl, openStoreEngine } from './store-engine.js'
+
+export interface MigrateOptions {
+  /** Source: a PostgreSQL URL or a data directory (read-only: a Host may keep serving it). */
+  from: string
+  /** Target: a PostgreSQL URL or a data directory (a JSONL target takes its writer lock). */
+  to: string
+  /** Only these sessions (and their ancestors, so lineage stays); default every session. */
+  ids?: readonly string[]
+  /** The machine a PostgreSQL target records as the sessions' (their files are on this one). */
+  machine?: string
+  onWarning?: (message: string) => void
+}
+
+export interface MigrateResult {
+  /** Sessions written to the target, parents first. */
+  copied: string[]
+  /** Of those, the forks written by reference to a copied parent. */
+  forks: string[]
+  /** Sessions left alone, and why (already in the target, or unreadable). */
+  skipped: { id: string; reason: string }[]
+}
+
+export async function migrateSessions(options: MigrateOptions): Promise<MigrateResult> {
+  const warn = options.onWarning ?? (() => {})
+  const source = await openLocation(options.from, true, warn)
+  try {
+    const target = await openLocation(options.to, false, warn)
+    try {
+      return await copyAll(source, target, options)
+    } finally {
+      await target.close()
+    }
+  } finally {
+    await source.close()
+  }
+}
+
+function openLocation(location: string, readOnly: boolean, warn: (message: string) => void) {
+  const url = isPostgresUrl(location) ? location : undefined
+  return openStoreEngine({ url, home: location, readOnly, onWarning: (warning) => warn(warning.message) })
+}
+
+async function copyAll(
+  source: SessionPersistence,
+  target: SessionPersistence,
+  options: MigrateOptions,
+): Promise<MigrateResult> {
+  const entries = await source.list()
+  const byId = new Map(entries.map((entry) => [entry.id, entry]))
+  const wanted = options.ids ? withAncestors(options.ids, byId) : entries.map((entry) => entry.id)
+  const result: MigrateResult = { copied: [], forks: [], skipped: [] }
+  const inTarget = new Set((await target.list()).map((entry) => entry.id))
+  for (const id of parentsFirst(wanted, byId)) {
+    const entry = byId.get(id)!
+    if (inTarget.has(id)) {
+      result.skipped.push({ id, reason: 'already in the target' })
+      continue
+    }
+    if (entry.parentLoop !== undefined) {
+      result.skipped.push({ id, reason: `its parents loop (${entry.parentLoop.join(' → ')})` })
+      continue
+    }
+    let session: Session
+    try {
+      session = await source.load(id)
+    } catch (error) {
+      result.skipped.push({ id, reason: error instanceof Error ? error.message : String(error) })
+      continue
+    }
+    const parent = entry.parentSession
+    const byReference = parent !== null && result.copied.includes(parent) && entry.forkedAt !== null
+    await target.claim(id)
+    try {
+      const copy = byReference
+        ? target.store.fork(await target.load(parent), entry.forkedAt!, id, {
+            meta: metaOf(session, options),
+          })
+        : target.store.create(id, { meta: metaOf(session, options) })
+      const from = byReference ? entry.forkedAt! + 1 : 0
+      appendAll(copy, session.events, from)
+      await target.flush(id)
+      if (entry.archived) await target.setArchived(id, true)
+    } finally {
+      await target.release(id)
+    }
+    source.store.dispose(id)
+    target.store.dispose(id)
+    result.copied.push(id)
+    if (byReference) result.forks.push(id)
+    inTarget.add(id)
+  }
+  return result
+}
+
+/** The header fields a copy keeps (lineage is the target's own: it is written as a fork or a root). */
+function metaOf(session: Session, options: MigrateOptions): Record<string, unknown> {
+  const {
+    id: _id,
+    isSeeded: _isSeeded,
+    inheritedEventCount: _inherited,
+    parentSession: _parent,
+    forkedAt: _forkedAt,
+    ...meta
+  } = session.header
+  return options.machine !== undefined && isPostgresUrl(options.to) && meta.machine === undefined
+    ? { ...meta, machine: options.machine }
+    : meta
+}
+
+function appendAll(copy: Session, events: readonly SessionEvent[], from: number): void {
+  for (let seq = from; seq < events.length; seq++) {
+    const event = events[seq]!
+    copy.append(event.type, event.data, event.time)
+  }
+}
+
+function withAncestors(ids: readonly string[], byId: Map<string, StoredSession>): string[] {
+  const wanted = new Set<string>()
+  for (const id of ids) {
+    if (!byId.has(id)) {
+      throw new TangentError('session-not-found', `Session ${id} is not in the source store.`, {
+        sessionId: id,
+      })
+    }
+    let current: string | null = id
+    while (current !== null && byId.has(current) && !wanted.has(current)) {
+      wanted.add(current)
+      current = byId.get(current)!.parentSession
+    }
+  }
+  return [...wanted]
+}
+
+/** Parents before their children (a parent outside `ids` or missing is simply not waited for). */
+function parentsFirst(ids: readonly string[], byId: Map<string, StoredSession>): string[] {
+  const wanted = new Set(ids)
+  const done = new Set<string>()
+  const order: string[] = []
+  const visit = (id: string, path: Set<string>) => {
+    if (done.has(id) || path.has(id)) return
+    path.add(id)
+    const parent = byId.get(id)?.parentSession
+    if (parent && wanted.has(parent)) visit(parent, path)
+    done.add(id)
+    order.push(id)
+  }
+  for (const id of ids) visit(id, new Set())
+  return order
+}
