@@ -22,7 +22,7 @@ export const errorCodes = {
   'ambiguous-id': 'a session id prefix that more than one session starts with (data.candidates)',
   'session-busy': 'the session is running a turn, or a restore, undo or delete, and the call needs it idle',
   'session-elsewhere':
-    'the session\'s files live on another machine (shared PostgreSQL store): read, compare or fork it here, prompt it there',
+    "the session's files live on another machine (shared PostgreSQL store): read, compare or fork it here, prompt it there",
   'session-exists': 'a session with this id already exists (in memory or on disk)',
   'session-stale': 'a Session object that its store no longer holds',
   'invalid-session-id': 'a session id outside the pattern: 1-128 of A-Z a-z 0-9 _ -, starting alphanumeric',
