@@ -558,8 +558,8 @@ export class Runtime {
   async prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult> {
     this.#assertWritable('run a turn')
     const session = await this.#load(params.sessionId)
-    this.#busy.assertIdle(session, 'send another prompt')
     this.#assertOnThisMachine(session, 'run a turn in it')
+    this.#busy.assertIdle(session, 'send another prompt')
     const check = headerMetaOf(session.header).exploration?.check
     // Synchronous from the check to the turn's first append: two prompts cannot both start.
     const turn = this.#claimedTurn(session, 'send another prompt', () =>
