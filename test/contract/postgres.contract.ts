@@ -1,0 +1,36 @@
+// The session contract against the runtime on the PostgreSQL engine (docs/architecture.md §4):
+// the same suite the JSONL runtime and the Host pass, with a fresh database per test on one
+// throwaway server. The engine's own behaviour suite is test/contract/store.contract.ts.
+import { inProcessApi, Runtime } from '@tangent/runtime'
+import { postgresAvailable, startTestPostgres, type TestPostgres } from '@tangent/store-postgres/test-support'
+import { afterAll, beforeAll, describe } from 'vitest'
+import { runSessionContract } from './session-contract.js'
+
+const pgMissing = !postgresAvailable()
+if (pgMissing && process.env.CI) throw new Error('CI is set but the PostgreSQL server binaries are missing')
+
+describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
+  let server: TestPostgres
+  let databases = 0
+  beforeAll(async () => {
+    server = await startTestPostgres()
+  }, 120_000)
+  afterAll(async () => {
+    await server?.stop()
+  })
+  runSessionContract({
+    open: async ({ home, start, homeDir, demoDelayMs }) => {
+      const store = await server.createDatabase(`contract_${++databases}`)
+      const runtime = await Runtime.open({
+        home,
+        store,
+        startFolder: start,
+        homeDir,
+        demoDelayMs,
+        env: {},
+        report: () => {},
+      })
+      return { api: inProcessApi(runtime), home, start, homeDir, close: () => runtime.close() }
+    },
+  })
+})
