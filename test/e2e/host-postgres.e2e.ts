@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '@tangent/store-postgres/test-support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cliMain, createSandbox } from './cli-harness.js'
+import { cliMain, createSandbox, removeSandbox, tangent, tangentJsonChild } from './cli-harness.js'
 import { rpcFailure, startTestHost, type TestHost, waitFor } from './host-harness.js'
 
 const pgMissing = !postgresAvailable()
@@ -196,6 +196,51 @@ describe.skipIf(pgMissing)('two Hosts on one PostgreSQL database', () => {
       const { events } = await reader.call('session.get', { sessionId: session.id })
       expect(events.length).toBeGreaterThanOrEqual(acknowledged.get(session.id)!)
       expect(seqsOf(events)).toEqual(dense(0, events.length - 1))
+    }
+  })
+
+  it('the CLI works on the database: run, sessions, show, fork, archive, migrate out and back', async () => {
+    const url = await server.createDatabase('cli')
+    const sandbox = createSandbox()
+    sandbox.env.TANGENT_STORE = url
+    try {
+      const ran = await tangentJsonChild<{ session: { id: string } }>(sandbox, [
+        'run',
+        'write notes.txt: on postgres',
+      ])
+      const id = ran.sessionId
+      expect(fs.readFileSync(`${sandbox.cwd}/notes.txt`, 'utf8')).toBe('on postgres\n')
+      const listed = await tangentJsonChild<{ id: string }[]>(sandbox, ['sessions'])
+      expect(listed.map((session) => session.id)).toEqual([id])
+      const shown = await tangent(sandbox, ['show', id.slice(0, 8)])
+      expect(shown.code).toBe(0)
+      expect(shown.stdout).toContain('write notes.txt: on postgres')
+      const fork = await tangentJsonChild<{ session: { id: string; parentSession: string } }>(sandbox, [
+        'fork',
+        id,
+      ])
+      expect(fork.session.parentSession).toBe(id)
+      expect((await tangent(sandbox, ['archive', fork.session.id])).code).toBe(0)
+      expect(
+        (await tangentJsonChild<{ id: string }[]>(sandbox, ['sessions'])).map((session) => session.id),
+      ).toEqual([id])
+      // Out to a data directory and back into a new database: the same tree.
+      const dir = `${sandbox.home}-out`
+      const out = await tangent(sandbox, ['migrate', '--to', dir])
+      expect(out.stdout).toContain('Copied 2 session(s)')
+      const back = await server.createDatabase('cli_back')
+      expect((await tangent(sandbox, ['migrate', '--from', dir, '--to', back])).code).toBe(0)
+      const again = await tangentJsonChild<{ id: string; parentSession: string | null; archived: boolean }[]>(
+        { ...sandbox, env: { ...sandbox.env, TANGENT_STORE: back } },
+        ['sessions', '--all'],
+      )
+      expect(again.map((session) => [session.id, session.parentSession, session.archived])).toEqual([
+        [id, null, false],
+        [fork.session.id, id, true],
+      ])
+      fs.rmSync(dir, { recursive: true, force: true })
+    } finally {
+      removeSandbox(sandbox)
     }
   })
 })
