@@ -204,7 +204,7 @@ describe.skipIf(pgMissing)('two Hosts on one PostgreSQL database', () => {
     const sandbox = createSandbox()
     sandbox.env.TANGENT_STORE = url
     try {
-      const ran = await tangentJsonChild<{ session: { id: string } }>(sandbox, [
+      const ran = await tangentJsonChild<{ sessionId: string }>(sandbox, [
         'run',
         'write notes.txt: on postgres',
       ])
