@@ -6,9 +6,12 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { SessionPersistence } from '@tangent/core'
+import { rpcSocketUrl, startHost } from '@tangent/host'
+import { createRpcClient, type RpcClient, type SocketLike } from '@tangent/protocol'
 import { JsonlStore } from '@tangent/store-jsonl'
 import { PostgresStore } from '@tangent/store-postgres'
 import { startTestPostgres, type TestPostgres } from '@tangent/store-postgres/test-support'
+import { WebSocket } from 'ws'
 import { type BenchRow, type BenchSuite, median } from './table.js'
 
 const sizes = [1_000, 10_000, 100_000]
@@ -141,6 +144,71 @@ async function measure(engine: Engine): Promise<Figures> {
   return figures
 }
 
+/**
+ * A turn of 100 file writes on the first Host, watched by `clients` WebSocket subscribers spread
+ * over the Hosts: ms from the prompt until every subscriber has its turn/end, each having seen
+ * every event once, in seq order (checked, or the bench fails).
+ */
+async function fanout(stores: (string | undefined)[], clients: number): Promise<number> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-bench-fanout-'))
+  const hosts = await Promise.all(
+    stores.map((store, i) =>
+      startHost({
+        home: path.join(root, `home-${i}`),
+        port: 0,
+        handleSignals: false,
+        defaultCwd: root,
+        env: { ...(store ? { TANGENT_STORE: store } : {}), TANGENT_MACHINE: 'bench' },
+        log: () => {},
+      }),
+    ),
+  )
+  const sockets: RpcClient[] = []
+  try {
+    const connect = async (i: number) => {
+      const host = hosts[i % hosts.length]!
+      const socket = new WebSocket(rpcSocketUrl(host.url, host.token))
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve)
+        socket.once('error', reject)
+      })
+      const client = createRpcClient(socket as unknown as SocketLike)
+      sockets.push(client)
+      return client
+    }
+    const first = await connect(0)
+    const session = (await first.call('session.create', { cwd: root })) as { id: string }
+    const start = (await first.call('session.get', { sessionId: session.id })) as { events: unknown[] }
+    const done: Promise<void>[] = []
+    for (let i = 0; i < clients; i++) {
+      const client = i === 0 ? first : await connect(i)
+      let next = start.events.length
+      done.push(
+        new Promise<void>((resolve, reject) => {
+          client.onNotification('session.event', (params) => {
+            const { event } = params as { event: { seq: number; type: string } }
+            if (event.seq !== next) reject(new Error(`client ${i}: seq ${event.seq}, expected ${next}`))
+            next++
+            if (event.type === 'turn/end') resolve()
+          })
+        }),
+      )
+      await client.call('session.subscribe', { sessionId: session.id, fromSeq: start.events.length })
+    }
+    const prompt = Array.from(
+      { length: 100 },
+      (_, n) => `write f/${String(n).padStart(3, '0')}.txt: ${n}`,
+    ).join('\n')
+    const began = process.hrtime.bigint()
+    await Promise.all([first.call('session.prompt', { sessionId: session.id, text: prompt }), ...done])
+    return Number(process.hrtime.bigint() - began) / 1e6
+  } finally {
+    for (const socket of sockets) socket.close()
+    for (const host of hosts) await host.close()
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+}
+
 export const suite: BenchSuite = {
   title: 'Store engines side by side: PostgreSQL against JSONL (baseline), same run',
   async run() {
@@ -189,6 +257,19 @@ export const suite: BenchSuite = {
           'postgres list()': `${postgres.list.toFixed(1)} ms`,
           'jsonl list()': `${jsonl.list.toFixed(1)} ms`,
         },
+      })
+      // Two Hosts × 50 clients on one database, against one JSONL Host with the same 100 clients.
+      const fanoutUrl = await server.createDatabase('fanout')
+      const jsonlFanout: number[] = []
+      const postgresFanout: number[] = []
+      for (let round = 0; round < 3; round++) {
+        jsonlFanout.push(await fanout([undefined], 100))
+        postgresFanout.push(await fanout([fanoutUrl, fanoutUrl], 100))
+      }
+      rows.push({
+        name: 'postgres: 100-write turn, 2 Hosts × 50 subscribers, prompt → every turn/end',
+        medianMs: median(postgresFanout),
+        baseline: { name: 'jsonl: 1 Host × 100 subscribers', medianMs: median(jsonlFanout) },
       })
       return rows
     } finally {
