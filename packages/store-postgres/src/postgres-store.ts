@@ -150,6 +150,9 @@ export class PostgresStore implements SessionPersistence {
     // An idle connection that breaks (the server restarted) is dropped by the pool; the next
     // query opens a new one. Without a listener the error would end the process.
     pool.on('error', () => {})
+    // The same for a connection checked out between two queries: its next query fails instead
+    // (a connection error, which the callers retry on a new connection).
+    pool.on('connect', (client) => client.on('error', () => {}))
     try {
       const client = await pool.connect().catch((error: unknown) => {
         throw storeUnreachable(location, error)
@@ -434,6 +437,12 @@ export class PostgresStore implements SessionPersistence {
       retryWindowMs: this.#retryWindowMs,
       leaseToken: (id) => this.#claims.get(id)?.token ?? null,
       before,
+      retrying: (error) =>
+        this.#warn({
+          kind: 'write-retried',
+          file: this.location,
+          message: `A commit lost its connection (${(error as Error).message}): retrying on a new one for up to ${this.#retryWindowMs} ms; rows already written by the lost commit are recognised, not doubled.`,
+        }),
     }
   }
 

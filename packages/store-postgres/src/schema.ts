@@ -60,10 +60,16 @@ export const schemaVersion = migrations.at(-1)!.version
 /** Applies the migrations not yet applied (a writer), or checks that the schema is current (a reader). */
 export async function migrate(client: pg.ClientBase, readOnly: boolean, location: string): Promise<void> {
   if (readOnly) {
-    const { rows } = await client.query<{ version: number | null }>(
-      `SELECT CASE WHEN to_regclass('tangent_migrations') IS NULL THEN NULL
-              ELSE (SELECT coalesce(max(version), 0) FROM tangent_migrations) END AS version`,
+    const table = await client.query<{ exists: boolean }>(
+      "SELECT to_regclass('tangent_migrations') IS NOT NULL AS exists",
     )
+    const rows = table.rows[0]?.exists
+      ? (
+          await client.query<{ version: number }>(
+            'SELECT coalesce(max(version), 0)::integer AS version FROM tangent_migrations',
+          )
+        ).rows
+      : []
     const version = rows[0]?.version ?? null
     if (version === null || version < schemaVersion)
       throw new TangentError(

@@ -51,8 +51,8 @@ export interface WriterContext {
   retryWindowMs: number
   /** Settles before the session row is inserted: a fork's parent flushed through the boundary. */
   before?: (() => Promise<void>) | undefined
-  /** After each commit: the index learns what is durable. */
-  committed?: (info: { eventCount: number; updatedAt: number; created: boolean }) => void
+  /** A batch lost its connection and is being retried on a new one (said once per batch). */
+  retrying?: (error: unknown) => void
 }
 
 export class PgSessionWriter {
@@ -218,6 +218,7 @@ export class PgSessionWriter {
         return await this.#commitBatch()
       } catch (error) {
         if (!isConnectionError(error) || Date.now() + wait > deadline) throw error
+        if (wait === firstRetryMs) this.#context.retrying?.(error)
         await new Promise((resolve) => setTimeout(resolve, wait))
         wait = Math.min(maxRetryMs, wait * 2)
       }
@@ -281,7 +282,6 @@ export class PgSessionWriter {
     } finally {
       client.release(broken instanceof Error ? broken : undefined)
     }
-    const created = create !== null
     if (create) {
       this.#create = null
       this.#committed++
@@ -290,11 +290,6 @@ export class PgSessionWriter {
     this.#committed += count
     const last = batch.at(-1)?.event
     if (last) this.#durable = last.seq + 1
-    this.#context.committed?.({
-      eventCount: this.#durable,
-      updatedAt: last?.time ?? create?.createdAt ?? 0,
-      created,
-    })
   }
 
   /** Fencing: the batch commits only while this process's lease token is the session's. */
