@@ -611,6 +611,10 @@ export class PostgresStore implements SessionPersistence {
     this.#markers.set(id, markersOf(events))
     this.#setEntry(entryOfRow(row))
     if (!this.readOnly && session.isTurnOpen) await this.#repairIfAbandoned(session)
+    // Rows another Host committed after the snapshot above announced themselves before the
+    // session was live here: read them now (a no-op when there are none).
+    if (!this.#claims.has(id))
+      this.#catchUp(id).catch((error: unknown) => this.#warnError('catch-up-failed', error))
     return session
   }
 
