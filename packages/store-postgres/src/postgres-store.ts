@@ -811,9 +811,17 @@ export class PostgresStore implements SessionPersistence {
   // ── index ────────────────────────────────────────────────────────────────────────
 
   async #loadIndex(): Promise<void> {
-    const { rows } = await this.#pool.query<SessionRow>(`SELECT ${sessionColumns} FROM sessions`)
-    for (const row of rows) this.#index.set(row.id, entryOfRow(row))
-    this.#order = null
+    // Sorted by the server in listing order (ids compared byte-wise, as JavaScript compares ASCII).
+    const { rows } = await this.#pool.query<SessionRow>(
+      `SELECT ${sessionColumns} FROM sessions ORDER BY created_at, id COLLATE "C"`,
+    )
+    const order: StoredSession[] = new Array(rows.length)
+    for (let i = 0; i < rows.length; i++) {
+      const entry = entryOfRow(rows[i]!)
+      order[i] = entry
+      this.#index.set(entry.id, entry)
+    }
+    this.#order = order
   }
 
   #setEntry(entry: StoredSession): void {
