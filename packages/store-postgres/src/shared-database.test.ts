@@ -91,6 +91,11 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       const b = await openStore(url)
       expect(a.holder).not.toBe(b.holder)
       expect(a.holder).toContain(os.hostname())
+      // Two Hosts claiming one id at the same moment: exactly one wins.
+      const race = await Promise.allSettled([a.claim('raced'), b.claim('raced')])
+      expect(race.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
+      const lost = race.find((result) => result.status === 'rejected') as PromiseRejectedResult
+      expect(lost.reason.code).toBe('session-busy')
       await a.claim('busy')
       appendTurn(a.store.create('busy', { meta: { cwd: '/' } }), 'on A')
       await a.flush()
@@ -98,6 +103,8 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       expect(refused.code).toBe('session-busy')
       expect(refused.data?.holder).toBe(a.holder)
       expect(refused.message).toContain(a.holder)
+      // Nor can B delete it under A.
+      expect((await failure(b.delete('busy'))).code).toBe('session-busy')
       // B has the session live but has not claimed it: its appends are refused, nothing changes.
       const onB = await b.load('busy')
       expect((await failure(() => onB.append('turn/start', {}))).code).toBe('session-busy')
