@@ -38,6 +38,8 @@ export const errorCodes = {
   'store-read-only': 'a write on a store opened read-only',
   'store-closed': 'a call on a store that was closed',
   'store-write-failed': 'writing or closing a session log failed (disk full, permissions)',
+  'store-unreachable':
+    'the PostgreSQL database of TANGENT_STORE cannot be reached, refuses the login, or has no (or a newer) Tangent schema',
   'corrupt-log': 'a session log has a malformed line that is not a torn tail',
   'parent-log-missing': 'a fork reads its prefix from a parent log that is missing',
   'store-unavailable': 'the PostgreSQL store cannot be reached or its schema is missing (read-only open)',

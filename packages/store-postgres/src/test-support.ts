@@ -22,6 +22,9 @@ export interface TestPostgres {
   createDatabase(name: string): Promise<string>
   /** Stops the server (fast: connections are closed) and starts it again on the same port. */
   restart(): Promise<void>
+  /** Stops the server, keeping its data: `start()` brings it back on the same port. */
+  halt(): Promise<void>
+  start(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -136,6 +139,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       await stopServer()
       await start()
     },
+    async halt() {
+      await stopServer()
+    },
+    async start() {
+      await start()
+    },
     async stop() {
       if (stopped) return
       stopped = true
@@ -151,4 +160,34 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
   })
   const { stdout: group } = await run('id', ['-g', 'postgres'])
   return { uid: Number(stdout.trim()), gid: Number(group.trim()) }
+}
+
+/**
+ * Whether this machine can run the PostgreSQL tests. Without the server binaries they are
+ * skipped with a message — except under CI, where they run (and fail) instead.
+ */
+export function postgresTestsRun(file: string): boolean {
+  if (postgresAvailable() || process.env.CI) return true
+  console.warn(
+    `${file}: PostgreSQL server binaries (initdb, pg_ctl) not found — SKIPPED. Install Debian package postgresql (CI fails instead of skipping).`,
+  )
+  return false
+}
+
+/** The built entry of this package, for child processes. */
+export const distEntry = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'dist', 'index.js')
+
+/** Polls `check` until it returns a value other than undefined/false; fails after `deadlineMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  deadlineMs = 20_000,
+): Promise<T> {
+  const end = Date.now() + deadlineMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what} after ${deadlineMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
