@@ -42,7 +42,6 @@ export const errorCodes = {
     'the PostgreSQL database of TANGENT_STORE cannot be reached, refuses the login, or has no (or a newer) Tangent schema',
   'corrupt-log': 'a session log has a malformed line that is not a torn tail',
   'parent-log-missing': 'a fork reads its prefix from a parent log that is missing',
-  'store-unavailable': 'the PostgreSQL store cannot be reached or its schema is missing (read-only open)',
   'home-not-directory': 'the data directory (TANGENT_HOME) exists but is not a directory',
 
   // Workspaces and folders
