@@ -242,5 +242,5 @@ describe.skipIf(pgMissing)('two Hosts on one PostgreSQL database', () => {
     } finally {
       removeSandbox(sandbox)
     }
-  })
+  }, 120_000)
 })

@@ -313,6 +313,7 @@ export class Runtime {
     // The store's warnings (odd files skipped, a loop of parents, a data dir others can read) are reported.
     const store = await openStoreEngine({
       url: options.store ?? (options.env ?? process.env).TANGENT_STORE,
+      env: options.env ?? process.env,
       home,
       readOnly: options.readOnly === true,
       onWarning: (warning) => report(`warning: ${warning.message}`),
@@ -559,6 +560,8 @@ export class Runtime {
     this.#assertWritable('run a turn')
     const session = await this.#load(params.sessionId)
     this.#assertOnThisMachine(session, 'run a turn in it')
+    const takeover = this.#takeOverAbandoned(session)
+    if (takeover) await takeover
     this.#busy.assertIdle(session, 'send another prompt')
     const check = headerMetaOf(session.header).exploration?.check
     // Synchronous from the check to the turn's first append: two prompts cannot both start.
@@ -629,6 +632,8 @@ export class Runtime {
       )
     }
     const parent = await this.#load(parentId)
+    await this.#takeOverAbandoned(branch)
+    await this.#takeOverAbandoned(parent)
     this.#busy.assertIdle(branch, 'keep it')
     this.#busy.assertIdle(parent, 'keep a branch into it')
     this.#assertOnThisMachine(parent, 'keep a branch into it')
@@ -795,6 +800,7 @@ export class Runtime {
   async setModel(params: SessionSetModelParams): Promise<SessionSummary> {
     this.#assertWritable('change the model')
     const session = await this.#load(params.sessionId)
+    await this.#takeOverAbandoned(session)
     this.#busy.assertIdle(session, 'change its model')
     await this.#claimed(session.id, async () => {
       this.#busy.assertIdle(session, 'change its model')
@@ -811,6 +817,7 @@ export class Runtime {
   async compact(params: SessionCompactParams): Promise<SessionCompactResult> {
     this.#assertWritable('compact a session')
     const session = await this.#load(params.sessionId)
+    await this.#takeOverAbandoned(session)
     this.#busy.assertIdle(session, 'compact it')
     const result = await this.#claimed(session.id, () =>
       this.#busy.exclusively(session, 'compacting its history', () => this.#agents.compact(session)),
@@ -829,6 +836,7 @@ export class Runtime {
   async rename(params: { sessionId: string; title: string }): Promise<SessionSummary> {
     this.#assertWritable('rename a session')
     const session = await this.#load(params.sessionId)
+    await this.#takeOverAbandoned(session)
     this.#busy.assertIdle(session, 'rename it')
     await this.#claimed(session.id, async () => {
       this.#busy.assertIdle(session, 'rename it')
@@ -882,6 +890,7 @@ export class Runtime {
   async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
     this.#assertWritable('delete a session')
     const session = await this.#load(params.sessionId)
+    await this.#takeOverAbandoned(session)
     this.#busy.assertIdle(session, 'delete it')
     const meta = headerMetaOf(session.header)
     return this.#claimed(session.id, () => this.#deleteNow(params, session, meta))
@@ -943,6 +952,7 @@ export class Runtime {
   async restore(params: SnapshotRestoreParams): Promise<SnapshotRestoreResult> {
     this.#assertWritable('restore files')
     const session = await this.#load(params.sessionId)
+    await this.#takeOverAbandoned(session)
     this.#busy.assertIdle(session, 'restore its files')
     if (params.seq > session.lastSeq) {
       throw new TangentError(
@@ -974,6 +984,7 @@ export class Runtime {
   async undoRestore(params: SnapshotUndoRestoreParams): Promise<SnapshotRestoreResult> {
     this.#assertWritable('undo a restore')
     const session = await this.#load(params.sessionId)
+    await this.#takeOverAbandoned(session)
     this.#busy.assertIdle(session, 'undo a restore')
     const target = undoableRestore(session, params.seq)
     this.#assertOnThisMachine(session, 'undo a restore')
@@ -1181,6 +1192,20 @@ export class Runtime {
 
   #claimedFiles<T>(session: Session, what: string, work: () => Promise<T>): Promise<T> {
     return this.#claimed(session.id, () => this.#busy.rewritingFiles(session, what, work))
+  }
+
+  /**
+   * With a shared store, a turn open here that no agent of this process runs is another Host's —
+   * running, or left open by a Host that died. Claiming it tells which: `session-busy` naming the
+   * Host, or the engine closes the abandoned turn as interrupted (docs/architecture.md §4).
+   * Undefined (nothing to wait for) otherwise, so a caller without a shared store stays synchronous.
+   */
+  #takeOverAbandoned(session: Session): Promise<void> | undefined {
+    if (!this.#store.shared || !session.isTurnOpen || this.#agents.get(session.id)?.running) return undefined
+    return (async () => {
+      await this.#store.claim(session.id)
+      await this.#store.release(session.id)
+    })()
   }
 
   /** `session-elsewhere` when the session's files live on another machine (shared store only). */

@@ -9,6 +9,8 @@ export interface StoreEngineOptions {
   /** TANGENT_HOME: the JSONL engine's data directory. */
   home: string
   readOnly: boolean
+  /** TANGENT_LEASE_MS: how long a dead Host's claim lasts (PostgreSQL; default 15 s). */
+  env?: Record<string, string | undefined>
   onWarning: (warning: StoreWarningLike) => void
 }
 
@@ -26,7 +28,13 @@ export async function openStoreEngine(options: StoreEngineOptions): Promise<Sess
   }
   // Loaded only when asked for: a JSONL user never loads the database client.
   const { PostgresStore } = await import('@tangent/store-postgres')
-  return PostgresStore.open({ url, readOnly: options.readOnly, onWarning: options.onWarning })
+  const leaseMs = Number(options.env?.TANGENT_LEASE_MS)
+  return PostgresStore.open({
+    url,
+    readOnly: options.readOnly,
+    onWarning: options.onWarning,
+    ...(leaseMs > 0 ? { leaseMs } : {}),
+  })
 }
 
 export function isPostgresUrl(url: string): boolean {
