@@ -299,6 +299,12 @@ setInterval(() => {}, 1000)
       expect(refused.code).toBe('store-unreachable')
       expect(refused.message).not.toContain('secret-pw')
       expect(refused.message).toContain('postgres://tangent:***@127.0.0.1')
+      const inQuery = await failure(
+        PostgresStore.open({
+          url: `postgres://tangent@127.0.0.1:${await closedPort()}/db?password=query-pw`,
+        }),
+      )
+      expect(inQuery.message).not.toContain('query-pw')
       const missingDb = await failure(
         PostgresStore.open({ url: server.url.replace(/\/tangent$/, '/no_such_db') }),
       )
