@@ -3,7 +3,7 @@ import { TangentError } from '@tangent/core'
 
 /** The URL without its password, for messages and logs. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@')
+  return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@').replace(/([?&]password=)[^&]*/gi, '$1***')
 }
 
 export function sessionNotFound(id: string): TangentError {

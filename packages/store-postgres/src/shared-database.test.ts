@@ -246,7 +246,7 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       fs.writeFileSync(
         script,
         `import { PostgresStore } from ${JSON.stringify(distEntry)}
-const store = await PostgresStore.open({ url: ${JSON.stringify(url)}, leaseMs: 400 })
+const store = await PostgresStore.open({ url: ${JSON.stringify(url)}, leaseMs: 1500 })
 await store.claim('mid-turn')
 const session = store.store.create('mid-turn', { meta: { cwd: '/' } })
 session.append('turn/start', {})
@@ -267,7 +267,8 @@ setInterval(() => {}, 1000)
       // While the child lives (and heartbeats), its turn is running there: left open, claims refused.
       const onB = await b.load('mid-turn')
       expect(onB.isTurnOpen).toBe(true)
-      await new Promise((resolve) => setTimeout(resolve, 600)) // longer than the lease: the heartbeat keeps it
+      // Longer than its lease time: its heartbeat (every 500 ms) keeps the lease while it lives.
+      await new Promise((resolve) => setTimeout(resolve, 2000))
       const busy = await failure(b.claim('mid-turn'))
       expect(busy.code).toBe('session-busy')
       expect(busy.data?.holder).toBe(holder)
@@ -298,6 +299,12 @@ setInterval(() => {}, 1000)
       expect(refused.code).toBe('store-unreachable')
       expect(refused.message).not.toContain('secret-pw')
       expect(refused.message).toContain('postgres://tangent:***@127.0.0.1')
+      const inQuery = await failure(
+        PostgresStore.open({
+          url: `postgres://tangent@127.0.0.1:${await closedPort()}/db?password=query-pw`,
+        }),
+      )
+      expect(inQuery.message).not.toContain('query-pw')
       const missingDb = await failure(
         PostgresStore.open({ url: server.url.replace(/\/tangent$/, '/no_such_db') }),
       )
