@@ -197,7 +197,7 @@ describe.skipIf(pgMissing)('two Hosts on one PostgreSQL database', () => {
       expect(events.length).toBeGreaterThanOrEqual(acknowledged.get(session.id)!)
       expect(seqsOf(events)).toEqual(dense(0, events.length - 1))
     }
-  })
+  }, 120_000)
 
   it('the CLI works on the database: run, sessions, show, fork, archive, migrate out and back', async () => {
     const url = await server.createDatabase('cli')

@@ -632,8 +632,10 @@ export class Runtime {
       )
     }
     const parent = await this.#load(parentId)
-    await this.#takeOverAbandoned(branch)
-    await this.#takeOverAbandoned(parent)
+    const takeoverBranch = this.#takeOverAbandoned(branch)
+    if (takeoverBranch) await takeoverBranch
+    const takeoverParent = this.#takeOverAbandoned(parent)
+    if (takeoverParent) await takeoverParent
     this.#busy.assertIdle(branch, 'keep it')
     this.#busy.assertIdle(parent, 'keep a branch into it')
     this.#assertOnThisMachine(parent, 'keep a branch into it')
@@ -800,7 +802,8 @@ export class Runtime {
   async setModel(params: SessionSetModelParams): Promise<SessionSummary> {
     this.#assertWritable('change the model')
     const session = await this.#load(params.sessionId)
-    await this.#takeOverAbandoned(session)
+    const takeover = this.#takeOverAbandoned(session)
+    if (takeover) await takeover
     this.#busy.assertIdle(session, 'change its model')
     await this.#claimed(session.id, async () => {
       this.#busy.assertIdle(session, 'change its model')
@@ -817,10 +820,11 @@ export class Runtime {
   async compact(params: SessionCompactParams): Promise<SessionCompactResult> {
     this.#assertWritable('compact a session')
     const session = await this.#load(params.sessionId)
-    await this.#takeOverAbandoned(session)
+    const takeover = this.#takeOverAbandoned(session)
+    if (takeover) await takeover
     this.#busy.assertIdle(session, 'compact it')
-    const result = await this.#claimed(session.id, () =>
-      this.#busy.exclusively(session, 'compacting its history', () => this.#agents.compact(session)),
+    const result = await this.#busy.exclusively(session, 'compacting its history', () =>
+      this.#claimed(session.id, () => this.#agents.compact(session)),
     )
     const { seq, throughSeq, summary, model, tokensBefore, tokensAfter } = result
     return {
@@ -836,7 +840,8 @@ export class Runtime {
   async rename(params: { sessionId: string; title: string }): Promise<SessionSummary> {
     this.#assertWritable('rename a session')
     const session = await this.#load(params.sessionId)
-    await this.#takeOverAbandoned(session)
+    const takeover = this.#takeOverAbandoned(session)
+    if (takeover) await takeover
     this.#busy.assertIdle(session, 'rename it')
     await this.#claimed(session.id, async () => {
       this.#busy.assertIdle(session, 'rename it')
@@ -890,10 +895,13 @@ export class Runtime {
   async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
     this.#assertWritable('delete a session')
     const session = await this.#load(params.sessionId)
-    await this.#takeOverAbandoned(session)
+    const takeover = this.#takeOverAbandoned(session)
+    if (takeover) await takeover
     this.#busy.assertIdle(session, 'delete it')
     const meta = headerMetaOf(session.header)
-    return this.#claimed(session.id, () => this.#deleteNow(params, session, meta))
+    return this.#busy.exclusively(session, 'being deleted', () =>
+      this.#claimed(session.id, () => this.#deleteNow(params, session, meta)),
+    )
   }
 
   #deleteNow(
@@ -901,7 +909,7 @@ export class Runtime {
     session: Session,
     meta: SessionHeaderMeta,
   ): Promise<SessionDeleteResult> {
-    return this.#busy.exclusively(session, 'being deleted', async () => {
+    return (async () => {
       this.#agents.remove(session.id)
       const { materialized } = await this.#store.delete(session.id)
       this.#forkRequests.forget(session.id)
@@ -941,7 +949,7 @@ export class Runtime {
           ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
         },
       }
-    })
+    })()
   }
 
   /**
@@ -952,7 +960,8 @@ export class Runtime {
   async restore(params: SnapshotRestoreParams): Promise<SnapshotRestoreResult> {
     this.#assertWritable('restore files')
     const session = await this.#load(params.sessionId)
-    await this.#takeOverAbandoned(session)
+    const takeover = this.#takeOverAbandoned(session)
+    if (takeover) await takeover
     this.#busy.assertIdle(session, 'restore its files')
     if (params.seq > session.lastSeq) {
       throw new TangentError(
@@ -984,7 +993,8 @@ export class Runtime {
   async undoRestore(params: SnapshotUndoRestoreParams): Promise<SnapshotRestoreResult> {
     this.#assertWritable('undo a restore')
     const session = await this.#load(params.sessionId)
-    await this.#takeOverAbandoned(session)
+    const takeover = this.#takeOverAbandoned(session)
+    if (takeover) await takeover
     this.#busy.assertIdle(session, 'undo a restore')
     const target = undoableRestore(session, params.seq)
     this.#assertOnThisMachine(session, 'undo a restore')
@@ -1184,14 +1194,21 @@ export class Runtime {
    */
   #claimedTurn<T>(session: Session, what: string, start: () => Promise<T>): Promise<T> {
     if (!this.#store.shared) return start()
-    return this.#claimed(session.id, () => {
-      this.#busy.assertIdle(session, what)
-      return start()
-    })
+    return (async () => {
+      // Busy here from the call on (as an unshared turn is), not only once the claim is held.
+      await this.#busy.exclusively(session, 'starting a turn', () => this.#store.claim(session.id))
+      try {
+        this.#busy.assertStartable(session, what)
+        return await start()
+      } finally {
+        await this.#store.release(session.id).catch(this.#report)
+      }
+    })()
   }
 
+  /** A restore or undo: the directory and session are held from the call on, then the claim. */
   #claimedFiles<T>(session: Session, what: string, work: () => Promise<T>): Promise<T> {
-    return this.#claimed(session.id, () => this.#busy.rewritingFiles(session, what, work))
+    return this.#busy.rewritingFiles(session, what, () => this.#claimed(session.id, work))
   }
 
   /**

@@ -6,8 +6,11 @@ import { sessionsRunningIn } from './shared-activity.js'
 
 export class SessionBusy {
   readonly #sessions: SessionStore
-  /** Sessions in an operation that must not overlap a turn (restore, delete): id → what. */
-  readonly #exclusive = new Map<string, string>()
+  /**
+   * Sessions in an operation that must not overlap a turn (restore, delete): id → what, newest
+   * last (operations nest: a branch's check holds the session while its turn is being started).
+   */
+  readonly #exclusive = new Map<string, string[]>()
   /** Directories a restore (or its undo) is rewriting: cwd → the session doing it. */
   readonly #rewriting = new Map<string, string>()
 
@@ -20,7 +23,7 @@ export class SessionBusy {
    * any call while a restore rewrites the session's directory: files match the log's order.
    */
   assertIdle(session: Session, action: string): void {
-    const other = this.#exclusive.get(session.id)
+    const other = this.#exclusive.get(session.id)?.at(-1)
     if (session.isTurnOpen || other !== undefined) {
       throw new TangentError(
         'session-busy',
@@ -28,6 +31,25 @@ export class SessionBusy {
         { sessionId: session.id },
       )
     }
+    this.assertNotRewritten(session, action)
+  }
+
+  /**
+   * Refuses a turn that is about to start (its session already held for it) when one is open
+   * now — another Host's, caught up while the claim was taken — or a restore rewrites its directory.
+   */
+  assertStartable(session: Session, action: string): void {
+    if (session.isTurnOpen) {
+      throw new TangentError(
+        'session-busy',
+        `Session ${session.id} is running a turn: wait for it to end or abort it before you ${action}.`,
+        { sessionId: session.id },
+      )
+    }
+    this.assertNotRewritten(session, action)
+  }
+
+  assertNotRewritten(session: Session, action: string): void {
     const restoring = this.#rewriting.get(session.header.cwd)
     if (restoring !== undefined) {
       throw new TangentError(
@@ -61,11 +83,14 @@ export class SessionBusy {
   }
 
   async exclusively<T>(session: Session, what: string, work: () => Promise<T>): Promise<T> {
-    this.#exclusive.set(session.id, what)
+    const held = this.#exclusive.get(session.id) ?? []
+    held.push(what)
+    this.#exclusive.set(session.id, held)
     try {
       return await work()
     } finally {
-      this.#exclusive.delete(session.id)
+      held.splice(held.lastIndexOf(what), 1)
+      if (held.length === 0 && this.#exclusive.get(session.id) === held) this.#exclusive.delete(session.id)
     }
   }
 }
