@@ -793,12 +793,13 @@ export function runSessionContract(options: ContractOptions): void {
       fs.mkdirSync(dir, { recursive: true })
       fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config))
     }
-    const waitingCall = (sessionId: string, count: number) =>
+    // An MCP server is a process to start first (node on a loaded 2-core machine: seconds).
+    const waitingCall = (sessionId: string, count: number, timeoutMs = 10_000) =>
       waitFor(async () => {
         const { events } = await f.api.call('session.get', { sessionId })
         const asked = events.filter((event) => event.type === 'permission/requested')
         return asked.length >= count ? (asked[count - 1]!.data as { callId: string; pattern: string }) : false
-      })
+      }, timeoutMs)
     const results = async (sessionId: string) =>
       (await f.api.call('session.get', { sessionId })).events
         .filter((event) => event.type === 'tool/result')
@@ -923,7 +924,7 @@ export function runSessionContract(options: ContractOptions): void {
       })
       const session = await f.api.call('session.create', {})
       const running = turn(session.id, 'call mcp__everything__echo: {"message": "hello from mcp"}')
-      const asked = await waitingCall(session.id, 1)
+      const asked = await waitingCall(session.id, 1, 60_000)
       expect(asked.pattern).toBe('**')
       await f.api.call('session.answerPermission', {
         sessionId: session.id,
@@ -945,7 +946,7 @@ export function runSessionContract(options: ContractOptions): void {
       })
       const reply = events.filter((event) => event.type === 'assistant/message').at(-1)!.data
       expect(JSON.stringify(reply)).toContain('Echo: hello from mcp')
-    })
+    }, 90_000)
   })
 
   describe('bad input', () => {
