@@ -1,13 +1,35 @@
 // The catalog: one entry per session (title, lineage, counts, archived flag) so listing
-// never parses logs. Kept in memory, persisted atomically to `<dir>/catalog.json`, and
-// rebuilt from the logs when missing, damaged or stale.
-import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
-import { lstat } from 'node:fs/promises'
+// never parses logs. Kept in memory; on disk a snapshot (`<dir>/catalog.json`, written
+// atomically) plus a journal of the changes since (`<dir>/catalog.journal`, appended), so a
+// change writes bytes in proportion to the change (docs/architecture.md §4); rebuilt from the
+// logs when missing, damaged or stale.
+import { randomBytes } from 'node:crypto'
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  type Stats,
+} from 'node:fs'
+import { lstat, rename, unlink } from 'node:fs/promises'
+import path from 'node:path'
 import { z } from 'zod'
-import { fileKind, writeFileAtomic } from './durable-fs.js'
+import {
+  fileKind,
+  fsyncDirectory,
+  openFlags,
+  openRegularFile,
+  tempFileFor,
+  unlinkIfPresent,
+  writeAll,
+} from './durable-fs.js'
 import { SessionOrigin } from './log-format.js'
 import { type LogScan, type ModelRef, scanLog } from './log-scan.js'
-import { type StorePaths, sessionLogFile } from './store-paths.js'
+import { type StorePaths, sessionLogFile, storePaths } from './store-paths.js'
 
 export const ModelRefSchema = z.object({
   provider: z.string(),
@@ -49,15 +71,66 @@ export const CatalogRecord = CatalogEntry.extend({
 })
 export type CatalogRecord = z.infer<typeof CatalogRecord>
 
+/**
+ * The snapshot `catalog.json`. Version 1 (commit 88184bf and before) has no token and no
+ * journal; version 2 names itself with a token, which the journal's first line repeats.
+ */
 export const CatalogFile = z.object({
-  version: z.literal(1),
+  version: z.union([z.literal(1), z.literal(2)]),
+  /** Version 2: this snapshot's name; only a journal that names it extends it. */
+  token: z.string().optional(),
   sessions: z.array(CatalogRecord),
   /** Logs without a readable header (kept for a human to look at, never listed). */
   damaged: z.array(z.string()).default([]),
 })
 type StoredCatalog = z.infer<typeof CatalogFile>
 
+/** The first line of `catalog.journal`: which snapshot its records extend. */
+export const CatalogJournalHeader = z.object({
+  type: z.literal('catalog-journal'),
+  version: z.literal(1),
+  snapshot: z.string(),
+})
+
+/**
+ * One line of the journal after its header, applied in order: a session's whole record (new
+ * or changed), a session gone, or a log found without a readable header.
+ */
+export const CatalogJournalRecord = z.union([
+  z.object({ set: CatalogRecord }),
+  z.object({ delete: z.string() }),
+  z.object({ damaged: z.string() }),
+])
+
 const scanConcurrency = 4
+/** The journal is folded into a new snapshot once it outgrows half the snapshot (at least this). */
+const minJournalBytes = 64 * 1024
+/** A change of more records than this share of the catalog is written as a snapshot at once. */
+const snapshotShare = 0.25
+
+/**
+ * Which file a name is: a file renamed over it has another inode, one appended to another size
+ * and time. (Not ctime: the rename that puts a file in place changes it.)
+ */
+interface FileIdentity {
+  ino: number
+  size: number
+  mtimeMs: number
+}
+
+function identityOf(stats: Stats): FileIdentity {
+  return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs }
+}
+
+function currentIdentity(file: string): FileIdentity | null {
+  const stats = lstatSync(file, { throwIfNoEntry: false })
+  return stats ? identityOf(stats) : null
+}
+
+function sameIdentity(a: FileIdentity | null, b: FileIdentity | null): boolean {
+  if (a === null || b === null) return a === b
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
+}
 
 /** The public part of a record, as a copy (spelled out: a rest spread is ~10× slower on 10,000 records). */
 export function entryOf(record: CatalogRecord): CatalogEntry {
@@ -111,10 +184,27 @@ export class Catalog {
   loops: string[][] = []
   /** Why `catalog.json` was not used (rebuilt), when it exists but could not be used. */
   catalogProblem: string | null = null
-  /** True when memory holds changes the file does not. */
-  dirty = false
+  /** Why part of `catalog.journal` was not used (the catalog was checked against the logs). */
+  journalProblem: string | null = null
   /** Temp files of interrupted log rewrites seen in `sessions/` at open (the writer removes them). */
   tempLogFiles: readonly string[] = []
+  /** Ids whose record (or absence) the files do not hold yet. */
+  readonly #changed = new Set<string>()
+  /** The next write is a whole snapshot (no usable one, a damaged journal, a failed write). */
+  #snapshotDue = false
+  /** The token of the snapshot the journal extends; null: none (a version 1 or no snapshot). */
+  #token: string | null = null
+  /** The snapshot and journal files as read or last written by this catalog. */
+  #snapshotIdentity: FileIdentity | null = null
+  #journalIdentity: FileIdentity | null = null
+  #snapshotBytes = 0
+  /** Bytes of the journal that extend the snapshot (0: no journal of this snapshot yet). */
+  #journalBytes = 0
+
+  /** True when memory holds changes the files do not. */
+  get dirty(): boolean {
+    return this.#snapshotDue || this.#changed.size > 0
+  }
 
   get(id: string): CatalogRecord | undefined {
     return this.#records.get(id)
@@ -124,14 +214,20 @@ export class Catalog {
     const previous = this.#records.get(record.id)
     if (previous?.createdAt !== record.createdAt) this.#order = null
     this.#records.set(record.id, record)
-    this.dirty = true
+    this.damaged.delete(record.id)
+    this.#changed.add(record.id)
+  }
+
+  /** Says that the record of `id` was changed in place (an append). */
+  touch(id: string): void {
+    this.#changed.add(id)
   }
 
   delete(id: string): void {
     if (this.#records.delete(id)) {
       this.#order = null
-      this.dirty = true
-    } else if (this.damaged.delete(id)) this.dirty = true
+      this.#changed.add(id)
+    } else if (this.damaged.delete(id)) this.#changed.add(id)
   }
 
   records(): IterableIterator<CatalogRecord> {
@@ -165,48 +261,158 @@ export class Catalog {
     const listing = listSessionsDir(paths)
     catalog.tempLogFiles = listing.temp
     for (const [id, skipped] of listing.skipped) catalog.skipped.set(id, skipped)
-    const stored = readCatalogFile(paths.catalogFile, (why) => {
+    const stored = readCatalogFiles(paths, (why) => {
       catalog.catalogProblem = why
     })
-    if (stored === null) {
+    catalog.#snapshotIdentity = stored.snapshotIdentity
+    catalog.#journalIdentity = stored.journalIdentity
+    if (stored.catalog === null) {
+      catalog.#snapshotDue = true
       await catalog.#addScanned(paths, listing, [...listing.logs])
       catalog.findLoops()
       return catalog
     }
-    for (const record of stored.sessions) {
+    catalog.#token = stored.catalog.token ?? null
+    catalog.#snapshotBytes = stored.snapshotBytes
+    catalog.#journalBytes = stored.journalBytes
+    catalog.journalProblem = stored.journalProblem
+    // A torn or damaged journal: what it lost is found in the logs, and the next write starts over.
+    if (stored.journalUntrusted) catalog.#snapshotDue = true
+    for (const record of stored.catalog.sessions) {
       if (!listing.logs.has(record.id)) {
-        catalog.dirty = true // deleted behind the catalog's back
+        catalog.#changed.add(record.id) // deleted behind the catalog's back
         continue
       }
       const archived = listing.archived.has(record.id)
       if (record.archived !== archived) {
         record.archived = archived // the record was parsed just now: nobody else holds it
-        catalog.dirty = true
+        catalog.#changed.add(record.id)
       }
       catalog.#records.set(record.id, record)
     }
-    for (const id of stored.damaged) if (listing.logs.has(id)) catalog.damaged.add(id)
+    for (const id of stored.catalog.damaged) if (listing.logs.has(id)) catalog.damaged.add(id)
     // Logs the catalog does not know (created after its last write): scanned one by one.
     const unknown = [...listing.logs].filter((id) => !catalog.#records.has(id) && !catalog.damaged.has(id))
     if (unknown.length > 0) await catalog.#addScanned(paths, listing, unknown)
-    if (options.verifySizes) await catalog.#rescanChanged(paths)
+    if (options.verifySizes || stored.journalUntrusted) await catalog.#rescanChanged(paths)
     catalog.findLoops()
     return catalog
   }
 
-  /** Writes the catalog atomically; `logBytesOf` gives the durable size of logs written since. */
-  async persist(file: string, logBytesOf: (id: string) => number | null | undefined): Promise<void> {
-    const sessions = this.sorted().map((record) => {
-      const bytes = logBytesOf(record.id)
-      return bytes === undefined ? record : { ...record, logBytes: bytes }
-    })
-    this.dirty = false
+  /**
+   * Writes what changed since the last write (docs/architecture.md §4): as records appended to
+   * the journal, or — when there is no snapshot to extend, the journal would outgrow half the
+   * snapshot, most records changed, or the files are not the ones this catalog last wrote — as
+   * a new snapshot. `live` gives the durable size of each log a writer holds (null: not
+   * durable yet), so its record says which size it is true for.
+   */
+  async persist(paths: StorePaths, live: Iterable<[id: string, logBytes: number | null]>): Promise<void> {
+    for (const [id, bytes] of live) {
+      const record = this.#records.get(id)
+      if (record && record.logBytes !== bytes) {
+        record.logBytes = bytes
+        this.#changed.add(id)
+      }
+    }
+    if (!this.dirty) return
+    const ids = [...this.#changed]
+    this.#changed.clear()
     try {
-      await writeFileAtomic(file, [JSON.stringify({ version: 1, sessions, damaged: [...this.damaged] })])
+      if (this.#snapshotDue || this.#token === null || ids.length > this.#records.size * snapshotShare + 16)
+        await this.#writeSnapshot(paths)
+      else {
+        const data = Buffer.from(this.#journalLines(ids))
+        const limit = Math.max(minJournalBytes, this.#snapshotBytes / 2)
+        if (this.#journalBytes + data.length > limit || !this.#filesAreMine(paths))
+          await this.#writeSnapshot(paths)
+        else await this.#appendJournal(paths, data)
+      }
     } catch (error) {
-      this.dirty = true // the file does not hold these changes: the next write (or close) tries again
+      // The files do not hold these changes, and the journal's end is unknown: the next write
+      // (or close) writes them again, as a whole snapshot.
+      for (const id of ids) this.#changed.add(id)
+      this.#snapshotDue = true
       throw error
     }
+  }
+
+  /**
+   * A reader's save of a catalog it rebuilt or brought up to date (docs/architecture.md §4):
+   * a new snapshot, written to a temp file and renamed over `catalog.json` only if, just
+   * before the rename, `mayReplace()` holds and neither catalog file changed since this
+   * catalog read them. Returns whether it was saved.
+   */
+  async saveSnapshot(paths: StorePaths, mayReplace: () => boolean): Promise<boolean> {
+    const saved = await this.#writeSnapshot(paths, () => mayReplace() && this.#filesAreMine(paths))
+    if (saved) this.#changed.clear()
+    return saved
+  }
+
+  /** True when both catalog files are still those this catalog read or wrote last. */
+  #filesAreMine(paths: StorePaths): boolean {
+    return (
+      sameIdentity(currentIdentity(paths.catalogFile), this.#snapshotIdentity) &&
+      sameIdentity(currentIdentity(paths.catalogJournalFile), this.#journalIdentity)
+    )
+  }
+
+  /** The journal lines for `ids`: removals first, then records in listing order. */
+  #journalLines(ids: readonly string[]): string {
+    const lines: string[] = []
+    const records: CatalogRecord[] = []
+    for (const id of ids) {
+      const record = this.#records.get(id)
+      if (record) records.push(record)
+      else lines.push(`${JSON.stringify(this.damaged.has(id) ? { damaged: id } : { delete: id })}\n`)
+    }
+    records.sort(compareRecords)
+    for (const record of records) lines.push(`${JSON.stringify({ set: record })}\n`)
+    return lines.join('')
+  }
+
+  /**
+   * Writes every record as a new snapshot: temp file (0600), fsync, rename, fsync of the
+   * directory; the old journal, which names the old snapshot, is then removed (left behind by
+   * a crash, it names another token and is ignored). With `beforeRename`, a false answer
+   * abandons the write.
+   */
+  async #writeSnapshot(paths: StorePaths, beforeRename?: () => boolean): Promise<boolean> {
+    const token = randomBytes(8).toString('hex')
+    const text = JSON.stringify({ version: 2, token, sessions: this.sorted(), damaged: [...this.damaged] })
+    const written = await writeReplacing(paths.catalogFile, Buffer.from(text), beforeRename)
+    if (written === null) return false
+    this.#token = token
+    this.#snapshotIdentity = written
+    this.#snapshotBytes = written.size
+    this.#snapshotDue = false
+    this.#journalBytes = 0
+    this.#journalIdentity = null
+    if (!beforeRename) await unlinkIfPresent(paths.catalogJournalFile) // a reader leaves it: a writer may own it
+    else this.#journalIdentity = currentIdentity(paths.catalogJournalFile)
+    return true
+  }
+
+  /** Appends records to the journal (one fsync); the first ones create it with its header. */
+  async #appendJournal(paths: StorePaths, data: Buffer): Promise<void> {
+    const file = paths.catalogJournalFile
+    if (this.#journalBytes === 0) {
+      const header = Buffer.from(
+        `${JSON.stringify({ type: 'catalog-journal', version: 1, snapshot: this.#token })}\n`,
+      )
+      const written = await writeReplacing(file, Buffer.concat([header, data]))
+      this.#journalIdentity = written
+      this.#journalBytes = written!.size
+      return
+    }
+    const handle = await openRegularFile(file, openFlags.append)
+    try {
+      await writeAll(handle, data, file)
+      await handle.datasync()
+      this.#journalIdentity = identityOf(await handle.stat())
+    } finally {
+      await handle.close()
+    }
+    this.#journalBytes += data.length
   }
 
   /**
@@ -304,7 +510,7 @@ export class Catalog {
       )
     }
     this.#order = null
-    this.dirty = true
+    for (const id of ids) this.#changed.add(id)
   }
 
   async #rescanChanged(paths: StorePaths): Promise<void> {
@@ -409,11 +615,141 @@ function listSessionsDir(paths: StorePaths): SessionsListing {
   return { logs, archived, temp, skipped }
 }
 
-/** The stored records, or null when the file is missing or damaged (then it is rebuilt). */
-function readCatalogFile(file: string, problem: (why: string) => void): StoredCatalog | null {
-  let text: string
+/** What the catalog files hold, as `Catalog.open` uses them. */
+interface StoredCatalogFiles {
+  /** The snapshot with the journal applied; null when the snapshot is missing or damaged (rebuilt). */
+  catalog: (StoredCatalog & { damaged: string[] }) | null
+  snapshotIdentity: FileIdentity | null
+  journalIdentity: FileIdentity | null
+  snapshotBytes: number
+  /** Bytes of the journal that extend this snapshot and were applied (0: none). */
+  journalBytes: number
+  /** A torn or damaged journal: part of it was not applied. */
+  journalUntrusted: boolean
+  /** Why, when it is damaged (a torn last line is a crash's ordinary trace, not a problem). */
+  journalProblem: string | null
+}
+
+/**
+ * Reads `catalog.json` and, when it names itself (version 2), the records of `catalog.journal`
+ * that extend it, in order. A journal that names another snapshot is one a newer snapshot
+ * already holds (a crash between the two steps of a snapshot write, or a reader's save): it
+ * is ignored. A torn last line, or a line that does not parse, ends what is applied.
+ */
+export function readCatalogFiles(paths: StorePaths, problem: (why: string) => void): StoredCatalogFiles {
+  const files: StoredCatalogFiles = {
+    catalog: null,
+    snapshotIdentity: null,
+    journalIdentity: null,
+    snapshotBytes: 0,
+    journalBytes: 0,
+    journalUntrusted: false,
+    journalProblem: null,
+  }
+  const snapshot = readPrivateFile(paths.catalogFile, problem)
+  if (snapshot === null) return files
+  files.snapshotIdentity = snapshot.identity
+  files.snapshotBytes = snapshot.identity.size
+  let value: unknown
   try {
-    // Not through a link, not blocking on a FIFO; anything but a regular file is rebuilt.
+    value = JSON.parse(snapshot.text)
+  } catch {
+    return files // damaged: the logs are the truth, the catalog is rebuilt from them
+  }
+  if (!isStoredCatalog(value)) return files
+  const catalog = { ...value, damaged: value.damaged ?? [] }
+  files.catalog = catalog
+  const journal = readPrivateFile(paths.catalogJournalFile, (why) => {
+    files.journalUntrusted = true
+    files.journalProblem = `${paths.catalogJournalFile}: ${why}`
+  })
+  if (journal === null) return files
+  files.journalIdentity = journal.identity
+  if (catalog.token === undefined) return files // a version 1 snapshot is newer than any journal
+  const text = journal.text
+  const firstEnd = text.indexOf('\n')
+  const header = firstEnd < 0 ? null : parseLine(text.slice(0, firstEnd))
+  if (!isObject(header) || header.type !== 'catalog-journal' || typeof header.snapshot !== 'string') {
+    // Journals are created whole (temp file + rename): a bad first line is damage, not a crash.
+    files.journalUntrusted = true
+    files.journalProblem = `${paths.catalogJournalFile} has no valid first line`
+    return files
+  }
+  if (header.version !== 1 || header.snapshot !== catalog.token) return files
+  const records = new Map<string, CatalogRecord>()
+  for (const record of catalog.sessions) records.set(record.id, record)
+  const damaged = new Set(catalog.damaged)
+  let at = firstEnd + 1
+  let line = 2
+  while (at < text.length) {
+    const end = text.indexOf('\n', at)
+    if (end < 0) {
+      files.journalUntrusted = true // a torn last line: a writer stopped while appending it
+      break
+    }
+    const entry = parseLine(text.slice(at, end))
+    if (!applyJournalRecord(entry, records, damaged)) {
+      files.journalUntrusted = true
+      files.journalProblem = `${paths.catalogJournalFile} line ${line} is not a catalog record`
+      break
+    }
+    at = end + 1
+    line++
+  }
+  files.journalBytes = at
+  catalog.sessions = [...records.values()]
+  catalog.damaged = [...damaged]
+  return files
+}
+
+/**
+ * What a data directory's catalog files say, snapshot and journal together, as the next open
+ * reads them (before it checks them against the logs); null when there is no usable snapshot.
+ * For tests and for looking at a data directory by hand; the store itself uses `Catalog.open`.
+ */
+export function readStoredCatalog(dir: string): { sessions: CatalogRecord[]; damaged: string[] } | null {
+  const { catalog } = readCatalogFiles(storePaths(dir), () => undefined)
+  return catalog && { sessions: catalog.sessions, damaged: catalog.damaged }
+}
+
+function parseLine(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function applyJournalRecord(entry: unknown, records: Map<string, CatalogRecord>, damaged: Set<string>): boolean {
+  if (!isObject(entry)) return false
+  if (entry.set !== undefined) {
+    if (!isStoredRecord(entry.set)) return false
+    records.set(entry.set.id, entry.set as CatalogRecord)
+    damaged.delete(entry.set.id)
+    return true
+  }
+  if (typeof entry.delete === 'string') {
+    records.delete(entry.delete)
+    damaged.delete(entry.delete)
+    return true
+  }
+  if (typeof entry.damaged === 'string') {
+    records.delete(entry.damaged)
+    damaged.add(entry.damaged)
+    return true
+  }
+  return false
+}
+
+/**
+ * A catalog file's text and identity, or null when it is missing or not a regular file
+ * (then `problem` says why). Not through a link, not blocking on a FIFO.
+ */
+function readPrivateFile(
+  file: string,
+  problem: (why: string) => void,
+): { text: string; identity: FileIdentity } | null {
+  try {
     const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
     try {
       const stats = fstatSync(fd)
@@ -421,7 +757,7 @@ function readCatalogFile(file: string, problem: (why: string) => void): StoredCa
         problem(`it is a ${fileKind(stats)}, not a regular file`)
         return null
       }
-      text = readFileSync(fd, 'utf8')
+      return { text: readFileSync(fd, 'utf8'), identity: identityOf(stats) }
     } finally {
       closeSync(fd)
     }
@@ -434,13 +770,44 @@ function readCatalogFile(file: string, problem: (why: string) => void): StoredCa
     }
     throw error
   }
-  let value: unknown
+}
+
+/**
+ * Replaces `file` with `data`: temp file (0600), fsync, rename, fsync of the directory, as
+ * durable-fs's writeFileAtomic, but it returns the new file's identity (taken before the
+ * rename, so it is this write's even if another process renames over it a moment later), and
+ * a false `beforeRename()` abandons the write (returns null).
+ */
+async function writeReplacing(
+  file: string,
+  data: Buffer,
+  beforeRename?: () => boolean,
+): Promise<FileIdentity | null> {
+  const temp = tempFileFor(file)
+  let identity: FileIdentity
+  const handle = await openRegularFile(temp, openFlags.createNew)
   try {
-    value = JSON.parse(text)
-  } catch {
-    return null // damaged: the logs are the truth, the catalog is rebuilt from them
+    await writeAll(handle, data, file)
+    await handle.sync()
+    identity = identityOf(await handle.stat())
+  } catch (error) {
+    await handle.close()
+    await unlink(temp).catch(() => undefined) // best effort: the original error is what matters
+    throw error
   }
-  return isStoredCatalog(value) ? { ...value, damaged: value.damaged ?? [] } : null
+  await handle.close()
+  try {
+    if (beforeRename && !beforeRename()) {
+      await unlink(temp)
+      return null
+    }
+    await rename(temp, file)
+  } catch (error) {
+    await unlink(temp).catch(() => undefined)
+    throw error
+  }
+  await fsyncDirectory(path.dirname(file))
+  return identity
 }
 
 const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
@@ -460,32 +827,37 @@ const origins = new Set(SessionOrigin.options as readonly string[])
  * 10,000 entries, and listing must stay fast); a file that fails it is rebuilt from the logs.
  */
 function isStoredCatalog(value: unknown): value is Omit<StoredCatalog, 'damaged'> & { damaged?: string[] } {
-  if (!isObject(value) || value.version !== 1 || !Array.isArray(value.sessions)) return false
+  if (!isObject(value) || !Array.isArray(value.sessions)) return false
+  if (!(value.version === 1 || (value.version === 2 && typeof value.token === 'string'))) return false
   if (
     value.damaged !== undefined &&
     !(Array.isArray(value.damaged) && value.damaged.every((id) => typeof id === 'string'))
   )
     return false
-  return value.sessions.every(
-    (record: unknown) =>
-      isObject(record) &&
-      typeof record.id === 'string' &&
-      isNullableString(record.title) &&
-      typeof record.cwd === 'string' &&
-      isNullableString(record.parentSession) &&
-      (record.forkedAt === null || typeof record.forkedAt === 'number') &&
-      typeof record.origin === 'string' &&
-      origins.has(record.origin) &&
-      typeof record.archived === 'boolean' &&
-      isCount(record.eventCount) &&
-      isCount(record.inheritedEventCount) &&
-      typeof record.createdAt === 'number' &&
-      typeof record.updatedAt === 'number' &&
-      isObject(record.header) &&
-      isModel(record.model) &&
-      (record.logBytes === null || isCount(record.logBytes)) &&
-      isNullableString(record.inheritedTitle) &&
-      isModel(record.inheritedModel),
+  return value.sessions.every(isStoredRecord)
+}
+
+/** The fast check of one record, equivalent to `CatalogRecord`. */
+function isStoredRecord(record: unknown): record is CatalogRecord {
+  return (
+    isObject(record) &&
+    typeof record.id === 'string' &&
+    isNullableString(record.title) &&
+    typeof record.cwd === 'string' &&
+    isNullableString(record.parentSession) &&
+    (record.forkedAt === null || typeof record.forkedAt === 'number') &&
+    typeof record.origin === 'string' &&
+    origins.has(record.origin) &&
+    typeof record.archived === 'boolean' &&
+    isCount(record.eventCount) &&
+    isCount(record.inheritedEventCount) &&
+    typeof record.createdAt === 'number' &&
+    typeof record.updatedAt === 'number' &&
+    isObject(record.header) &&
+    isModel(record.model) &&
+    (record.logBytes === null || isCount(record.logBytes)) &&
+    isNullableString(record.inheritedTitle) &&
+    isModel(record.inheritedModel)
   )
 }
 

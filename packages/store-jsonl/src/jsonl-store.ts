@@ -123,6 +123,7 @@ export class JsonlStore {
       store.#catalogStamp = stamp
       for (const warning of permissions) store.#warn(warning)
       await store.#reviewDamaged()
+      await store.#saveCatalog()
       return store
     }
     const permissions = makePrivateDirs(paths)
@@ -318,7 +319,7 @@ export class JsonlStore {
     if (!this.readOnly) {
       try {
         await this.#catalogWrite
-        if (this.#catalog.dirty) await this.#persistCatalog()
+        await this.#persistCatalog() // writes nothing when the files hold everything
         // Everything is durable and the catalog says so: the next open may trust it as is.
         // After any failure it is not marked, and the next open checks it against the logs.
         if (errors.length === 0 && this.#failures.length === 0) {
@@ -435,7 +436,7 @@ export class JsonlStore {
       markers?.models.push({ seq: event.seq, model })
       record.model = model
     }
-    this.#catalog.dirty = true
+    this.#catalog.touch(session.id)
     this.#scheduleCatalog()
   }
 
@@ -643,25 +644,53 @@ export class JsonlStore {
     this.#catalogTimer.unref()
   }
 
-  /** Writes the catalog (one write at a time). A log's size is recorded only when nothing of it is pending. */
+  /**
+   * Writes the catalog's changes (one write at a time; docs/architecture.md §4). A log's size
+   * is recorded only when nothing of it is pending.
+   */
   #persistCatalog(): Promise<void> {
     const write = this.#catalogWrite.then(() =>
-      this.#catalog.persist(this.#paths.catalogFile, (id) => {
-        const writer = this.#writers.get(id)
-        if (!writer) return undefined
-        return writer.idle && !writer.error ? writer.size : null
-      }),
+      this.#catalog.persist(
+        this.#paths,
+        [...this.#writers].map(([id, writer]): [string, number | null] => [
+          id,
+          writer.idle && !writer.error ? writer.size : null,
+        ]),
+      ),
     )
     this.#catalogWrite = write.catch(() => undefined) // the failure reaches whoever awaits `write`
     return write
   }
 
-  /** A reader re-reads the catalog when the writer has rewritten it or added or removed logs. */
+  /** A reader re-reads the catalog when the writer has changed it or added or removed logs. */
   async #refreshCatalog(): Promise<void> {
     const stamp = catalogStamp(this.#paths)
     if (stamp === this.#catalogStamp) return
     this.#catalog = await Catalog.open(this.#paths, { verifySizes: false })
     this.#catalogStamp = stamp
+    await this.#saveCatalog()
+  }
+
+  /**
+   * A reader that rebuilt the catalog, or brought it up to date, saves it once for the next
+   * reader (docs/architecture.md §4): as a new snapshot, only while no writer holds the lock
+   * (checked again just before the rename) and only if neither catalog file changed since it
+   * read them. It takes no lock; a failure (a read-only file system) costs only the next
+   * reader the same work.
+   */
+  async #saveCatalog(): Promise<void> {
+    const catalog = this.#catalog
+    const noWriter = () => !entryExists(this.#paths.lockFile)
+    if (!catalog.dirty || !noWriter()) return
+    try {
+      if (await catalog.saveSnapshot(this.#paths, noWriter)) {
+        // Its own write is not a change a reader must re-read for; the rest of the stamp stays.
+        const [, journal, sessions] = this.#catalogStamp.split('|')
+        this.#catalogStamp = [fileStamp(this.#paths.catalogFile), journal, sessions].join('|')
+      }
+    } catch {
+      // Nothing was replaced (writeReplacing removes its temp file); the catalog in memory is right.
+    }
   }
 
   /**
@@ -744,7 +773,8 @@ export class JsonlStore {
  */
 async function removeTempFiles(paths: StorePaths, tempLogFiles: readonly string[]): Promise<void> {
   for (const name of readdirSync(paths.dir))
-    if (name.startsWith('.catalog.json.tmp-')) await unlinkIfPresent(path.join(paths.dir, name))
+    if (name.startsWith('.catalog.json.tmp-') || name.startsWith('.catalog.journal.tmp-'))
+      await unlinkIfPresent(path.join(paths.dir, name))
   // Those of `sessions/` were seen by the catalog's readdir (one pass over 10,000 names, not two).
   for (const name of tempLogFiles) await unlinkIfPresent(path.join(paths.sessionsDir, name))
 }
@@ -787,12 +817,16 @@ function permissionWarnings(paths: StorePaths): StoreWarning[] {
   return warnings
 }
 
+function fileStamp(file: string): string {
+  const stats = statSync(file, { throwIfNoEntry: false })
+  return stats ? `${stats.ino}:${stats.mtimeMs}:${stats.size}` : '-'
+}
+
+/** A reader's view of the catalog's two files and the sessions directory. */
 function catalogStamp(paths: StorePaths): string {
-  const stamp = (file: string) => {
-    const stats = statSync(file, { throwIfNoEntry: false })
-    return stats ? `${stats.mtimeMs}:${stats.size}` : '-'
-  }
-  return `${stamp(paths.catalogFile)}|${stamp(paths.sessionsDir)}`
+  return [fileStamp(paths.catalogFile), fileStamp(paths.catalogJournalFile), fileStamp(paths.sessionsDir)].join(
+    '|',
+  )
 }
 
 function markersOf(events: readonly SessionEvent[]): Markers {
