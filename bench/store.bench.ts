@@ -311,10 +311,7 @@ function fileStates(dir: string): Map<string, { ino: number; size: number; ctime
  * What the data directory gained between two states: a new or replaced file counts whole, a
  * file that grew in place counts its growth (logs and the catalog journal only append).
  */
-function bytesAdded(
-  before: ReturnType<typeof fileStates>,
-  after: ReturnType<typeof fileStates>,
-): number {
+function bytesAdded(before: ReturnType<typeof fileStates>, after: ReturnType<typeof fileStates>): number {
   let bytes = 0
   for (const [file, state] of after) {
     const old = before.get(file)
@@ -444,7 +441,10 @@ export async function catalogRows(root: string): Promise<BenchRow[]> {
     },
     row(`fork in a ${count / 1000}k-session store (writer open → fork → close) + next read-only list`, fork),
     row(`rename in a ${count / 1000}k-session store (open → title → close) + next read-only list`, rename),
-    row(`archive in a ${count / 1000}k-session store (open → archive → close) + next read-only list`, archive),
+    row(
+      `archive in a ${count / 1000}k-session store (open → archive → close) + next read-only list`,
+      archive,
+    ),
   ]
 }
 

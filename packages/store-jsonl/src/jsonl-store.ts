@@ -707,6 +707,12 @@ export class JsonlStore {
         file: this.#paths.catalogFile,
         message: `${this.#paths.catalogFile} could not be used (${catalog.catalogProblem}): the catalog was rebuilt from the logs.`,
       })
+    if (catalog.journalProblem !== null)
+      this.#warn({
+        kind: 'catalog-rebuilt',
+        file: this.#paths.catalogJournalFile,
+        message: `${catalog.journalProblem}: the changes it records from there on were not used, and the catalog was checked against the logs.`,
+      })
     for (const [id, { file, why }] of catalog.skipped)
       this.#warn({
         kind: 'skipped-file',
@@ -824,9 +830,11 @@ function fileStamp(file: string): string {
 
 /** A reader's view of the catalog's two files and the sessions directory. */
 function catalogStamp(paths: StorePaths): string {
-  return [fileStamp(paths.catalogFile), fileStamp(paths.catalogJournalFile), fileStamp(paths.sessionsDir)].join(
-    '|',
-  )
+  return [
+    fileStamp(paths.catalogFile),
+    fileStamp(paths.catalogJournalFile),
+    fileStamp(paths.sessionsDir),
+  ].join('|')
 }
 
 function markersOf(events: readonly SessionEvent[]): Markers {
