@@ -4,6 +4,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { SessionStore } from '@tangent/core'
@@ -369,24 +370,28 @@ function writeManySessions(dir: string, count: number): string[] {
  * close) and the next read-only listing write to the data directory, counted twice: the
  * bytes this process passed to write(2) (/proc/self/io wchar) and what the directory gained.
  */
-export async function catalogRows(root: string): Promise<BenchRow[]> {
+async function catalogRows(
+  root: string,
+  Store: typeof JsonlStore = JsonlStore,
+  label = '',
+): Promise<BenchRow[]> {
   const count = 10_000
   const dir = path.join(root, 'catalog')
   const ids = writeManySessions(dir, count)
   const rebuild = await timed(async () => {
-    const reader = await JsonlStore.open({ dir, readOnly: true })
+    const reader = await Store.open({ dir, readOnly: true })
     const listed = await reader.list()
     await reader.close()
     return listed.length
   })
   if (rebuild.value !== count) throw new Error(`listed ${rebuild.value} of ${count} sessions`)
   const again = await timed(async () => {
-    const reader = await JsonlStore.open({ dir, readOnly: true })
+    const reader = await Store.open({ dir, readOnly: true })
     const listed = await reader.list()
     await reader.close()
     return listed.length
   })
-  await (await JsonlStore.open({ dir })).close() // a writer's clean close: the catalog is trusted
+  await (await Store.open({ dir })).close() // a writer's clean close: the catalog is trusted
   const catalogBytes = fs
     .readdirSync(dir)
     .filter((name) => name.startsWith('catalog'))
@@ -400,10 +405,10 @@ export async function catalogRows(root: string): Promise<BenchRow[]> {
       const before = fileStates(dir)
       const start = process.hrtime.bigint()
       const written = writtenBytes()
-      const db = await JsonlStore.open({ dir })
+      const db = await Store.open({ dir })
       await change(db, id)
       await db.close()
-      const reader = await JsonlStore.open({ dir, readOnly: true })
+      const reader = await Store.open({ dir, readOnly: true })
       const listed = await reader.list()
       await reader.close()
       wrote.push(writtenBytes() - written)
@@ -434,7 +439,7 @@ export async function catalogRows(root: string): Promise<BenchRow[]> {
   })
   return [
     {
-      name: `read-only open + list, ${count / 1000}k sessions, no catalog (rebuild)`,
+      name: `${label}read-only open + list, ${count / 1000}k sessions, no catalog (rebuild)`,
       medianMs: rebuild.ms,
       baseline: { name: 'the next read-only open + list', medianMs: again.ms },
       extra: { 'bytes written': `catalog ${mb(catalogBytes)}` },
@@ -448,6 +453,18 @@ export async function catalogRows(root: string): Promise<BenchRow[]> {
   ]
 }
 
+/**
+ * The same catalog rows for an older build of the store, in this run, when
+ * TANGENT_BENCH_STORE_BEFORE names its `dist/index.js` (docs/benchmarks.md: before and after).
+ */
+async function beforeCatalogRows(root: string): Promise<BenchRow[]> {
+  const before = process.env.TANGENT_BENCH_STORE_BEFORE
+  if (!before) return []
+  const url = pathToFileURL(path.resolve(before)).href
+  const { JsonlStore: Before } = (await import(url)) as { JsonlStore: typeof JsonlStore }
+  return catalogRows(root, Before, 'before: ')
+}
+
 export const suite: BenchSuite = {
   title: '@tangent/store-jsonl: fork, load, append, catalog writes',
   async run() {
@@ -458,6 +475,7 @@ export const suite: BenchSuite = {
         ...(await loadRows(root)),
         ...(await appendRows(root)),
         ...(await catalogRows(root)),
+        ...(await beforeCatalogRows(root)),
       ]
     } finally {
       fs.rmSync(root, { recursive: true, force: true })

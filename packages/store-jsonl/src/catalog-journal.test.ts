@@ -325,6 +325,20 @@ describe('catalog journal: a read-only open saves what it rebuilt', () => {
     expect(fs.readdirSync(dir).filter((name) => name.includes('.tmp-'))).toEqual([])
   })
 
+  it('a catalog that is current is not saved again: readers after a crash write nothing, however often', async () => {
+    const { dir, expected } = await storeWithJournal()
+    // A writer crashed (no catalog.clean; its lock removed by hand) and left a torn tail behind.
+    fs.rmSync(path.join(dir, 'catalog.clean'))
+    fs.appendFileSync(path.join(dir, 'sessions', 'b.jsonl'), '{"seq":99,"ty')
+    const written = countWrites()
+    for (let i = 0; i < 2; i++) {
+      const reader = await openStore(dir, { readOnly: true })
+      expect(summary(await reader.list())).toEqual(expected)
+      await closeAll()
+    }
+    expect(total(written)).toBe(0)
+  })
+
   it('never while a writer holds the lock', async () => {
     const { dir, expected } = await storeWithJournal()
     const writer = await openStore(dir)

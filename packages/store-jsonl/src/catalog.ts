@@ -511,7 +511,8 @@ export class Catalog {
       )
     }
     this.#order = null
-    for (const id of ids) this.#changed.add(id)
+    // Not a file it could not read: that is found again at every open, and is no change to write.
+    for (const id of ids) if (!this.skipped.has(id)) this.#changed.add(id)
   }
 
   async #rescanChanged(paths: StorePaths): Promise<void> {
@@ -545,7 +546,9 @@ export class Catalog {
           )
           return
         }
-        this.set(recordOf(scan, record))
+        const rescanned = recordOf(scan, record)
+        // The same record (a log with a torn tail keeps its size until a writer repairs it) is no change.
+        if (JSON.stringify(rescanned) !== JSON.stringify(record)) this.set(rescanned)
       } catch (error) {
         this.delete(record.id)
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT')

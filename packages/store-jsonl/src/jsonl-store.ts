@@ -311,6 +311,7 @@ export class JsonlStore {
     } catch (error) {
       errors.push(error)
     }
+    const sizes = this.#logSizes() // before the writers go: each record says which size it is true for
     for (const id of [...this.store.sessions()].map((session) => session.id)) this.store.dispose(id)
     for (const writer of this.#writers.values()) {
       await writer.close()
@@ -319,7 +320,7 @@ export class JsonlStore {
     if (!this.readOnly) {
       try {
         await this.#catalogWrite
-        await this.#persistCatalog() // writes nothing when the files hold everything
+        await this.#persistCatalog(sizes) // writes nothing when the files hold everything
         // Everything is durable and the catalog says so: the next open may trust it as is.
         // After any failure it is not marked, and the next open checks it against the logs.
         if (errors.length === 0 && this.#failures.length === 0) {
@@ -648,18 +649,15 @@ export class JsonlStore {
    * Writes the catalog's changes (one write at a time; docs/architecture.md §4). A log's size
    * is recorded only when nothing of it is pending.
    */
-  #persistCatalog(): Promise<void> {
-    const write = this.#catalogWrite.then(() =>
-      this.#catalog.persist(
-        this.#paths,
-        [...this.#writers].map(([id, writer]): [string, number | null] => [
-          id,
-          writer.idle && !writer.error ? writer.size : null,
-        ]),
-      ),
-    )
+  #persistCatalog(sizes?: [string, number | null][]): Promise<void> {
+    const write = this.#catalogWrite.then(() => this.#catalog.persist(this.#paths, sizes ?? this.#logSizes()))
     this.#catalogWrite = write.catch(() => undefined) // the failure reaches whoever awaits `write`
     return write
+  }
+
+  /** The durable size of each log a writer holds; null while some of it is pending. */
+  #logSizes(): [string, number | null][] {
+    return [...this.#writers].map(([id, writer]) => [id, writer.idle && !writer.error ? writer.size : null])
   }
 
   /** A reader re-reads the catalog when the writer has changed it or added or removed logs. */
