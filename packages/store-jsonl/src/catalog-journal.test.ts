@@ -14,7 +14,10 @@ import { storePaths } from './store-paths.js'
 import { appendTurn, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
-async function openStore(dir: string, options: { readOnly?: boolean; now?: () => number } = {}) {
+async function openStore(
+  dir: string,
+  options: { readOnly?: boolean; now?: () => number; onWarning?: (warning: StoreWarning) => void } = {},
+) {
   const db = await JsonlStore.open({ dir, ...options })
   open.push(db)
   return db
