@@ -432,7 +432,7 @@ async function catalogRows(
   fs.rmSync(dir, { recursive: true, force: true })
   const limit = 8 * 1024
   const row = (name: string, m: { wrote: number; added: number; ms: number }): BenchRow => ({
-    name,
+    name: `${label}${name}`,
     medianMs: m.ms,
     extra: { 'bytes written': `${kb(m.wrote)} (directory gained ${kb(m.added)})` },
     target: { text: '≤ 8 KB written in all', met: m.wrote <= limit && m.added <= limit },
