@@ -212,6 +212,8 @@ export class Catalog {
 
   set(record: CatalogRecord): void {
     const previous = this.#records.get(record.id)
+    // The same record again (a load of a log the catalog is current for) is no change to write.
+    if (previous && previous !== record && sameRecord(previous, record)) return
     if (previous?.createdAt !== record.createdAt) this.#order = null
     this.#records.set(record.id, record)
     this.damaged.delete(record.id)
@@ -546,9 +548,8 @@ export class Catalog {
           )
           return
         }
-        const rescanned = recordOf(scan, record)
         // The same record (a log with a torn tail keeps its size until a writer repairs it) is no change.
-        if (JSON.stringify(rescanned) !== JSON.stringify(record)) this.set(rescanned)
+        this.set(recordOf(scan, record))
       } catch (error) {
         this.delete(record.id)
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
@@ -556,6 +557,13 @@ export class Catalog {
       }
     })
   }
+}
+
+/** True when two records say the same (parentLoop aside: it is worked out at every open). */
+function sameRecord(a: CatalogRecord, b: CatalogRecord): boolean {
+  const { parentLoop: _a, ...restA } = a
+  const { parentLoop: _b, ...restB } = b
+  return JSON.stringify(restA) === JSON.stringify(restB)
 }
 
 /** A record from a scan; what lives outside the log (archived, inherited values) is given. */

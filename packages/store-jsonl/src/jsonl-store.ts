@@ -530,6 +530,7 @@ export class JsonlStore {
         archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
         inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
         inheritedModel: inheritedMarkers.models.at(-1)?.model ?? null,
+        logBytes: log.goodBytes, // what it was read from: a load of an unchanged log changes no record
       }),
     )
     if (!this.readOnly && session.isTurnOpen) {
@@ -613,7 +614,7 @@ export class JsonlStore {
     session: Session,
     header: SessionHeaderLine,
     markers: Markers,
-    outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel'>,
+    outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel'> & { logBytes?: number },
   ): CatalogRecord {
     const last = session.events.at(-1)
     return {
@@ -630,7 +631,7 @@ export class JsonlStore {
       updatedAt: last && session.isOwnSeq(last.seq) ? last.time : session.header.createdAt,
       header: header as Record<string, unknown>,
       model: markers.models.at(-1)?.model ?? null,
-      logBytes: null,
+      logBytes: outside.logBytes ?? null,
       inheritedTitle: outside.inheritedTitle,
       inheritedModel: outside.inheritedModel,
     }
