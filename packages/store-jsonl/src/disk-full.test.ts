@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { readStoredCatalog } from './catalog.js'
+import { readStoredCatalog } from './catalog-format.js'
 import { injectWriteFault } from './durable-fs.js'
 import { JsonlStore } from './jsonl-store.js'
 import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'

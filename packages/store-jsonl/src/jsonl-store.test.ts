@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CatalogFile, readStoredCatalog } from './catalog.js'
+import { CatalogFile, readStoredCatalog } from './catalog-format.js'
 import { JsonlStore } from './jsonl-store.js'
 import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
 

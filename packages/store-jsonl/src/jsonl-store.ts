@@ -10,7 +10,8 @@ import {
   SessionStore,
   TangentError,
 } from '@tangent/core'
-import { Catalog, type CatalogEntry, type CatalogRecord, entryOf } from './catalog.js'
+import { Catalog, entryOf } from './catalog.js'
+import type { CatalogEntry, CatalogRecord } from './catalog-format.js'
 import { fsyncDirectory, privateDirMode, touchPrivateFile, unlinkIfPresent } from './durable-fs.js'
 import { maxLineBytes } from './line-reader.js'
 import {
