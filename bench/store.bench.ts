@@ -1,8 +1,10 @@
 // @tangent/store-jsonl benchmarks (issue 2 §4): fork + flush against a copy-based fork,
-// open + load against read + JSON.parse, and buffered appends with group commit.
+// open + load against read + JSON.parse, buffered appends with group commit, and (issue 16)
+// the bytes a fork, rename or archive writes in a store of 10,000 sessions (the catalog).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { SessionStore } from '@tangent/core'
@@ -288,12 +290,193 @@ async function appendRows(root: string): Promise<BenchRow[]> {
   ]
 }
 
+/** Bytes this process has passed to write(2) so far (files, pipes, sockets: nothing else runs here). */
+function writtenBytes(): number {
+  const io = fs.readFileSync('/proc/self/io', 'utf8')
+  return Number(/^wchar:\s*(\d+)/m.exec(io)?.[1] ?? Number.NaN)
+}
+
+/** Every file under `dir` with its inode, size and change time. */
+function fileStates(dir: string): Map<string, { ino: number; size: number; ctimeMs: number }> {
+  const states = new Map<string, { ino: number; size: number; ctimeMs: number }>()
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue
+    const file = path.join(entry.parentPath, entry.name)
+    const stats = fs.statSync(file)
+    states.set(file, { ino: stats.ino, size: stats.size, ctimeMs: stats.ctimeMs })
+  }
+  return states
+}
+
+/**
+ * What the data directory gained between two states: a new or replaced file counts whole, a
+ * file that grew in place counts its growth (logs and the catalog journal only append).
+ */
+function bytesAdded(before: ReturnType<typeof fileStates>, after: ReturnType<typeof fileStates>): number {
+  let bytes = 0
+  for (const [file, state] of after) {
+    const old = before.get(file)
+    if (!old || old.ino !== state.ino) bytes += state.size
+    else if (old.ctimeMs !== state.ctimeMs) bytes += Math.max(0, state.size - old.size)
+  }
+  return bytes
+}
+
+function kb(bytes: number): string {
+  return bytes < 10_240 ? `${bytes} B` : `${(bytes / 1024).toFixed(0)} KB`
+}
+
+/** A store of `count` small sessions (title, model, one turn), written directly like the store would. */
+function writeManySessions(dir: string, count: number): string[] {
+  const sessions = path.join(dir, 'sessions')
+  fs.mkdirSync(sessions, { recursive: true, mode: 0o700 })
+  const ids: string[] = []
+  for (let i = 0; i < count; i++) {
+    const id = `s-${String(i).padStart(6, '0')}`
+    const createdAt = 1_700_000_000_000 + i * 1000
+    const header = {
+      type: 'session',
+      version: 1,
+      id,
+      createdAt,
+      cwd: `/home/user/project-${i % 50}`,
+      workspaceId: `w-${i % 50}`,
+      inheritedEventCount: 0,
+      seed: 'inline',
+      origin: 'user',
+    }
+    const events = [
+      { type: 'model/selection', data: { provider: 'anthropic', model: 'claude-sonnet-4' } },
+      { type: 'session/title', data: { title: `Session ${i}: refactor the parser` } },
+      { type: 'turn/start', data: {} },
+      { type: 'user/message', data: { content: [{ type: 'text', text: text(i, 200) }] } },
+      { type: 'step/start', data: {} },
+      { type: 'assistant/message', data: { content: [{ type: 'text', text: text(i, 300) }] } },
+      { type: 'step/end', data: { finishReason: 'stop' } },
+      { type: 'turn/end', data: { reason: 'completed' } },
+    ]
+    const lines = [JSON.stringify(header)]
+    events.forEach((event, seq) => {
+      lines.push(JSON.stringify({ seq, time: createdAt + seq, type: event.type, data: event.data }))
+    })
+    fs.writeFileSync(path.join(sessions, `${id}.jsonl`), `${lines.join('\n')}\n`, { mode: 0o600 })
+    ids.push(id)
+  }
+  return ids
+}
+
+/**
+ * Issue 16: in a store of 10,000 sessions, what a fork (a writer's whole life: open, fork,
+ * close) and the next read-only listing write to the data directory, counted twice: the
+ * bytes this process passed to write(2) (/proc/self/io wchar) and what the directory gained.
+ */
+async function catalogRows(
+  root: string,
+  Store: typeof JsonlStore = JsonlStore,
+  label = '',
+): Promise<BenchRow[]> {
+  const count = 10_000
+  const dir = path.join(root, 'catalog')
+  const ids = writeManySessions(dir, count)
+  const rebuild = await timed(async () => {
+    const reader = await Store.open({ dir, readOnly: true })
+    const listed = await reader.list()
+    await reader.close()
+    return listed.length
+  })
+  if (rebuild.value !== count) throw new Error(`listed ${rebuild.value} of ${count} sessions`)
+  const again = await timed(async () => {
+    const reader = await Store.open({ dir, readOnly: true })
+    const listed = await reader.list()
+    await reader.close()
+    return listed.length
+  })
+  await (await Store.open({ dir })).close() // a writer's clean close: the catalog is trusted
+  const catalogBytes = fs
+    .readdirSync(dir)
+    .filter((name) => name.startsWith('catalog'))
+    .reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0)
+  const measure = async (change: (db: JsonlStore, id: string) => Promise<void>, rounds: number) => {
+    const wrote: number[] = []
+    const added: number[] = []
+    const times: number[] = []
+    for (let i = 0; i < rounds; i++) {
+      const id = ids[(i * 997) % count]!
+      const before = fileStates(dir)
+      const start = process.hrtime.bigint()
+      const written = writtenBytes()
+      const db = await Store.open({ dir })
+      await change(db, id)
+      await db.close()
+      const reader = await Store.open({ dir, readOnly: true })
+      const listed = await reader.list()
+      await reader.close()
+      wrote.push(writtenBytes() - written)
+      times.push(Number(process.hrtime.bigint() - start) / 1e6)
+      added.push(bytesAdded(before, fileStates(dir)))
+      if (listed.length < count) throw new Error('the listing lost sessions')
+    }
+    return { wrote: median(wrote), added: median(added), ms: median(times) }
+  }
+  const fork = await measure(async (db, id) => {
+    const child = db.store.fork(await db.load(id))
+    await db.flush(child.id)
+  }, 7)
+  const rename = await measure(async (db, id) => {
+    ;(await db.load(id)).append('session/title', { title: 'Renamed' })
+    await db.flush(id)
+  }, 7)
+  const archive = await measure(async (db, id) => {
+    await db.setArchived(id, true)
+  }, 7)
+  fs.rmSync(dir, { recursive: true, force: true })
+  const limit = 8 * 1024
+  const row = (name: string, m: { wrote: number; added: number; ms: number }): BenchRow => ({
+    name: `${label}${name}`,
+    medianMs: m.ms,
+    extra: { 'bytes written': `${kb(m.wrote)} (directory gained ${kb(m.added)})` },
+    target: { text: '≤ 8 KB written in all', met: m.wrote <= limit && m.added <= limit },
+  })
+  return [
+    {
+      name: `${label}read-only open + list, ${count / 1000}k sessions, no catalog (rebuild)`,
+      medianMs: rebuild.ms,
+      baseline: { name: 'the next read-only open + list', medianMs: again.ms },
+      extra: { 'bytes written': `catalog ${mb(catalogBytes)}` },
+    },
+    row(`fork in a ${count / 1000}k-session store (writer open → fork → close) + next read-only list`, fork),
+    row(`rename in a ${count / 1000}k-session store (open → title → close) + next read-only list`, rename),
+    row(
+      `archive in a ${count / 1000}k-session store (open → archive → close) + next read-only list`,
+      archive,
+    ),
+  ]
+}
+
+/**
+ * The same catalog rows for an older build of the store, in this run, when
+ * TANGENT_BENCH_STORE_BEFORE names its `dist/index.js` (docs/benchmarks.md: before and after).
+ */
+async function beforeCatalogRows(root: string): Promise<BenchRow[]> {
+  const before = process.env.TANGENT_BENCH_STORE_BEFORE
+  if (!before) return []
+  const url = pathToFileURL(path.resolve(before)).href
+  const { JsonlStore: Before } = (await import(url)) as { JsonlStore: typeof JsonlStore }
+  return catalogRows(root, Before, 'before: ')
+}
+
 export const suite: BenchSuite = {
-  title: '@tangent/store-jsonl: fork, load, append',
+  title: '@tangent/store-jsonl: fork, load, append, catalog writes',
   async run() {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-bench-'))
     try {
-      return [...(await forkRows(root)), ...(await loadRows(root)), ...(await appendRows(root))]
+      return [
+        ...(await forkRows(root)),
+        ...(await loadRows(root)),
+        ...(await appendRows(root)),
+        ...(await catalogRows(root)),
+        ...(await beforeCatalogRows(root)),
+      ]
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }

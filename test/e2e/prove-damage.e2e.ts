@@ -275,6 +275,43 @@ describe('prove: torn and damaged files', { timeout: 120_000 }, () => {
     }
   })
 
+  it('the catalog journal truncated at random offsets or given a garbage line: the listing is what the logs hold', async () => {
+    const journal = path.join(pristine, 'catalog.journal')
+    const text = fs.readFileSync(journal, 'utf8')
+    const lines = text.split('\n').filter(Boolean)
+    expect(lines.length).toBeGreaterThan(2) // the Host's changes after the first snapshot
+    const damage: { what: string; apply: (file: string) => void }[] = []
+    for (let i = 0; i < 5; i++) {
+      const cut = random.int(1, text.length - 1)
+      damage.push({ what: `truncated at ${cut}`, apply: (file) => fs.truncateSync(file, cut) })
+    }
+    const bad = random.int(1, lines.length - 1)
+    damage.push(
+      {
+        what: `garbage in line ${bad + 1}`,
+        apply: (file) =>
+          fs.writeFileSync(file, `${lines.map((line, i) => (i === bad ? '{"set":' : line)).join('\n')}\n`),
+      },
+      { what: 'emptied', apply: (file) => fs.writeFileSync(file, '') },
+    )
+    for (const { what, apply } of damage) {
+      const dir = copyOfPristine()
+      apply(path.join(dir, 'catalog.journal'))
+      // A journal cut short is a writer that stopped: it never wrote catalog.clean.
+      if (what.startsWith('truncated')) fs.rmSync(path.join(dir, 'catalog.clean'), { force: true })
+      for (const readOnly of [true, false, true]) {
+        const db = await JsonlStore.open({ dir, readOnly })
+        try {
+          expect(listView(await db.list()), `journal ${what}, ${readOnly ? 'reader' : 'writer'}`).toEqual(
+            listView(pristineList),
+          )
+        } finally {
+          await db.close()
+        }
+      }
+    }
+  })
+
   it('through the Host: a damaged data dir (torn fork, corrupt log, no catalog) still serves every session it can', async () => {
     const dir = copyOfPristine()
     const fileB = logOf(dir, ids.b)

@@ -1,63 +1,29 @@
 // The catalog: one entry per session (title, lineage, counts, archived flag) so listing
-// never parses logs. Kept in memory, persisted atomically to `<dir>/catalog.json`, and
-// rebuilt from the logs when missing, damaged or stale.
-import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
-import { lstat } from 'node:fs/promises'
-import { z } from 'zod'
-import { fileKind, writeFileAtomic } from './durable-fs.js'
-import { SessionOrigin } from './log-format.js'
+// never parses logs. Kept in memory; on disk a snapshot (`<dir>/catalog.json`, written
+// atomically) plus a journal of the changes since (`<dir>/catalog.journal`, appended), so a
+// change writes bytes in proportion to the change (docs/architecture.md §4); rebuilt from the
+// logs when missing, damaged or stale.
+import { randomBytes } from 'node:crypto'
+import { type Dirent, lstatSync, readdirSync } from 'node:fs'
+import {
+  type CatalogEntry,
+  type CatalogRecord,
+  currentIdentity,
+  type FileIdentity,
+  identityOf,
+  readCatalogFiles,
+  sameIdentity,
+  writeReplacing,
+} from './catalog-format.js'
+import { fileKind, openFlags, openRegularFile, unlinkIfPresent, writeAll } from './durable-fs.js'
 import { type LogScan, type ModelRef, scanLog } from './log-scan.js'
 import { type StorePaths, sessionLogFile } from './store-paths.js'
 
-export const ModelRefSchema = z.object({
-  provider: z.string(),
-  model: z.string(),
-  reasoningEffort: z.string().optional(),
-})
-
-export const CatalogEntry = z.object({
-  id: z.string(),
-  title: z.string().nullable(),
-  cwd: z.string(),
-  parentSession: z.string().nullable(),
-  forkedAt: z.number().nullable(),
-  origin: SessionOrigin,
-  archived: z.boolean(),
-  eventCount: z.number().int().nonnegative(),
-  inheritedEventCount: z.number().int().nonnegative(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  /** The header line as on disk, extra meta included. */
-  header: z.record(z.string(), z.unknown()),
-  model: ModelRefSchema.nullable(),
-  /**
-   * Set when the chain of parents of this session loops (damaged headers: A's parent is B,
-   * B's is A): the ids on the loop, in order. Such a session is listed, but neither it nor a
-   * fork that reads its prefix through the loop can load (`corrupt-log`).
-   */
-  parentLoop: z.array(z.string()).optional(),
-})
-export type CatalogEntry = z.infer<typeof CatalogEntry>
-
-/** What the catalog file stores per session: the entry plus what keeps it current cheaply. */
-export const CatalogRecord = CatalogEntry.extend({
-  /** Size of the log when this record was true (null: unknown, rescan after a crash). */
-  logBytes: z.number().int().nonnegative().nullable(),
-  /** Title and model as of the end of an inherited ("ref") prefix, which lives in another log. */
-  inheritedTitle: z.string().nullable(),
-  inheritedModel: ModelRefSchema.nullable(),
-})
-export type CatalogRecord = z.infer<typeof CatalogRecord>
-
-export const CatalogFile = z.object({
-  version: z.literal(1),
-  sessions: z.array(CatalogRecord),
-  /** Logs without a readable header (kept for a human to look at, never listed). */
-  damaged: z.array(z.string()).default([]),
-})
-type StoredCatalog = z.infer<typeof CatalogFile>
-
 const scanConcurrency = 4
+/** The journal is folded into a new snapshot once it outgrows half the snapshot (at least this). */
+const minJournalBytes = 64 * 1024
+/** A change of more records than this share of the catalog is written as a snapshot at once. */
+const snapshotShare = 0.25
 
 /** The public part of a record, as a copy (spelled out: a rest spread is ~10× slower on 10,000 records). */
 export function entryOf(record: CatalogRecord): CatalogEntry {
@@ -111,10 +77,27 @@ export class Catalog {
   loops: string[][] = []
   /** Why `catalog.json` was not used (rebuilt), when it exists but could not be used. */
   catalogProblem: string | null = null
-  /** True when memory holds changes the file does not. */
-  dirty = false
+  /** Why part of `catalog.journal` was not used (the catalog was checked against the logs). */
+  journalProblem: string | null = null
   /** Temp files of interrupted log rewrites seen in `sessions/` at open (the writer removes them). */
   tempLogFiles: readonly string[] = []
+  /** Ids whose record (or absence) the files do not hold yet. */
+  readonly #changed = new Set<string>()
+  /** The next write is a whole snapshot (no usable one, a damaged journal, a failed write). */
+  #snapshotDue = false
+  /** The token of the snapshot the journal extends; null: none (a version 1 or no snapshot). */
+  #token: string | null = null
+  /** The snapshot and journal files as read or last written by this catalog. */
+  #snapshotIdentity: FileIdentity | null = null
+  #journalIdentity: FileIdentity | null = null
+  #snapshotBytes = 0
+  /** Bytes of the journal that extend the snapshot (0: no journal of this snapshot yet). */
+  #journalBytes = 0
+
+  /** True when memory holds changes the files do not. */
+  get dirty(): boolean {
+    return this.#snapshotDue || this.#changed.size > 0
+  }
 
   get(id: string): CatalogRecord | undefined {
     return this.#records.get(id)
@@ -122,16 +105,24 @@ export class Catalog {
 
   set(record: CatalogRecord): void {
     const previous = this.#records.get(record.id)
+    // The same record again (a load of a log the catalog is current for) is no change to write.
+    if (previous && previous !== record && sameRecord(previous, record)) return
     if (previous?.createdAt !== record.createdAt) this.#order = null
     this.#records.set(record.id, record)
-    this.dirty = true
+    this.damaged.delete(record.id)
+    this.#changed.add(record.id)
+  }
+
+  /** Says that the record of `id` was changed in place (an append). */
+  touch(id: string): void {
+    this.#changed.add(id)
   }
 
   delete(id: string): void {
     if (this.#records.delete(id)) {
       this.#order = null
-      this.dirty = true
-    } else if (this.damaged.delete(id)) this.dirty = true
+      this.#changed.add(id)
+    } else if (this.damaged.delete(id)) this.#changed.add(id)
   }
 
   records(): IterableIterator<CatalogRecord> {
@@ -165,48 +156,159 @@ export class Catalog {
     const listing = listSessionsDir(paths)
     catalog.tempLogFiles = listing.temp
     for (const [id, skipped] of listing.skipped) catalog.skipped.set(id, skipped)
-    const stored = readCatalogFile(paths.catalogFile, (why) => {
+    const stored = readCatalogFiles(paths, (why) => {
       catalog.catalogProblem = why
     })
-    if (stored === null) {
+    catalog.#snapshotIdentity = stored.snapshotIdentity
+    catalog.#journalIdentity = stored.journalIdentity
+    if (stored.catalog === null) {
+      catalog.#snapshotDue = true
       await catalog.#addScanned(paths, listing, [...listing.logs])
       catalog.findLoops()
       return catalog
     }
-    for (const record of stored.sessions) {
+    catalog.#token = stored.catalog.token ?? null
+    catalog.#snapshotBytes = stored.snapshotBytes
+    catalog.#journalBytes = stored.journalBytes
+    catalog.journalProblem = stored.journalProblem
+    // A torn or damaged journal: what it lost is found in the logs, and the next write starts over.
+    if (stored.journalUntrusted) catalog.#snapshotDue = true
+    for (const record of stored.catalog.sessions) {
       if (!listing.logs.has(record.id)) {
-        catalog.dirty = true // deleted behind the catalog's back
+        catalog.#changed.add(record.id) // deleted behind the catalog's back
         continue
       }
       const archived = listing.archived.has(record.id)
       if (record.archived !== archived) {
         record.archived = archived // the record was parsed just now: nobody else holds it
-        catalog.dirty = true
+        catalog.#changed.add(record.id)
       }
       catalog.#records.set(record.id, record)
     }
-    for (const id of stored.damaged) if (listing.logs.has(id)) catalog.damaged.add(id)
+    for (const id of stored.catalog.damaged) if (listing.logs.has(id)) catalog.damaged.add(id)
     // Logs the catalog does not know (created after its last write): scanned one by one.
     const unknown = [...listing.logs].filter((id) => !catalog.#records.has(id) && !catalog.damaged.has(id))
     if (unknown.length > 0) await catalog.#addScanned(paths, listing, unknown)
-    if (options.verifySizes) await catalog.#rescanChanged(paths)
+    if (options.verifySizes || stored.journalUntrusted) await catalog.#rescanChanged(paths)
     catalog.findLoops()
     return catalog
   }
 
-  /** Writes the catalog atomically; `logBytesOf` gives the durable size of logs written since. */
-  async persist(file: string, logBytesOf: (id: string) => number | null | undefined): Promise<void> {
-    const sessions = this.sorted().map((record) => {
-      const bytes = logBytesOf(record.id)
-      return bytes === undefined ? record : { ...record, logBytes: bytes }
-    })
-    this.dirty = false
+  /**
+   * Writes what changed since the last write (docs/architecture.md §4): as records appended to
+   * the journal, or — when there is no snapshot to extend, the journal would outgrow half the
+   * snapshot, over a quarter of the records changed, or the files are not the ones this catalog last wrote — as
+   * a new snapshot. `live` gives the durable size of each log a writer holds (null: not
+   * durable yet), so its record says which size it is true for.
+   */
+  async persist(paths: StorePaths, live: Iterable<[id: string, logBytes: number | null]>): Promise<void> {
+    for (const [id, bytes] of live) {
+      const record = this.#records.get(id)
+      if (record && record.logBytes !== bytes) {
+        record.logBytes = bytes
+        this.#changed.add(id)
+      }
+    }
+    if (!this.dirty) return
+    const ids = [...this.#changed]
+    this.#changed.clear()
     try {
-      await writeFileAtomic(file, [JSON.stringify({ version: 1, sessions, damaged: [...this.damaged] })])
+      if (this.#snapshotDue || this.#token === null || ids.length > this.#records.size * snapshotShare + 16)
+        await this.#writeSnapshot(paths)
+      else {
+        const data = Buffer.from(this.#journalLines(ids))
+        const limit = Math.max(minJournalBytes, this.#snapshotBytes / 2)
+        if (this.#journalBytes + data.length > limit || !this.#filesAreMine(paths))
+          await this.#writeSnapshot(paths)
+        else await this.#appendJournal(paths, data)
+      }
     } catch (error) {
-      this.dirty = true // the file does not hold these changes: the next write (or close) tries again
+      // The files do not hold these changes, and the journal's end is unknown: the next write
+      // (or close) writes them again, as a whole snapshot.
+      for (const id of ids) this.#changed.add(id)
+      this.#snapshotDue = true
       throw error
     }
+  }
+
+  /**
+   * A reader's save of a catalog it rebuilt or brought up to date (docs/architecture.md §4):
+   * a new snapshot, written to a temp file and renamed over `catalog.json` only if, just
+   * before the rename, `mayReplace()` holds and neither catalog file changed since this
+   * catalog read them. Returns whether it was saved.
+   */
+  async saveSnapshot(paths: StorePaths, mayReplace: () => boolean): Promise<boolean> {
+    const saved = await this.#writeSnapshot(paths, () => mayReplace() && this.#filesAreMine(paths))
+    if (saved) this.#changed.clear()
+    return saved
+  }
+
+  /** True when both catalog files are still those this catalog read or wrote last. */
+  #filesAreMine(paths: StorePaths): boolean {
+    return (
+      sameIdentity(currentIdentity(paths.catalogFile), this.#snapshotIdentity) &&
+      sameIdentity(currentIdentity(paths.catalogJournalFile), this.#journalIdentity)
+    )
+  }
+
+  /** The journal lines for `ids`: removals first, then records in listing order. */
+  #journalLines(ids: readonly string[]): string {
+    const lines: string[] = []
+    const records: CatalogRecord[] = []
+    for (const id of ids) {
+      const record = this.#records.get(id)
+      if (record) records.push(record)
+      else lines.push(`${JSON.stringify(this.damaged.has(id) ? { damaged: id } : { delete: id })}\n`)
+    }
+    records.sort(compareRecords)
+    for (const record of records) lines.push(`${JSON.stringify({ set: record })}\n`)
+    return lines.join('')
+  }
+
+  /**
+   * Writes every record as a new snapshot: temp file (0600), fsync, rename, fsync of the
+   * directory; the old journal, which names the old snapshot, is then removed (left behind by
+   * a crash, it names another token and is ignored). With `beforeRename`, a false answer
+   * abandons the write.
+   */
+  async #writeSnapshot(paths: StorePaths, beforeRename?: () => boolean): Promise<boolean> {
+    const token = randomBytes(8).toString('hex')
+    const text = JSON.stringify({ version: 2, token, sessions: this.sorted(), damaged: [...this.damaged] })
+    const written = await writeReplacing(paths.catalogFile, Buffer.from(text), beforeRename)
+    if (written === null) return false
+    this.#token = token
+    this.#snapshotIdentity = written
+    this.#snapshotBytes = written.size
+    this.#snapshotDue = false
+    this.#journalBytes = 0
+    this.#journalIdentity = null
+    if (!beforeRename)
+      await unlinkIfPresent(paths.catalogJournalFile) // a reader leaves it: a writer may own it
+    else this.#journalIdentity = currentIdentity(paths.catalogJournalFile)
+    return true
+  }
+
+  /** Appends records to the journal (one fsync); the first ones create it with its header. */
+  async #appendJournal(paths: StorePaths, data: Buffer): Promise<void> {
+    const file = paths.catalogJournalFile
+    if (this.#journalBytes === 0) {
+      const header = Buffer.from(
+        `${JSON.stringify({ type: 'catalog-journal', version: 1, snapshot: this.#token })}\n`,
+      )
+      const written = await writeReplacing(file, Buffer.concat([header, data]))
+      this.#journalIdentity = written
+      this.#journalBytes = written!.size
+      return
+    }
+    const handle = await openRegularFile(file, openFlags.append)
+    try {
+      await writeAll(handle, data, file)
+      await handle.datasync()
+      this.#journalIdentity = identityOf(await handle.stat())
+    } finally {
+      await handle.close()
+    }
+    this.#journalBytes += data.length
   }
 
   /**
@@ -304,20 +406,31 @@ export class Catalog {
       )
     }
     this.#order = null
-    this.dirty = true
+    // Not a file it could not read: that is found again at every open, and is no change to write.
+    for (const id of ids) if (!this.skipped.has(id)) this.#changed.add(id)
   }
 
   async #rescanChanged(paths: StorePaths): Promise<void> {
-    await forEachLimited([...this.#records.values()], scanConcurrency * 4, async (record) => {
+    // One synchronous lstat per log (10,000 of them take milliseconds; through the thread pool,
+    // on a busy machine, seconds); only the logs whose size changed are read.
+    const changed: CatalogRecord[] = []
+    for (const record of [...this.#records.values()]) {
       const file = sessionLogFile(paths, record.id)
       try {
-        const stats = await lstat(file)
+        const stats = lstatSync(file)
         if (!stats.isFile()) {
           this.delete(record.id)
           this.skipped.set(record.id, { file, why: `it is a ${fileKind(stats)}, not a regular file` })
-          return
-        }
-        if (record.logBytes === stats.size) return
+        } else if (record.logBytes !== stats.size) changed.push(record)
+      } catch (error) {
+        this.delete(record.id)
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+          this.skipped.set(record.id, { file, why: (error as Error).message })
+      }
+    }
+    await forEachLimited(changed, scanConcurrency * 4, async (record) => {
+      const file = sessionLogFile(paths, record.id)
+      try {
         const scan = await scanLog(file)
         if (scan.header === null || scan.header.id !== record.id) {
           this.delete(record.id)
@@ -328,6 +441,7 @@ export class Catalog {
           )
           return
         }
+        // The same record (a log with a torn tail keeps its size until a writer repairs it) is no change.
         this.set(recordOf(scan, record))
       } catch (error) {
         this.delete(record.id)
@@ -336,6 +450,13 @@ export class Catalog {
       }
     })
   }
+}
+
+/** True when two records say the same (parentLoop aside: it is worked out at every open). */
+function sameRecord(a: CatalogRecord, b: CatalogRecord): boolean {
+  const { parentLoop: _a, ...restA } = a
+  const { parentLoop: _b, ...restB } = b
+  return JSON.stringify(restA) === JSON.stringify(restB)
 }
 
 /** A record from a scan; what lives outside the log (archived, inherited values) is given. */
@@ -407,86 +528,6 @@ function listSessionsDir(paths: StorePaths): SessionsListing {
     } else if (name.endsWith('.archived')) archived.add(name.slice(0, -'.archived'.length))
   }
   return { logs, archived, temp, skipped }
-}
-
-/** The stored records, or null when the file is missing or damaged (then it is rebuilt). */
-function readCatalogFile(file: string, problem: (why: string) => void): StoredCatalog | null {
-  let text: string
-  try {
-    // Not through a link, not blocking on a FIFO; anything but a regular file is rebuilt.
-    const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
-    try {
-      const stats = fstatSync(fd)
-      if (!stats.isFile()) {
-        problem(`it is a ${fileKind(stats)}, not a regular file`)
-        return null
-      }
-      text = readFileSync(fd, 'utf8')
-    } finally {
-      closeSync(fd)
-    }
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return null
-    if (code === 'ELOOP' || code === 'EMLINK' || code === 'EISDIR' || code === 'ENXIO') {
-      problem(`it is not a regular file (${code})`)
-      return null
-    }
-    throw error
-  }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return null // damaged: the logs are the truth, the catalog is rebuilt from them
-  }
-  return isStoredCatalog(value) ? { ...value, damaged: value.damaged ?? [] } : null
-}
-
-const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-const isNullableString = (value: unknown) => value === null || typeof value === 'string'
-const isModel = (value: unknown) =>
-  value === null ||
-  (isObject(value) &&
-    typeof value.provider === 'string' &&
-    typeof value.model === 'string' &&
-    (value.reasoningEffort === undefined || typeof value.reasoningEffort === 'string'))
-const origins = new Set(SessionOrigin.options as readonly string[])
-
-/**
- * The fast check of a catalog file, equivalent to `CatalogFile` (zod is ~10× slower on
- * 10,000 entries, and listing must stay fast); a file that fails it is rebuilt from the logs.
- */
-function isStoredCatalog(value: unknown): value is Omit<StoredCatalog, 'damaged'> & { damaged?: string[] } {
-  if (!isObject(value) || value.version !== 1 || !Array.isArray(value.sessions)) return false
-  if (
-    value.damaged !== undefined &&
-    !(Array.isArray(value.damaged) && value.damaged.every((id) => typeof id === 'string'))
-  )
-    return false
-  return value.sessions.every(
-    (record: unknown) =>
-      isObject(record) &&
-      typeof record.id === 'string' &&
-      isNullableString(record.title) &&
-      typeof record.cwd === 'string' &&
-      isNullableString(record.parentSession) &&
-      (record.forkedAt === null || typeof record.forkedAt === 'number') &&
-      typeof record.origin === 'string' &&
-      origins.has(record.origin) &&
-      typeof record.archived === 'boolean' &&
-      isCount(record.eventCount) &&
-      isCount(record.inheritedEventCount) &&
-      typeof record.createdAt === 'number' &&
-      typeof record.updatedAt === 'number' &&
-      isObject(record.header) &&
-      isModel(record.model) &&
-      (record.logBytes === null || isCount(record.logBytes)) &&
-      isNullableString(record.inheritedTitle) &&
-      isModel(record.inheritedModel),
-  )
 }
 
 async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {

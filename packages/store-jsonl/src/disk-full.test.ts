@@ -5,6 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { readStoredCatalog } from './catalog-format.js'
 import { injectWriteFault } from './durable-fs.js'
 import { JsonlStore } from './jsonl-store.js'
 import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
@@ -117,14 +118,12 @@ describe('disk full', () => {
     const loaded = await again.load('s')
     for (let i = 128; i < 196; i++) loaded.append('session/title', { title: `t${i}` })
     await again.flush('s') // the log is durable…
-    injectWriteFault((file) => (path.basename(file) === 'catalog.json' ? 0 : null))
+    injectWriteFault((file) => (path.basename(file).startsWith('catalog.') ? 0 : null))
     open.splice(0)
     await expect(again.close()).rejects.toMatchObject({ code: 'ENOSPC' }) // …the catalog is not
     injectWriteFault(null)
     expect(fs.existsSync(path.join(dir, 'catalog.clean'))).toBe(false)
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8')).sessions[0].eventCount).toBe(
-      128,
-    )
+    expect(readStoredCatalog(dir)?.sessions[0]?.eventCount).toBe(128)
 
     // A reader checks the stale catalog against the logs, and so does the next writer.
     const reader = await JsonlStore.open({ dir, readOnly: true })

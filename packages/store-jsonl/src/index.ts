@@ -1,6 +1,6 @@
 // @tangent/store-jsonl: durable JSONL persistence for a SessionStore: fork by reference,
 // group commit, crash repair, one writer, a catalog.
-export { CatalogEntry } from './catalog.js'
+export { CatalogEntry, readStoredCatalog } from './catalog-format.js'
 export { JsonlStore, type JsonlStoreOptions } from './jsonl-store.js'
 export { SessionEventLine, SessionHeaderLine } from './log-format.js'
 export type { ModelRef } from './log-scan.js'

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CatalogFile } from './catalog.js'
+import { CatalogFile, readStoredCatalog } from './catalog-format.js'
 import { JsonlStore } from './jsonl-store.js'
 import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
 
@@ -243,9 +243,8 @@ describe('JsonlStore: catalog', () => {
       archived: false,
     })
     await db.close()
-    // A clean close leaves a catalog that the next open uses as is.
-    const catalog = JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8'))
-    expect(catalog.sessions).toHaveLength(2)
+    // A clean close leaves a catalog (snapshot and journal) that the next open uses as is.
+    expect(readStoredCatalog(dir)?.sessions).toHaveLength(2)
     const again = await openStore(dir)
     expect((await again.list()).map((e) => [e.id, e.title, e.eventCount])).toEqual([
       ['a', 'renamed', a.events.length],
@@ -347,8 +346,7 @@ describe('JsonlStore: catalog', () => {
     expect((await db.listView()).map((entry) => entry.id)).toEqual(['e', 'b', 'a', 'c'])
     await db.close()
     open.splice(0)
-    const stored = JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8'))
-    expect(stored.sessions.map((record: { id: string }) => record.id)).toEqual(['e', 'b', 'a', 'c'])
+    expect(readStoredCatalog(dir)?.sessions.map((record) => record.id)).toEqual(['e', 'b', 'a', 'c'])
     const again = await openStore(dir)
     expect((await again.list()).map((entry) => entry.id)).toEqual(['e', 'b', 'a', 'c'])
   })
@@ -358,9 +356,7 @@ describe('JsonlStore: catalog', () => {
     const db = await openStore(dir)
     db.store.create('a', { meta: { cwd: '/' } })
     expect(await db.setArchived('a', true)).toMatchObject({ id: 'a', archived: true })
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8')).sessions[0].archived).toBe(
-      true,
-    )
+    expect(readStoredCatalog(dir)?.sessions[0]?.archived).toBe(true)
     await db.close()
     open.splice(0)
     fs.rmSync(path.join(dir, 'catalog.json'))

@@ -11,7 +11,8 @@ import {
   SessionStore,
   TangentError,
 } from '@tangent/core'
-import { Catalog, type CatalogEntry, type CatalogRecord, entryOf } from './catalog.js'
+import { Catalog, entryOf } from './catalog.js'
+import type { CatalogEntry, CatalogRecord } from './catalog-format.js'
 import { fsyncDirectory, privateDirMode, touchPrivateFile, unlinkIfPresent } from './durable-fs.js'
 import { maxLineBytes } from './line-reader.js'
 import {
@@ -127,6 +128,7 @@ export class JsonlStore implements SessionPersistence {
       store.#catalogStamp = stamp
       for (const warning of permissions) store.#warn(warning)
       await store.#reviewDamaged()
+      await store.#saveCatalog()
       return store
     }
     const permissions = makePrivateDirs(paths)
@@ -331,6 +333,7 @@ export class JsonlStore implements SessionPersistence {
     } catch (error) {
       errors.push(error)
     }
+    const sizes = this.#logSizes() // before the writers go: each record says which size it is true for
     for (const id of [...this.store.sessions()].map((session) => session.id)) this.store.dispose(id)
     for (const writer of this.#writers.values()) {
       await writer.close()
@@ -339,7 +342,7 @@ export class JsonlStore implements SessionPersistence {
     if (!this.readOnly) {
       try {
         await this.#catalogWrite
-        if (this.#catalog.dirty) await this.#persistCatalog()
+        await this.#persistCatalog(sizes) // writes nothing when the files hold everything
         // Everything is durable and the catalog says so: the next open may trust it as is.
         // After any failure it is not marked, and the next open checks it against the logs.
         if (errors.length === 0 && this.#failures.length === 0) {
@@ -456,7 +459,7 @@ export class JsonlStore implements SessionPersistence {
       markers?.models.push({ seq: event.seq, model })
       record.model = model
     }
-    this.#catalog.dirty = true
+    this.#catalog.touch(session.id)
     this.#scheduleCatalog()
   }
 
@@ -549,6 +552,7 @@ export class JsonlStore implements SessionPersistence {
         archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
         inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
         inheritedModel: inheritedMarkers.models.at(-1)?.model ?? null,
+        logBytes: log.goodBytes, // what it was read from: a load of an unchanged log changes no record
       }),
     )
     if (!this.readOnly && session.isTurnOpen) {
@@ -632,7 +636,7 @@ export class JsonlStore implements SessionPersistence {
     session: Session,
     header: SessionHeaderLine,
     markers: Markers,
-    outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel'>,
+    outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel'> & { logBytes?: number },
   ): CatalogRecord {
     const last = session.events.at(-1)
     return {
@@ -649,7 +653,7 @@ export class JsonlStore implements SessionPersistence {
       updatedAt: last && session.isOwnSeq(last.seq) ? last.time : session.header.createdAt,
       header: header as Record<string, unknown>,
       model: markers.models.at(-1)?.model ?? null,
-      logBytes: null,
+      logBytes: outside.logBytes ?? null,
       inheritedTitle: outside.inheritedTitle,
       inheritedModel: outside.inheritedModel,
     }
@@ -664,25 +668,50 @@ export class JsonlStore implements SessionPersistence {
     this.#catalogTimer.unref()
   }
 
-  /** Writes the catalog (one write at a time). A log's size is recorded only when nothing of it is pending. */
-  #persistCatalog(): Promise<void> {
-    const write = this.#catalogWrite.then(() =>
-      this.#catalog.persist(this.#paths.catalogFile, (id) => {
-        const writer = this.#writers.get(id)
-        if (!writer) return undefined
-        return writer.idle && !writer.error ? writer.size : null
-      }),
-    )
+  /**
+   * Writes the catalog's changes (one write at a time; docs/architecture.md §4). A log's size
+   * is recorded only when nothing of it is pending.
+   */
+  #persistCatalog(sizes?: [string, number | null][]): Promise<void> {
+    const write = this.#catalogWrite.then(() => this.#catalog.persist(this.#paths, sizes ?? this.#logSizes()))
     this.#catalogWrite = write.catch(() => undefined) // the failure reaches whoever awaits `write`
     return write
   }
 
-  /** A reader re-reads the catalog when the writer has rewritten it or added or removed logs. */
+  /** The durable size of each log a writer holds; null while some of it is pending. */
+  #logSizes(): [string, number | null][] {
+    return [...this.#writers].map(([id, writer]) => [id, writer.idle && !writer.error ? writer.size : null])
+  }
+
+  /** A reader re-reads the catalog when the writer has changed it or added or removed logs. */
   async #refreshCatalog(): Promise<void> {
     const stamp = catalogStamp(this.#paths)
     if (stamp === this.#catalogStamp) return
     this.#catalog = await Catalog.open(this.#paths, { verifySizes: false })
     this.#catalogStamp = stamp
+    await this.#saveCatalog()
+  }
+
+  /**
+   * A reader that rebuilt the catalog, or brought it up to date, saves it once for the next
+   * reader (docs/architecture.md §4): as a new snapshot, only while no writer holds the lock
+   * (checked again just before the rename) and only if neither catalog file changed since it
+   * read them. It takes no lock; a failure (a read-only file system) costs only the next
+   * reader the same work.
+   */
+  async #saveCatalog(): Promise<void> {
+    const catalog = this.#catalog
+    const noWriter = () => !entryExists(this.#paths.lockFile)
+    if (!catalog.dirty || !noWriter()) return
+    try {
+      if (await catalog.saveSnapshot(this.#paths, noWriter)) {
+        // Its own write is not a change a reader must re-read for; the rest of the stamp stays.
+        const [, journal, sessions] = this.#catalogStamp.split('|')
+        this.#catalogStamp = [fileStamp(this.#paths.catalogFile), journal, sessions].join('|')
+      }
+    } catch {
+      // Nothing was replaced (writeReplacing removes its temp file); the catalog in memory is right.
+    }
   }
 
   /**
@@ -698,6 +727,12 @@ export class JsonlStore implements SessionPersistence {
         kind: 'catalog-rebuilt',
         file: this.#paths.catalogFile,
         message: `${this.#paths.catalogFile} could not be used (${catalog.catalogProblem}): the catalog was rebuilt from the logs.`,
+      })
+    if (catalog.journalProblem !== null)
+      this.#warn({
+        kind: 'catalog-rebuilt',
+        file: this.#paths.catalogJournalFile,
+        message: `${catalog.journalProblem}: the changes it records from there on were not used, and the catalog was checked against the logs.`,
       })
     for (const [id, { file, why }] of catalog.skipped)
       this.#warn({
@@ -765,7 +800,8 @@ export class JsonlStore implements SessionPersistence {
  */
 async function removeTempFiles(paths: StorePaths, tempLogFiles: readonly string[]): Promise<void> {
   for (const name of readdirSync(paths.dir))
-    if (name.startsWith('.catalog.json.tmp-')) await unlinkIfPresent(path.join(paths.dir, name))
+    if (name.startsWith('.catalog.json.tmp-') || name.startsWith('.catalog.journal.tmp-'))
+      await unlinkIfPresent(path.join(paths.dir, name))
   // Those of `sessions/` were seen by the catalog's readdir (one pass over 10,000 names, not two).
   for (const name of tempLogFiles) await unlinkIfPresent(path.join(paths.sessionsDir, name))
 }
@@ -808,12 +844,18 @@ function permissionWarnings(paths: StorePaths): StoreWarning[] {
   return warnings
 }
 
+function fileStamp(file: string): string {
+  const stats = statSync(file, { throwIfNoEntry: false })
+  return stats ? `${stats.ino}:${stats.mtimeMs}:${stats.size}` : '-'
+}
+
+/** A reader's view of the catalog's two files and the sessions directory. */
 function catalogStamp(paths: StorePaths): string {
-  const stamp = (file: string) => {
-    const stats = statSync(file, { throwIfNoEntry: false })
-    return stats ? `${stats.mtimeMs}:${stats.size}` : '-'
-  }
-  return `${stamp(paths.catalogFile)}|${stamp(paths.sessionsDir)}`
+  return [
+    fileStamp(paths.catalogFile),
+    fileStamp(paths.catalogJournalFile),
+    fileStamp(paths.sessionsDir),
+  ].join('|')
 }
 
 function markersOf(events: readonly SessionEvent[]): Markers {

@@ -1,10 +1,14 @@
-// Where a data directory keeps what: one log per session, its side files, the catalog and the lock.
+// Where a data directory keeps what: one log per session, its side files, the catalog (a snapshot
+// and its journal) and the lock.
 import path from 'node:path'
 
 export interface StorePaths {
   readonly dir: string
   readonly sessionsDir: string
+  /** The catalog's snapshot (docs/architecture.md §4). */
   readonly catalogFile: string
+  /** Changes to the catalog since its snapshot, one small record a line (docs/architecture.md §4). */
+  readonly catalogJournalFile: string
   /**
    * Present only while `catalog.json` is known to match every log: written by a close that
    * flushed everything and wrote the catalog, removed by the next writer's open before it
@@ -20,6 +24,7 @@ export function storePaths(dir: string): StorePaths {
     dir: root,
     sessionsDir: path.join(root, 'sessions'),
     catalogFile: path.join(root, 'catalog.json'),
+    catalogJournalFile: path.join(root, 'catalog.journal'),
     catalogCleanFile: path.join(root, 'catalog.clean'),
     lockFile: path.join(root, 'lock'),
   }
