@@ -91,7 +91,10 @@ describe('prove: crash during worktree forks', () => {
         const worktrees = String(git('worktree', 'list', '--porcelain'))
           .split('\n')
           .filter((line) => line.startsWith('worktree '))
-          .map((line) => fs.realpathSync(line.slice('worktree '.length)))
+          // A kill inside `git worktree add` can leave a registration whose directory is not there
+          // yet: still an orphan if git keeps listing it (counted, not a crash of the check).
+          .map((line) => line.slice('worktree '.length))
+          .map((dir) => (fs.existsSync(dir) ? fs.realpathSync(dir) : dir))
         const owned = new Set(listedForks.map((s) => fs.realpathSync(s.files.path)))
         const orphans = worktrees.filter((dir) => dir !== fs.realpathSync(project) && !owned.has(dir))
         orphanCount = orphans.length
