@@ -418,15 +418,23 @@ export class Runtime {
     return added ? summaries.sort(byAge) : summaries
   }
 
-  async getSession(params: { sessionId: string; fromSeq?: number | undefined }): Promise<SessionGetResult> {
+  async getSession(params: {
+    sessionId: string
+    fromSeq?: number | undefined
+    beforeSeq?: number | undefined
+    last?: number | undefined
+  }): Promise<SessionGetResult> {
     const session = await this.#load(params.sessionId)
     const entry = await this.#store.get(params.sessionId)
     // Synchronous from here: the summary, the events and the usage describe the same moment.
     // While its log cannot be written (a full disk) only the durable events are served.
     const servable = this.#store.servableEventCount(session)
+    // The range [fromSeq, beforeSeq) of the servable events, then its last `last` (docs/protocol.md).
+    const end = Math.min(params.beforeSeq ?? servable, servable)
+    const from = Math.max(params.fromSeq ?? 0, params.last === undefined ? 0 : end - params.last)
     return {
       session: this.#summaryOf(entry, session),
-      events: session.events.slice(params.fromSeq ?? 0, servable),
+      events: session.events.slice(from, Math.max(from, end)),
       usage: sessionUsageOf(session, this.#usageOptions),
     }
   }
