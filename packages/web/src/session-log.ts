@@ -1,14 +1,41 @@
-// The open session's log as the browser keeps it: dense seqs (events[i].seq === i), fed by
-// `session.get` and live `session.event`s, plus the text streamed by the running step.
+// The open session's log as the browser keeps it: a window of dense seqs (events[i].seq ===
+// firstSeq + i) that reaches the end of the log, fed by `session.get` (tail first, older pages
+// before it) and live `session.event`s, plus the text streamed by the running step.
 // Pure functions, so the ordering rules are tested without a Host.
 import type { TranscriptState } from './host-state.js'
 import type { SessionEvent } from './wire.js'
 
-/** Appends the events that continue the log (by seq); drops duplicates, stops at a gap. */
-export function mergeEvents(events: readonly SessionEvent[], more: Iterable<SessionEvent>): SessionEvent[] {
-  const merged = events.filter((event, index) => event.seq === index)
-  for (const event of more) if (event.seq === merged.length) merged.push(event)
+/**
+ * Appends the events that continue the log (by seq) to a window starting at `firstSeq`; drops
+ * duplicates, stops at a gap.
+ */
+export function mergeEvents(
+  events: readonly SessionEvent[],
+  more: Iterable<SessionEvent>,
+  firstSeq = 0,
+): SessionEvent[] {
+  const merged = events.filter((event, index) => event.seq === firstSeq + index)
+  for (const event of more) if (event.seq === firstSeq + merged.length) merged.push(event)
   return merged
+}
+
+/** The seq after the window's last event (where a subscription or a catch-up continues). */
+export function endSeqOf(transcript: TranscriptState): number {
+  return transcript.firstSeq + transcript.events.length
+}
+
+/**
+ * The window grown by an older page (`session.get {beforeSeq: firstSeq, last}`): null unless
+ * the page ends exactly where the window starts and is dense.
+ */
+export function prependEvents(
+  transcript: TranscriptState,
+  older: readonly SessionEvent[],
+): TranscriptState | null {
+  const first = older[0]
+  if (!first || first.seq + older.length !== transcript.firstSeq) return null
+  if (older.some((event, index) => event.seq !== first.seq + index)) return null
+  return { ...transcript, firstSeq: first.seq, events: [...older, ...transcript.events] }
 }
 
 /**
@@ -20,8 +47,9 @@ export function applyLiveEvent(
   transcript: TranscriptState,
   event: SessionEvent,
 ): TranscriptState | 'duplicate' | 'gap' {
-  if (event.seq < transcript.events.length) return 'duplicate'
-  if (event.seq > transcript.events.length) return 'gap'
+  const end = endSeqOf(transcript)
+  if (event.seq < end) return 'duplicate'
+  if (event.seq > end) return 'gap'
   const endsStream =
     event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'turn/end'
   return {
