@@ -9,6 +9,7 @@ import {
   initialHostState,
   type Notice,
   type RestoreConflict,
+  type TranscriptState,
 } from './host-state.js'
 import { ancestorsOf, explorationGroupKey } from './lineage.js'
 import { OpenSessionMemory } from './open-session-memory.js'
@@ -18,6 +19,7 @@ import {
   applyLiveEvent,
   emptyStreaming,
   endSeqOf,
+  fromTurnStart,
   mergeEvents,
   prependEvents,
 } from './session-log.js'
@@ -74,6 +76,8 @@ export class HostStore {
   #usageReading = false
   #usageWanted: string | null = null
   #jumpNonce = 0
+  /** The older page being read, if any. */
+  #olderRead: Promise<boolean> | null = null
   /** Live changes (events, deltas) are in `#state` but not yet told to the listeners. */
   #frameQueued = false
   readonly #schedule: (flush: () => void) => void
@@ -668,22 +672,34 @@ export class HostStore {
    * last}`), or the events from `fromSeq` on when given. False when there is nothing older.
    */
   async loadOlder(fromSeq?: number): Promise<boolean> {
+    // One read at a time: a scroll asking again meanwhile is answered by the read under way; a
+    // jump waits for it, then reads on if it still needs to.
+    if (this.#olderRead && fromSeq === undefined) return false
+    while (this.#olderRead) await this.#olderRead
     const transcript = this.#state.transcript
-    if (!transcript || transcript.loading || transcript.loadingOlder || transcript.firstSeq === 0)
-      return false
+    if (!transcript || transcript.loading || transcript.firstSeq === 0) return false
+    if (fromSeq !== undefined && fromSeq >= transcript.firstSeq) return true
+    const read = this.#readOlder(transcript, fromSeq)
+    this.#olderRead = read
+    try {
+      return await read
+    } finally {
+      this.#olderRead = null
+    }
+  }
+
+  async #readOlder(transcript: TranscriptState, fromSeq: number | undefined): Promise<boolean> {
     const { sessionId, firstSeq } = transcript
     this.#set({ transcript: { ...transcript, loadingOlder: true } })
     try {
       const { events } = await this.#need().call('session.get', {
         sessionId,
         beforeSeq: firstSeq,
-        ...(fromSeq !== undefined && fromSeq < firstSeq
-          ? { fromSeq: Math.max(0, fromSeq) }
-          : { last: transcriptPageSize }),
+        ...(fromSeq !== undefined ? { fromSeq: Math.max(0, fromSeq) } : { last: transcriptPageSize }),
       })
       const current = this.#state.transcript
       if (!current || current.sessionId !== sessionId) return false
-      const grown = prependEvents({ ...current, loadingOlder: false }, events)
+      const grown = prependEvents({ ...current, loadingOlder: false }, fromTurnStart(events))
       this.#set({ transcript: grown ?? { ...current, loadingOlder: false } })
       return grown !== null
     } catch (error) {
@@ -702,7 +718,7 @@ export class HostStore {
     await this.openSession(sessionId)
     const transcript = this.#state.transcript
     if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return
-    if (seq < transcript.firstSeq) await this.loadOlder(seq - jumpMargin)
+    await this.loadOlder(seq - jumpMargin)
     this.#set({ jump: { sessionId, seq, nonce: ++this.#jumpNonce } })
   }
 
@@ -749,10 +765,9 @@ export class HostStore {
       // get, then subscribe from where the log ended: the Host replays anything appended in
       // between, so there is no gap and no duplicate (duplicates are dropped anyway).
       // Tail first: the last page, older ones as the reader scrolls up (docs/protocol.md).
-      const { session, events, usage } = await client.call('session.get', {
-        sessionId,
-        last: transcriptPageSize,
-      })
+      const page = await client.call('session.get', { sessionId, last: transcriptPageSize })
+      const { session, usage } = page
+      const events = fromTurnStart(page.events)
       if (token !== this.#openToken) return
       const firstSeq = events[0]?.seq ?? 0
       await client.call('session.subscribe', { sessionId, fromSeq: firstSeq + events.length })

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import type { TranscriptState } from './host-state.js'
-import { applyDelta, applyLiveEvent, emptyStreaming, mergeEvents, prependEvents } from './session-log.js'
+import {
+  applyDelta,
+  applyLiveEvent,
+  emptyStreaming,
+  fromTurnStart,
+  mergeEvents,
+  prependEvents,
+} from './session-log.js'
 import type { SessionEvent } from './wire.js'
 
 const event = (seq: number, type = 'step/end'): SessionEvent => ({ seq, time: seq, type, data: {} })
@@ -49,5 +56,18 @@ describe('session log', () => {
     // A page that does not meet the window, or has a hole, is refused.
     expect(prependEvents(window, [event(7), event(8)])).toBe(null)
     expect(prependEvents(window, [event(7), event(9)])).toBe(null)
+  })
+
+  it('starts a page inside the log at its first turn, unless it has none', () => {
+    const page = [
+      event(5, 'tool/result'),
+      event(6, 'turn/end'),
+      event(7, 'turn/start'),
+      event(8, 'user/message'),
+    ]
+    expect(fromTurnStart(page).map((e) => e.seq)).toEqual([7, 8])
+    expect(fromTurnStart(page.slice(0, 2))).toHaveLength(2)
+    const whole = [event(0, 'session/title'), event(1, 'turn/start')]
+    expect(fromTurnStart(whole)).toBe(whole)
   })
 })

@@ -19,6 +19,17 @@ export function mergeEvents(
   return merged
 }
 
+/**
+ * A page that starts inside the log, trimmed to its first `turn/start`, so the window starts
+ * with a whole turn (its start is what an older page meets). A page without one (a single
+ * turn longer than the page) is kept whole.
+ */
+export function fromTurnStart(events: readonly SessionEvent[]): readonly SessionEvent[] {
+  if ((events[0]?.seq ?? 0) === 0) return events
+  const start = events.findIndex((event) => event.type === 'turn/start')
+  return start > 0 ? events.slice(start) : events
+}
+
 /** The seq after the window's last event (where a subscription or a catch-up continues). */
 export function endSeqOf(transcript: TranscriptState): number {
   return transcript.firstSeq + transcript.events.length

@@ -79,18 +79,36 @@ export function Transcript() {
     paddingEnd: 28,
   })
 
-  // Older rows came in above: keep the row that was at the top where it was on screen.
-  const anchor = useRef<{ key: unknown; offset: number } | null>(null)
+  // Older rows came in above: keep the row that was at the top where it was on screen. First by
+  // the virtualizer's offsets, then, while the rows around it are measured, by where it really is.
+  const anchor = useRef<{ key: string; offset: number } | null>(null)
+  const restoring = useRef<{ key: string; offset: number; until: number } | null>(null)
   const shownFirstSeq = useRef(firstSeq)
   useLayoutEffect(() => {
     const element = scroller.current
-    const before = anchor.current
-    if (firstSeq === shownFirstSeq.current) return
-    shownFirstSeq.current = firstSeq
-    if (!element || !before || pinned.current) return
-    const index = rows.findIndex((row) => rowKey(row) === before.key)
-    const start = index < 0 ? undefined : virtualizer.measurementsCache[index]?.start
-    if (start !== undefined) element.scrollTop = start - before.offset
+    if (!element) return
+    if (firstSeq !== shownFirstSeq.current) {
+      shownFirstSeq.current = firstSeq
+      const before = anchor.current
+      if (!before || pinned.current) return
+      const index = rows.findIndex((row) => rowKey(row) === before.key)
+      const start = index < 0 ? undefined : virtualizer.measurementsCache[index]?.start
+      if (start === undefined) return
+      element.scrollTop = start - before.offset
+      restoring.current = { ...before, until: performance.now() + 1_000 }
+      return
+    }
+    const restore = restoring.current
+    if (restore && performance.now() > restore.until) restoring.current = null
+    if (restore && restoring.current) {
+      const row = element.querySelector<HTMLElement>(`[data-key="${CSS.escape(restore.key)}"]`)
+      if (!row) return
+      const drift = row.getBoundingClientRect().top - element.getBoundingClientRect().top - restore.offset
+      if (Math.abs(drift) >= 1) element.scrollTop += drift
+      return
+    }
+    // Reading the reader's place costs a layout: only while they read back (not pinned, not streaming to them).
+    if (!pinned.current) anchor.current = topRowOf(element) ?? anchor.current
   })
 
   // Stick to the bottom while the reader is there (once per frame at most: the store batches).
@@ -109,22 +127,29 @@ export function Transcript() {
     if (index < 0) return
     handledJump.current = jump.nonce
     pinned.current = false
+    // The jump moves the reader: no place to keep from before it.
+    restoring.current = null
     setTarget({ seq: jump.seq, index, nonce: jump.nonce })
-    virtualizer.scrollToIndex(index, { align: 'start' })
   }, [jump, loaded, rows, transcript, virtualizer])
   useEffect(() => {
     if (!target) return
     let frames = 0
     let handle = 0
-    // The row renders, is measured and may move a frame or two later; then the event is centred.
+    // Until the event is rendered, put its row at the top (its offset improves as rows around it
+    // are measured); once it is, centre the event itself, then stop.
     const look = () => {
       const element = scroller.current?.querySelector(`[data-jump-target="${target.seq}"]`)
-      if (element) element.scrollIntoView({ block: 'center' })
-      if (frames++ < 6) handle = requestAnimationFrame(look)
+      if (element) {
+        element.scrollIntoView({ block: 'center' })
+        return
+      }
+      const start = virtualizer.measurementsCache[target.index]?.start
+      if (scroller.current && start !== undefined) scroller.current.scrollTop = start
+      if (frames++ < 30) handle = requestAnimationFrame(look)
     }
     handle = requestAnimationFrame(look)
     return () => cancelAnimationFrame(handle)
-  }, [target])
+  }, [target, virtualizer])
 
   if (!transcript || !session) return <StartHere />
 
@@ -205,8 +230,8 @@ export function Transcript() {
         pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < pinnedWithinPx
         if (pinned.current && target !== null) setTarget(null)
         // Remember the top row, to keep it in place if older rows come in above it.
-        const top = virtualizer.getVirtualItems().find((item) => item.end > element.scrollTop)
-        anchor.current = top ? { key: top.key, offset: top.start - element.scrollTop } : null
+        if (!pinned.current && restoring.current === null)
+          anchor.current = topRowOf(element) ?? anchor.current
         if (element.scrollTop < loadOlderWithinPx && transcript.firstSeq > 0 && !transcript.loadingOlder) {
           void store.loadOlder()
         }
@@ -228,6 +253,7 @@ export function Transcript() {
             key={item.key}
             className="transcript-row"
             data-index={item.index}
+            data-key={item.key}
             ref={virtualizer.measureElement}
             style={{ transform: `translateY(${item.start}px)` }}
           >
@@ -272,6 +298,17 @@ function useTranscriptBlocks(
     current.events = events
     return { blocks: current.builder.blocks(), hasSnapshots: current.builder.hasSnapshots }
   }, [events, sessionId, firstSeq, inheritedEventCount])
+}
+
+/** The first row on screen (not the "earlier events" row) and its distance from the top. */
+function topRowOf(scroller: HTMLElement): { key: string; offset: number } | null {
+  const view = scroller.getBoundingClientRect()
+  for (const row of scroller.querySelectorAll<HTMLElement>('.transcript-row')) {
+    const box = row.getBoundingClientRect()
+    if (row.dataset.key === 'older' || box.bottom <= view.top || box.top >= view.bottom) continue
+    return { key: row.dataset.key ?? '', offset: box.top - view.top }
+  }
+  return null
 }
 
 function rowKey(row: TranscriptRow): string {
