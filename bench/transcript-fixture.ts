@@ -144,7 +144,7 @@ function toolRunTurn(turn: number, writes: number, answer: string): Line[] {
           type: 'text',
           value:
             call.toolName === 'write'
-              ? `Wrote ${String(call.input.path)}`
+              ? `Wrote ${String((call.input as { path?: string }).path)}`
               : failed
                 ? 'boom\n[exit code 1]'
                 : 'ok\n[exit code 0]',

@@ -187,6 +187,14 @@ export class Runtime {
   get #usageOptions() {
     return { defaultModel: this.defaultModel, facts: modelFactsWith(this.models) }
   }
+  /**
+   * session.get's usage per session, for the log length (and default model) it was summed at: a
+   * log only grows, so a page of a long session does not walk its whole history again.
+   */
+  readonly #usageCache = new WeakMap<
+    Session,
+    { count: number; defaultModel: string; usage: SessionGetResult['usage'] }
+  >()
   /** How long a branch's check may run (TANGENT_CHECK_TIMEOUT_MS, default 10 minutes). */
   readonly #checkTimeoutMs: number
   #closing: Promise<void> | null = null
@@ -435,8 +443,18 @@ export class Runtime {
     return {
       session: this.#summaryOf(entry, session),
       events: session.events.slice(from, Math.max(from, end)),
-      usage: sessionUsageOf(session, this.#usageOptions),
+      usage: this.#usageOf(session),
     }
+  }
+
+  #usageOf(session: Session): SessionGetResult['usage'] {
+    const cached = this.#usageCache.get(session)
+    const defaultModel = this.defaultModel
+    if (cached && cached.count === session.events.length && cached.defaultModel === defaultModel)
+      return cached.usage
+    const usage = sessionUsageOf(session, this.#usageOptions)
+    this.#usageCache.set(session, { count: session.events.length, defaultModel, usage })
+    return usage
   }
 
   /** The full id of a session named by its id or a unique prefix (session-id-prefix.ts); archived ones too. */

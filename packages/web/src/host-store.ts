@@ -46,7 +46,7 @@ export type KeepOutcome =
  * Events read per `session.get` page: a long log opens with its last page, and older pages come
  * as the reader scrolls up (docs/architecture.md §10.2).
  */
-export const transcriptPageSize = 1_500
+export const transcriptPageSize = 500
 
 /** Events loaded before a jump's target, so the turn it is in usually starts on screen too. */
 const jumpMargin = 200
