@@ -362,8 +362,9 @@ describe.skipIf(!chromiumPath)('web UI: a restore is its own row', () => {
       expect(
         await restore.evaluate(
           (row) =>
-            row.closest('.transcript-row')?.previousElementSibling?.firstElementChild?.getAttribute('data-testid') ??
-            null,
+            row
+              .closest('.transcript-row')
+              ?.previousElementSibling?.firstElementChild?.getAttribute('data-testid') ?? null,
         ),
       ).toBe('turn')
       expect(await page.getByTestId('turn').nth(1).getByTestId('changed-file').allTextContents()).toEqual([

@@ -44,7 +44,7 @@ export type KeepOutcome =
 
 /**
  * Events read per `session.get` page: a long log opens with its last page, and older pages come
- * as the reader scrolls up (docs/architecture.md §10.2).
+ * as the reader scrolls up (docs/architecture.md §8).
  */
 export const transcriptPageSize = 500
 
@@ -936,7 +936,7 @@ export class HostStore {
 
   /**
    * A live change (an event, a streamed delta): in the state at once, told to the listeners once
-   * per frame, so a burst of deltas is one render (docs/architecture.md §10.2).
+   * per frame, so a burst of deltas is one render (docs/architecture.md §8).
    */
   #setLive(patch: Partial<HostState>): void {
     this.#state = { ...this.#state, ...patch }

@@ -1,4 +1,4 @@
-// A run of consecutive tool calls as one row (docs/architecture.md §10.2): a button that says
+// A run of consecutive tool calls as one row (docs/architecture.md §8): a button that says
 // what the run did and opens it; while closed, only the calls that failed or wait for an
 // approval show under it, so an error is never hidden.
 import { memo } from 'react'

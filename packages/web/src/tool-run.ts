@@ -1,4 +1,4 @@
-// Consecutive tool calls of a turn shown as one row (docs/architecture.md §10.2): "150 files
+// Consecutive tool calls of a turn shown as one row (docs/architecture.md §8): "150 files
 // written · 3 commands · 1 error", opened on demand. Pure, so it is tested without a browser.
 import type { ToolItem, TurnItem } from './transcript-model.js'
 

@@ -150,7 +150,7 @@ export function buildTranscript(
 }
 
 /**
- * Builds the transcript one event at a time (docs/architecture.md §10.2): an event changes
+ * Builds the transcript one event at a time (docs/architecture.md §8): an event changes
  * only the block it belongs to (usually the last turn), and `blocks()` hands out a new array
  * in which every block the events since the last call did not touch is the same object as
  * before, so a memoised row re-renders only when its own block changed. Objects handed out

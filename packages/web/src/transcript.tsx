@@ -1,4 +1,4 @@
-// The open session's conversation, windowed (docs/architecture.md §10.2): only the rows on
+// The open session's conversation, windowed (docs/architecture.md §8): only the rows on
 // screen (plus a margin) are in the DOM, each measured as it renders. Sticks to the bottom while
 // a turn streams, unless the reader scrolled up; keeps the reader's place when older rows load
 // above; brings a seq into view on request. With no session open: a one-click start in the
@@ -130,7 +130,7 @@ export function Transcript() {
     // The jump moves the reader: no place to keep from before it.
     restoring.current = null
     setTarget({ seq: jump.seq, index, nonce: jump.nonce })
-  }, [jump, loaded, rows, transcript, virtualizer])
+  }, [jump, loaded, rows, transcript])
   useEffect(() => {
     if (!target) return
     let frames = 0
