@@ -68,6 +68,15 @@ export function Transcript() {
     })
   }, [])
   const [target, setTarget] = useState<{ seq: number; index: number; nonce: number } | null>(null)
+  // Another session: back to its end, no run open, no jump target (call ids repeat across sessions).
+  const openSessionId = transcript?.sessionId
+  const [shownSessionId, setShownSessionId] = useState(openSessionId)
+  if (shownSessionId !== openSessionId) {
+    setShownSessionId(openSessionId)
+    setOpenRuns(new Set())
+    setTarget(null)
+    pinned.current = true
+  }
 
   const virtualizer = useVirtualizer({
     count: rows.length,
