@@ -21,8 +21,10 @@ export interface FixtureOptions {
   readonly title: string
   /** At least this many events (whole turns). */
   readonly events: number
-  /** A turn of this many `write` calls (plus 3 commands, one failing) at about the middle. */
+  /** A turn of this many `write` calls (plus 3 commands, one failing), at `toolRunAt`. */
   readonly toolRun?: number
+  /** Where the tool run goes, as a fraction of the log (default 0.5: the middle). */
+  readonly toolRunAt?: number
 }
 
 type Line = readonly [type: string, data: unknown]
@@ -54,7 +56,7 @@ export function writeTranscriptFixture(home: string, options: FixtureOptions): T
     fs.writeSync(fd, `${batch.join('\n')}\n`)
     batch = []
   }
-  const bigAt = Math.floor(options.events / 2)
+  const bigAt = Math.floor(options.events * (options.toolRunAt ?? 0.5))
   for (let turn = 0; seq < options.events; turn++) {
     const big = options.toolRun !== undefined && toolRunTurnSeq === null && seq >= bigAt
     if (big) toolRunTurnSeq = seq
