@@ -1,12 +1,15 @@
-// @tangent/web benchmarks (issue 6): the lineage tree with 5,000 sessions in real Chromium. Times
-// the first tree rows on screen after page.goto (against the same page with 10 sessions) and the
-// frame intervals while the tree is scrolled from top to bottom (against an idle page's frames).
+// @tangent/web benchmarks (issues 6 and 17): the lineage tree with 5,000 sessions in real
+// Chromium — the first tree rows on screen after page.goto (against the same page with 10
+// sessions) and the frame intervals while the tree is scrolled from top to bottom (against an idle
+// page's frames) — and the transcript at 100 / 10k / 50k events with a live 300-tool turn
+// (web-transcript.ts).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { type RunningHost, startHost } from '@tangent/host'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { type BenchRow, type BenchSuite, median, percentile } from './table.js'
+import { transcriptRows } from './web-transcript.js'
 
 const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..')
 const webRoot = path.join(repoRoot, 'packages/web/dist')
@@ -203,7 +206,8 @@ async function scrollRows(browser: Browser, url: string): Promise<BenchRow[]> {
 }
 
 export const suite: BenchSuite = {
-  title: '@tangent/web: the lineage tree with 5,000 sessions in Chromium',
+  title:
+    '@tangent/web: the lineage tree with 5,000 sessions and transcripts of up to 50,000 events in Chromium',
   async run() {
     if (!fs.existsSync(path.join(webRoot, 'index.html'))) {
       throw new Error(`The web UI is not built (${webRoot}): run "cd packages/web && npx vite build".`)
@@ -254,7 +258,8 @@ export const suite: BenchSuite = {
         },
         target: { text: 'first tree rows ≤ 1 s', met: rowsMs <= 1000 },
       }
-      return [loadRow, ...(await scrollRows(browser, large.url))]
+      const treeRows = [loadRow, ...(await scrollRows(browser, large.url))]
+      return [...treeRows, ...(await transcriptRows(browser, root, webRoot))]
     } finally {
       await browser?.close()
       for (const { host } of hosts) await host.close()

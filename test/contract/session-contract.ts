@@ -110,6 +110,37 @@ export function runSessionContract(options: ContractOptions): void {
       expect(got.session.eventCount).toBe(got.events.length)
     })
 
+    it('pages a log: the tail with last, the page before a seq with beforeSeq, and an empty range', async () => {
+      const created = SessionSummary.parse(await f.api.call('session.create', {}))
+      await turn(created.id, 'one')
+      await turn(created.id, 'two')
+      const whole = await f.api.call('session.get', { sessionId: created.id })
+      const count = whole.events.length
+      expect(count).toBeGreaterThan(6)
+      const seqs = (events: readonly { seq: number }[]) => events.map((event) => event.seq)
+      const tail = await f.api.call('session.get', { sessionId: created.id, last: 3 })
+      expect(seqs(tail.events)).toEqual([count - 3, count - 2, count - 1])
+      expect(tail.session.eventCount).toBe(count)
+      expect(tail.usage).toEqual(whole.usage)
+      const before = await f.api.call('session.get', { sessionId: created.id, beforeSeq: count - 3, last: 2 })
+      expect(seqs(before.events)).toEqual([count - 5, count - 4])
+      const range = await f.api.call('session.get', { sessionId: created.id, fromSeq: 1, beforeSeq: 3 })
+      expect(seqs(range.events)).toEqual([1, 2])
+      // `last` beyond the start, fromSeq past beforeSeq, beforeSeq past the end: clipped, never an error.
+      expect(
+        seqs((await f.api.call('session.get', { sessionId: created.id, beforeSeq: 2, last: 50 })).events),
+      ).toEqual([0, 1])
+      expect(
+        (await f.api.call('session.get', { sessionId: created.id, fromSeq: 5, beforeSeq: 2 })).events,
+      ).toEqual([])
+      expect(
+        (await f.api.call('session.get', { sessionId: created.id, beforeSeq: count + 10 })).events,
+      ).toHaveLength(count)
+      expect((await failure(f.api.call('session.get', { sessionId: created.id, last: 0 }))).code).toBe(
+        'invalid-params',
+      )
+    })
+
     it('refuses unknown ids with session-not-found in every operation, and malformed params with invalid-params', async () => {
       const ghost = 'NOSUCHSESSION'
       // Thunks: each call is made (and its rejection handled) one at a time.

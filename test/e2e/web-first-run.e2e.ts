@@ -357,10 +357,16 @@ describe.skipIf(!chromiumPath)('web UI: a restore is its own row', () => {
       expect(await restore.getByTestId('restore-title').textContent()).toBe(`Restored files to #${firstEnd}`)
       expect(await restore.getByTestId('restored-file').allTextContents()).toEqual(['notes.txt'])
       expect(fs.readFileSync(file, 'utf8')).toBe('one\n')
-      // Its own row after the second turn, not a change listed under that turn.
-      expect(await restore.evaluate((row) => row.previousElementSibling?.getAttribute('data-testid'))).toBe(
-        'turn',
-      )
+      // Its own row after the second turn, not a change listed under that turn (the transcript is
+      // windowed: each row sits in a positioned wrapper, in order).
+      expect(
+        await restore.evaluate(
+          (row) =>
+            row
+              .closest('.transcript-row')
+              ?.previousElementSibling?.firstElementChild?.getAttribute('data-testid') ?? null,
+        ),
+      ).toBe('turn')
       expect(await page.getByTestId('turn').nth(1).getByTestId('changed-file').allTextContents()).toEqual([
         'notes.txt',
       ])

@@ -106,6 +106,13 @@ export const SessionGetParams = z.object({
   sessionId: SessionId,
   /** Only events with `seq >= fromSeq` (default 0). */
   fromSeq: Seq.optional(),
+  /** Only events with `seq < beforeSeq` (default: the end of the log). */
+  beforeSeq: Seq.optional(),
+  /**
+   * Only the last `last` of the events the range selects: `{last: 2000}` is the log's tail,
+   * `{beforeSeq: s, last: 2000}` the page just before `s` (a long session loaded tail first).
+   */
+  last: z.number().int().min(1).max(1_000_000).optional(),
 })
 export type SessionGetParams = z.infer<typeof SessionGetParams>
 export const SessionGetResult = z.object({

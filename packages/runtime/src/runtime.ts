@@ -197,6 +197,14 @@ export class Runtime {
   get #usageOptions() {
     return { defaultModel: this.defaultModel, facts: modelFactsWith(this.models) }
   }
+  /**
+   * session.get's usage per session, for the log length (and default model) it was summed at: a
+   * log only grows, so a page of a long session does not walk its whole history again.
+   */
+  readonly #usageCache = new WeakMap<
+    Session,
+    { count: number; defaultModel: string; usage: SessionGetResult['usage'] }
+  >()
   /** How long a branch's check may run (TANGENT_CHECK_TIMEOUT_MS, default 10 minutes). */
   readonly #checkTimeoutMs: number
   #closing: Promise<void> | null = null
@@ -432,17 +440,35 @@ export class Runtime {
     return added ? summaries.sort(byAge) : summaries
   }
 
-  async getSession(params: { sessionId: string; fromSeq?: number | undefined }): Promise<SessionGetResult> {
+  async getSession(params: {
+    sessionId: string
+    fromSeq?: number | undefined
+    beforeSeq?: number | undefined
+    last?: number | undefined
+  }): Promise<SessionGetResult> {
     const session = await this.#load(params.sessionId)
     const entry = await this.#store.get(params.sessionId)
     // Synchronous from here: the summary, the events and the usage describe the same moment.
     // While its log cannot be written (a full disk) only the durable events are served.
     const servable = this.#store.servableEventCount(session)
+    // The range [fromSeq, beforeSeq) of the servable events, then its last `last` (docs/protocol.md).
+    const end = Math.min(params.beforeSeq ?? servable, servable)
+    const from = Math.max(params.fromSeq ?? 0, params.last === undefined ? 0 : end - params.last)
     return {
       session: this.#summaryOf(entry, session),
-      events: session.events.slice(params.fromSeq ?? 0, servable),
-      usage: sessionUsageOf(session, this.#usageOptions),
+      events: session.events.slice(from, Math.max(from, end)),
+      usage: this.#usageOf(session),
     }
+  }
+
+  #usageOf(session: Session): SessionGetResult['usage'] {
+    const cached = this.#usageCache.get(session)
+    const defaultModel = this.defaultModel
+    if (cached && cached.count === session.events.length && cached.defaultModel === defaultModel)
+      return cached.usage
+    const usage = sessionUsageOf(session, this.#usageOptions)
+    this.#usageCache.set(session, { count: session.events.length, defaultModel, usage })
+    return usage
   }
 
   /** The full id of a session named by its id or a unique prefix (session-id-prefix.ts); archived ones too. */

@@ -48,12 +48,14 @@ export function CompareView() {
           <div className="compare-columns">
             <CompareSide
               testId="compare-a"
+              sessionId={compare.a}
               title={titleOf(a)}
               events={result.a.events}
               usage={result.a.usage}
             />
             <CompareSide
               testId="compare-b"
+              sessionId={compare.b}
               title={titleOf(b)}
               events={result.b.events}
               usage={result.b.usage}
@@ -76,15 +78,18 @@ export function CompareView() {
 
 function CompareSide({
   testId,
+  sessionId,
   title,
   events,
   usage,
 }: {
   testId: string
+  sessionId: string
   title: string
   events: SessionEvent[]
   usage: UsageSplit | undefined
 }) {
+  const store = useStore()
   const blocks = useMemo(() => buildTranscript(events, 0), [events])
   const turns = blocks.flatMap((block) => (block.kind === 'turn' ? [block.turn] : []))
   return (
@@ -116,6 +121,18 @@ function CompareSide({
           {turn.end && turn.end.reason !== 'completed' ? (
             <div className="turn-end">Turn ended: {turn.end.reason}</div>
           ) : null}
+          <button
+            type="button"
+            className="action subtle"
+            data-testid="compare-show-turn"
+            title={`Open ${title} at this turn (#${turn.startSeq})`}
+            onClick={() => {
+              store.closeCompare()
+              void store.jumpTo(sessionId, turn.startSeq)
+            }}
+          >
+            Show in transcript #{turn.startSeq}
+          </button>
         </div>
       ))}
     </section>

@@ -20,7 +20,14 @@ export interface Notice {
 
 export interface TranscriptState {
   readonly sessionId: string
+  /**
+   * The loaded window of the log: `events[i].seq === firstSeq + i`, up to the log's end. A long
+   * log is loaded tail first (`firstSeq` > 0) and older pages are put before it on demand.
+   */
   readonly events: readonly SessionEvent[]
+  readonly firstSeq: number
+  /** An older page is being read. */
+  readonly loadingOlder?: boolean | undefined
   readonly loading: boolean
   /** Text streamed by the current step, dropped when its `assistant/message` lands. */
   readonly streaming: { readonly text: string; readonly reasoning: string; readonly toolInput: string }
@@ -88,6 +95,11 @@ export interface HostState {
   readonly compare: CompareState | null
   readonly board: BoardState | null
   readonly restoreConflict: RestoreConflict | null
+  /**
+   * A seq of the open session to bring into view (the tree's "from #N", compare, a
+   * `#session=<id>&seq=<n>` link); `nonce` makes a repeat visible.
+   */
+  readonly jump: { readonly sessionId: string; readonly seq: number; readonly nonce: number } | null
   /** Model for the next new session when none is open. */
   readonly nextModel: string | null
 }
@@ -113,6 +125,7 @@ export function initialHostState(openSessionId: string | null): HostState {
     compare: null,
     board: null,
     restoreConflict: null,
+    jump: null,
     nextModel: null,
   }
 }
@@ -130,7 +143,9 @@ export function isOpenSessionRunning(state: HostState): boolean {
     return state.sessions.get(id)?.status === 'running'
   }
   const last = transcript.events.findLast((event) => event.type === 'turn/start' || event.type === 'turn/end')
-  return last?.type === 'turn/start'
+  // A window that starts inside a long turn holds neither: the summary says.
+  if (!last) return transcript.firstSeq > 0 && state.sessions.get(id)?.status === 'running'
+  return last.type === 'turn/start'
 }
 
 /** Whether the open session waits for an approval (the summary does not say; its log does). */

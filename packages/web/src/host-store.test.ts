@@ -299,3 +299,84 @@ describe('HostStore', () => {
     expect(other.getState().notices.map((n) => n.code)).toEqual(['method-not-found'])
   })
 })
+
+describe('HostStore: a long log', () => {
+  /** A log of `count` events: turns of 5 (start, message, assistant, step end, end). */
+  function longLog(count: number) {
+    const types = ['turn/start', 'user/message', 'assistant/message', 'step/end', 'turn/end']
+    return Array.from({ length: count }, (_, seq) => ({ seq, time: seq, type: types[seq % 5]!, data: {} }))
+  }
+  /** session.get as the Host answers it: [fromSeq, beforeSeq), then the last `last`. */
+  function getPage(log: ReturnType<typeof longLog>, p: Record<string, unknown>) {
+    const end = Math.min(typeof p.beforeSeq === 'number' ? p.beforeSeq : log.length, log.length)
+    const last = typeof p.last === 'number' ? end - p.last : 0
+    const from = Math.max(typeof p.fromSeq === 'number' ? p.fromSeq : 0, last)
+    return log.slice(from, Math.max(from, end))
+  }
+
+  it('opens tail first from a turn start, prepends older pages, and loads back to a jump', async () => {
+    const log = longLog(5_003)
+    const summary = { ...session('long', null), eventCount: log.length }
+    const { store, client } = await started({
+      'session.list': () => [summary],
+      'session.get': (p) => ({ session: summary, events: getPage(log, p) }),
+      'session.subscribe': () => ({}),
+    })
+    await store.openSession('long')
+    const opened = store.getState().transcript!
+    // The last page, cut to its first turn start; the subscription continues after its end.
+    expect(opened.firstSeq % 5).toBe(0)
+    expect(opened.firstSeq).toBeGreaterThan(log.length - 500 - 5)
+    expect(opened.events.at(-1)?.seq).toBe(log.length - 1)
+    expect(client.calls.find(([method]) => method === 'session.subscribe')?.[1]).toEqual({
+      sessionId: 'long',
+      fromSeq: log.length,
+    })
+
+    expect(await store.loadOlder()).toBe(true)
+    const older = store.getState().transcript!
+    expect(older.firstSeq).toBeLessThan(opened.firstSeq)
+    expect(older.events.every((event, index) => event.seq === older.firstSeq + index)).toBe(true)
+
+    await store.jumpTo('long', 120)
+    const jumped = store.getState()
+    expect(jumped.transcript!.firstSeq).toBeLessThanOrEqual(120)
+    expect(jumped.jump).toMatchObject({ sessionId: 'long', seq: 120 })
+    expect(
+      jumped.transcript!.events.every((event, index) => event.seq === jumped.transcript!.firstSeq + index),
+    ).toBe(true)
+  })
+
+  it('tells listeners about live events once per frame, with the state current at once', async () => {
+    const frames: (() => void)[] = []
+    const client = fakeClient({
+      'host.info': () => info(),
+      'workspace.list': () => [],
+      'session.list': () => [session('s', null)],
+      'session.get': () => ({ session: session('s', null), events: [] }),
+      'session.subscribe': () => ({}),
+    })
+    const notify: Record<string, (params: never) => void> = {}
+    client.onNotification = ((method: string, handler: (params: never) => void) => {
+      notify[method] = handler
+      return () => {}
+    }) as RpcClient['onNotification']
+    const store = new HostStore(
+      () => client,
+      null,
+      new OpenSessionMemory(null),
+      (flush) => frames.push(flush),
+    )
+    await store.start()
+    await store.openSession('s')
+    let told = 0
+    store.subscribe(() => told++)
+    for (const text of ['a', 'b', 'c'])
+      notify['session.delta']!({ sessionId: 's', kind: 'text', text } as never)
+    expect(store.getState().transcript!.streaming.text).toBe('abc')
+    expect(told).toBe(0)
+    expect(frames).toHaveLength(1)
+    frames.shift()!()
+    expect(told).toBe(1)
+  })
+})

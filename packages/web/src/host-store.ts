@@ -9,11 +9,20 @@ import {
   initialHostState,
   type Notice,
   type RestoreConflict,
+  type TranscriptState,
 } from './host-state.js'
 import { ancestorsOf, explorationGroupKey } from './lineage.js'
 import { OpenSessionMemory } from './open-session-memory.js'
 import { isInheritedTitle } from './session-display.js'
-import { applyDelta, applyLiveEvent, emptyStreaming, mergeEvents } from './session-log.js'
+import {
+  applyDelta,
+  applyLiveEvent,
+  emptyStreaming,
+  endSeqOf,
+  fromTurnStart,
+  mergeEvents,
+  prependEvents,
+} from './session-log.js'
 import { randomId, titleFromMessage, writeHash } from './store-helpers.js'
 import type {
   BrowseResult,
@@ -33,6 +42,21 @@ export type KeepOutcome =
   | { readonly kind: 'conflict'; readonly paths: readonly string[] }
   | { readonly kind: 'failed' }
 
+/**
+ * Events read per `session.get` page: a long log opens with its last page, and older pages come
+ * as the reader scrolls up (docs/architecture.md §8).
+ */
+export const transcriptPageSize = 500
+
+/** Events loaded before a jump's target, so the turn it is in usually starts on screen too. */
+const jumpMargin = 200
+
+/** Runs `flush` before the next paint; where there is no paint (tests in Node), at once. */
+export function nextFrame(flush: () => void): void {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush)
+  else flush()
+}
+
 /** Events after which the open session's usage figures change. */
 const usageEventTypes: ReadonlySet<string> = new Set(['step/end', 'context/compacted', 'model/selection'])
 
@@ -51,6 +75,12 @@ export class HostStore {
   /** A usage re-read is running; `#usageWanted` is the session to read next. */
   #usageReading = false
   #usageWanted: string | null = null
+  #jumpNonce = 0
+  /** The older page being read, if any. */
+  #olderRead: Promise<boolean> | null = null
+  /** Live changes (events, deltas) are in `#state` but not yet told to the listeners. */
+  #frameQueued = false
+  readonly #schedule: (flush: () => void) => void
   #retryDelay = 500
   #stopped = false
   /** Workspace ids already looked up once: a workspace that is really gone is asked for once. */
@@ -70,8 +100,10 @@ export class HostStore {
     connect: () => RpcClient,
     initialSessionId: string | null = null,
     memory: OpenSessionMemory = new OpenSessionMemory(null),
+    schedule: (flush: () => void) => void = nextFrame,
   ) {
     this.#connect = connect
+    this.#schedule = schedule
     this.#state = initialHostState(initialSessionId)
     this.#memory = memory
   }
@@ -285,6 +317,8 @@ export class HostStore {
     if (!parent || !isInheritedTitle(summary.title, parent)) return false
     const transcript = this.#state.transcript
     if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return false
+    // A window that starts after the fork point holds a page of the branch's own events: it has turns.
+    if (transcript.firstSeq > summary.inheritedEventCount) return false
     return !transcript.events.some(
       (event) => event.seq >= summary.inheritedEventCount && event.type === 'turn/start',
     )
@@ -631,6 +665,63 @@ export class HostStore {
     }
   }
 
+  // ---- the transcript's window ----
+
+  /**
+   * Puts the page of events before the loaded window in front of it (`session.get {beforeSeq,
+   * last}`), or the events from `fromSeq` on when given. False when there is nothing older.
+   */
+  async loadOlder(fromSeq?: number): Promise<boolean> {
+    // One read at a time: a scroll asking again meanwhile is answered by the read under way; a
+    // jump waits for it, then reads on if it still needs to.
+    if (this.#olderRead && fromSeq === undefined) return false
+    while (this.#olderRead) await this.#olderRead
+    const transcript = this.#state.transcript
+    if (!transcript || transcript.loading || transcript.firstSeq === 0) return false
+    if (fromSeq !== undefined && fromSeq >= transcript.firstSeq) return true
+    const read = this.#readOlder(transcript, fromSeq)
+    this.#olderRead = read
+    try {
+      return await read
+    } finally {
+      this.#olderRead = null
+    }
+  }
+
+  async #readOlder(transcript: TranscriptState, fromSeq: number | undefined): Promise<boolean> {
+    const { sessionId, firstSeq } = transcript
+    this.#set({ transcript: { ...transcript, loadingOlder: true } })
+    try {
+      const { events } = await this.#need().call('session.get', {
+        sessionId,
+        beforeSeq: firstSeq,
+        ...(fromSeq !== undefined ? { fromSeq: Math.max(0, fromSeq) } : { last: transcriptPageSize }),
+      })
+      const current = this.#state.transcript
+      if (!current || current.sessionId !== sessionId) return false
+      const grown = prependEvents({ ...current, loadingOlder: false }, fromTurnStart(events))
+      this.#set({ transcript: grown ?? { ...current, loadingOlder: false } })
+      return grown !== null
+    } catch (error) {
+      const current = this.#state.transcript
+      if (current?.sessionId === sessionId) this.#set({ transcript: { ...current, loadingOlder: false } })
+      this.report(error)
+      return false
+    }
+  }
+
+  /**
+   * Brings event `seq` of a session into view: opens the session, loads the log back to it
+   * (and a little before, so its turn starts on screen), and asks the transcript to show it.
+   */
+  async jumpTo(sessionId: string, seq: number): Promise<void> {
+    await this.openSession(sessionId)
+    const transcript = this.#state.transcript
+    if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return
+    await this.loadOlder(seq - jumpMargin)
+    this.#set({ jump: { sessionId, seq, nonce: ++this.#jumpNonce } })
+  }
+
   // ---- internals ----
 
   #listen(client: RpcClient): void {
@@ -647,7 +738,7 @@ export class HostStore {
     client.onNotification('session.delta', ({ sessionId, kind, text }) => {
       const transcript = this.#state.transcript
       if (!transcript || transcript.sessionId !== sessionId || transcript.loading) return
-      this.#set({ transcript: applyDelta(transcript, kind, text) })
+      this.#setLive({ transcript: applyDelta(transcript, kind, text) })
     })
     client.onNotification('files.sharedActivity', ({ cwd, sessionIds }) => {
       this.#set({ sharedActivity: sessionIds.length >= 2 ? { cwd, sessionIds } : null })
@@ -664,7 +755,7 @@ export class HostStore {
     this.#set({
       openSessionId: sessionId,
       activeWorkspaceId: summary?.workspaceId ?? this.#state.activeWorkspaceId,
-      transcript: { sessionId, events: [], loading: true, streaming: emptyStreaming },
+      transcript: { sessionId, events: [], firstSeq: 0, loading: true, streaming: emptyStreaming },
       expanded,
       sharedActivity: null,
     })
@@ -673,9 +764,13 @@ export class HostStore {
     try {
       // get, then subscribe from where the log ended: the Host replays anything appended in
       // between, so there is no gap and no duplicate (duplicates are dropped anyway).
-      const { session, events, usage } = await client.call('session.get', { sessionId })
+      // Tail first: the last page, older ones as the reader scrolls up (docs/protocol.md).
+      const page = await client.call('session.get', { sessionId, last: transcriptPageSize })
+      const { session, usage } = page
+      const events = fromTurnStart(page.events)
       if (token !== this.#openToken) return
-      await client.call('session.subscribe', { sessionId, fromSeq: events.length })
+      const firstSeq = events[0]?.seq ?? 0
+      await client.call('session.subscribe', { sessionId, fromSeq: firstSeq + events.length })
       if (token !== this.#openToken) {
         // Another session was opened meanwhile, and its unsubscribe may have gone out first.
         if (this.#state.transcript?.sessionId !== sessionId) {
@@ -684,10 +779,10 @@ export class HostStore {
         return
       }
       this.#upsert(session)
-      const merged = mergeEvents(events, this.#buffered)
+      const merged = mergeEvents(events, this.#buffered, firstSeq)
       this.#buffered = []
       this.#set({
-        transcript: { sessionId, events: merged, loading: false, streaming: emptyStreaming, usage },
+        transcript: { sessionId, events: merged, firstSeq, loading: false, streaming: emptyStreaming, usage },
       })
       const dataDir = this.#state.info?.dataDir
       if (dataDir !== undefined && session.workspaceId !== null)
@@ -710,7 +805,7 @@ export class HostStore {
     }
     const next = applyLiveEvent(transcript, event)
     if (next === 'gap') void this.#catchUp(sessionId)
-    else if (next !== 'duplicate') this.#set({ transcript: next })
+    else if (next !== 'duplicate') this.#setLive({ transcript: next })
     if (next !== 'duplicate' && usageEventTypes.has(event.type)) void this.#readUsage(sessionId)
   }
 
@@ -729,7 +824,7 @@ export class HostStore {
         this.#usageWanted = null
         const before = this.#state.transcript
         if (!before || before.sessionId !== wanted) continue
-        const fromSeq = before.events.length
+        const fromSeq = endSeqOf(before)
         const { usage } = await this.#need().call('session.get', { sessionId: wanted, fromSeq })
         const transcript = this.#state.transcript
         if (transcript && transcript.sessionId === wanted) this.#set({ transcript: { ...transcript, usage } })
@@ -746,11 +841,14 @@ export class HostStore {
     if (this.#catchingUp) return
     this.#catchingUp = true
     try {
-      const from = this.#state.transcript?.events.length ?? 0
+      const open = this.#state.transcript
+      const from = open ? endSeqOf(open) : 0
       const { events } = await this.#need().call('session.get', { sessionId, fromSeq: from })
       const transcript = this.#state.transcript
       if (!transcript || transcript.sessionId !== sessionId) return
-      this.#set({ transcript: { ...transcript, events: mergeEvents(transcript.events, events) } })
+      this.#set({
+        transcript: { ...transcript, events: mergeEvents(transcript.events, events, transcript.firstSeq) },
+      })
     } catch (error) {
       this.report(error)
     } finally {
@@ -832,7 +930,23 @@ export class HostStore {
 
   #set(patch: Partial<HostState>): void {
     this.#state = { ...this.#state, ...patch }
+    this.#frameQueued = false
     for (const listener of this.#listeners) listener()
+  }
+
+  /**
+   * A live change (an event, a streamed delta): in the state at once, told to the listeners once
+   * per frame, so a burst of deltas is one render (docs/architecture.md §8).
+   */
+  #setLive(patch: Partial<HostState>): void {
+    this.#state = { ...this.#state, ...patch }
+    if (this.#frameQueued) return
+    this.#frameQueued = true
+    this.#schedule(() => {
+      if (!this.#frameQueued) return
+      this.#frameQueued = false
+      for (const listener of this.#listeners) listener()
+    })
   }
 }
 

@@ -9,7 +9,7 @@ import { App } from './app.js'
 import { HostStore } from './host-store.js'
 import { OpenSessionMemory } from './open-session-memory.js'
 import { takePageToken } from './page-token.js'
-import { readHash } from './store-helpers.js'
+import { hashTarget, readHash } from './store-helpers.js'
 import { HostContext } from './use-host.js'
 import './styles.css'
 
@@ -32,7 +32,15 @@ function connect(): RpcClient {
 }
 
 const store = new HostStore(connect, readHash(), new OpenSessionMemory(localStorageOrNull()))
-void store.start()
+
+/** A link to an event (`#session=<id>&seq=<n>`) opens its session and brings the event into view. */
+function follow(target: ReturnType<typeof hashTarget>): void {
+  if (target?.seq != null) void store.jumpTo(target.sessionId, target.seq)
+}
+// Read before start(): opening the session rewrites the address to `#session=<id>`.
+const addressed = hashTarget(window.location.hash)
+window.addEventListener('hashchange', () => follow(hashTarget(window.location.hash)))
+void store.start().then(() => follow(addressed))
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

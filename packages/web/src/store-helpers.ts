@@ -1,5 +1,5 @@
 // Small helpers of the store that have nothing to do with the Host: titles, request ids,
-// and the `#session=<id>` part of the page URL that survives a reload.
+// and the `#session=<id>` part of the page URL that survives a reload (`&seq=<n>`: an event).
 /** The first line of a message, cut at a word boundary near 60 characters. */
 export function titleFromMessage(text: string): string {
   const line = text.trim().split('\n')[0]!.trim()
@@ -22,8 +22,17 @@ export function randomId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 }
 
-/** The session named in the page URL (`#session=<id>`), if any. */
+/** The session named in the page URL (`#session=<id>`, maybe `&seq=<n>`), if any. */
 export function readHash(): string | null {
-  const match = /^#session=(.+)$/.exec(window.location.hash)
-  return match ? decodeURIComponent(match[1]!) : null
+  return hashTarget(window.location.hash)?.sessionId ?? null
+}
+
+/**
+ * What a `#session=<id>` address names: a session, and with `&seq=<n>` one of its events (a
+ * link to an event: the transcript jumps to it).
+ */
+export function hashTarget(hash: string): { sessionId: string; seq: number | null } | null {
+  const match = /^#session=([^&]+)(?:&seq=(\d+))?$/.exec(hash)
+  if (!match) return null
+  return { sessionId: decodeURIComponent(match[1]!), seq: match[2] === undefined ? null : Number(match[2]) }
 }

@@ -1,20 +1,24 @@
 // A tool call and its result, collapsed to one line until opened. A call the permission
 // policy asked about shows the approval card under it while it waits, then a quiet line
-// with the answer on its row.
+// with the answer on its row. Memoised: a call re-renders only when its own item changes.
 import type { SessionSummary } from '@tangent/protocol'
+import { memo } from 'react'
 import { ApprovalCard, answerText } from './approval-card.js'
 import { useScrollRegion } from './scroll-region.js'
 import type { ToolItem } from './transcript-model.js'
 import { useHost, useStore } from './use-host.js'
 
-export function ToolCall({
+export const ToolCall = memo(function ToolCall({
   item,
   sessionId,
   waiting,
+  jumpSeq = null,
 }: {
   item: ToolItem
   sessionId: string
   waiting: boolean
+  /** Set when a jump targets this call (its call, result or approval seq): it opens and is marked. */
+  jumpSeq?: number | null
 }) {
   const store = useStore()
   // A `task` call links to the subagent it spawned (docs/architecture.md §14.1).
@@ -35,6 +39,8 @@ export function ToolCall({
         data-testid="tool-call"
         data-tool={item.toolName}
         data-call-id={item.callId}
+        data-seq={item.seq}
+        {...(jumpSeq !== null ? { 'data-jump-target': jumpSeq, open: true } : {})}
       >
         <summary>
           <span className="tool-name">{item.toolName}</span>
@@ -90,7 +96,7 @@ export function ToolCall({
       {waiting ? <ApprovalCard sessionId={sessionId} item={item} /> : null}
     </>
   )
-}
+})
 
 /** The subagent a `task` call of `parentId` spawned, when the list holds it. */
 function subagentOf(

@@ -4,6 +4,7 @@ import {
   buildTranscript,
   openTurn,
   pendingApprovals,
+  TranscriptBuilder,
   type TurnModel,
 } from './transcript-model.js'
 import type { SessionEvent } from './wire.js'
@@ -349,5 +350,76 @@ describe('buildTranscript: instructions and compactions', () => {
       tokensBefore: 900,
       tokensAfter: 100,
     })
+  })
+})
+
+describe('TranscriptBuilder (incremental)', () => {
+  const event = (seq: number, type: string, data: unknown = {}): SessionEvent => ({
+    seq,
+    time: seq,
+    type,
+    data,
+  })
+  const call = (id: string) => ({ type: 'tool-call', toolCallId: id, toolName: 'write', input: { path: id } })
+
+  it('keeps every block an event did not touch, and copies the one it did', () => {
+    const builder = new TranscriptBuilder(0)
+    builder.append([
+      event(0, 'turn/start'),
+      event(1, 'user/message', { content: [{ type: 'text', text: 'one' }] }),
+      event(2, 'turn/end', { reason: 'completed' }),
+      event(3, 'turn/start'),
+      event(4, 'assistant/message', { content: [call('a'), call('b')] }),
+    ])
+    const first = builder.blocks()
+    expect(builder.blocks()).toBe(first)
+    builder.append([
+      event(5, 'tool/result', { callId: 'a', toolName: 'write', output: 'ok', isError: false }),
+    ])
+    const second = builder.blocks()
+    expect(second).not.toBe(first)
+    expect(second[0]).toBe(first[0])
+    const before = first[1]!.kind === 'turn' ? first[1]!.turn : null
+    const after = second[1]!.kind === 'turn' ? second[1]!.turn : null
+    expect(after).not.toBe(before)
+    // What was handed out is never changed afterwards: the old turn still has no result.
+    expect(before!.items[0]!.kind === 'tool' && before!.items[0]!.result).toBe(null)
+    expect(after!.items[0]!.kind === 'tool' && after!.items[0]!.result?.output).toBe('ok')
+    // The call the event did not touch is the same object.
+    expect(after!.items[1]).toBe(before!.items[1])
+    expect(builder.nextSeq).toBe(6)
+  })
+
+  it('builds the same transcript fed at once or one event at a time', () => {
+    const events = [
+      event(0, 'turn/start'),
+      event(1, 'user/message', { content: [{ type: 'text', text: 'one' }] }),
+      event(2, 'assistant/message', { content: [call('a')] }),
+      event(3, 'permission/requested', { callId: 'a', pattern: 'a' }),
+      event(4, 'permission/answered', { callId: 'a', decision: 'once' }),
+      event(5, 'tool/result', { callId: 'a', toolName: 'write', output: 'ok', isError: false }),
+      event(6, 'snapshot/taken', { changed: ['a'] }),
+      event(7, 'turn/end', { reason: 'completed' }),
+      event(8, 'files/restored', { toSeq: 7, restored: ['a'] }),
+      event(9, 'files/restored', { undoOf: 8, restored: ['a'] }),
+    ]
+    const stepwise = new TranscriptBuilder(3)
+    for (const one of events) {
+      stepwise.append([one])
+      stepwise.blocks()
+    }
+    expect(stepwise.blocks()).toEqual(buildTranscript(events, 3))
+    expect(stepwise.hasSnapshots).toBe(true)
+  })
+
+  it('starts a window that begins inside a turn with that part of the turn', () => {
+    const builder = new TranscriptBuilder(0, 10)
+    builder.append([
+      event(10, 'tool/result', { callId: 'x', toolName: 'write', output: 'ok', isError: false }),
+      event(11, 'turn/end', { reason: 'completed' }),
+    ])
+    const [block] = builder.blocks()
+    expect(block?.kind === 'turn' && block.turn.startSeq).toBe(10)
+    expect(block?.kind === 'turn' && block.turn.end?.seq).toBe(11)
   })
 })

@@ -139,93 +139,169 @@ export type TranscriptBlock =
   | { readonly kind: 'fork-point'; readonly seq: number }
   | RestoreModel
 
+/** The whole log at once (tests, compare): a builder fed every event. */
 export function buildTranscript(
   events: readonly SessionEvent[],
   inheritedEventCount: number,
 ): TranscriptBlock[] {
-  const blocks: TranscriptBlock[] = []
-  const tools = new Map<string, ToolItem>()
-  const restores = new Map<number, RestoreModel>()
-  let turn: TurnModel | null = null
-  let lastTurn: TurnModel | null = null
-  let forkMarked = inheritedEventCount <= 0
+  const builder = new TranscriptBuilder(inheritedEventCount, events[0]?.seq ?? 0)
+  builder.append(events)
+  return [...builder.blocks()]
+}
 
-  for (const event of events) {
-    if (!forkMarked && event.seq >= inheritedEventCount) {
-      blocks.push({ kind: 'fork-point', seq: inheritedEventCount - 1 })
-      forkMarked = true
+/**
+ * Builds the transcript one event at a time (docs/architecture.md §8): an event changes
+ * only the block it belongs to (usually the last turn), and `blocks()` hands out a new array
+ * in which every block the events since the last call did not touch is the same object as
+ * before, so a memoised row re-renders only when its own block changed. Objects handed out
+ * are never mutated again: a block (and a tool call in it) is copied the first time a later
+ * event changes it.
+ *
+ * `firstSeq` is the seq of the first event fed: a log loaded tail first starts in the middle,
+ * and its first turn may lack its start (it shows from where the window begins).
+ */
+export class TranscriptBuilder {
+  readonly inheritedEventCount: number
+  readonly firstSeq: number
+  #blocks: TranscriptBlock[] = []
+  #published: readonly TranscriptBlock[] = []
+  #dirty = true
+  /** Objects made or copied since the last `blocks()`: not handed out yet, so safe to change. */
+  #fresh = new WeakSet<object>()
+  readonly #tools = new Map<string, ToolItem>()
+  readonly #restores = new Map<number, RestoreModel>()
+  #turn: TurnModel | null = null
+  #lastTurn: TurnModel | null = null
+  /** The turn whose calls `#tools` holds (the open one, or the last one once it ended). */
+  #toolTurn: TurnModel | null = null
+  #forkMarked: boolean
+  #nextSeq: number
+  #hasSnapshots = false
+  readonly #trailingForkPoint: TranscriptBlock
+
+  constructor(inheritedEventCount: number, firstSeq = 0) {
+    this.inheritedEventCount = inheritedEventCount
+    this.firstSeq = firstSeq
+    this.#nextSeq = firstSeq
+    this.#forkMarked = inheritedEventCount <= 0 || firstSeq >= inheritedEventCount
+    this.#trailingForkPoint = { kind: 'fork-point', seq: inheritedEventCount - 1 }
+  }
+
+  /** The seq the next event must have. */
+  get nextSeq(): number {
+    return this.#nextSeq
+  }
+
+  /** Whether the log fed so far records a snapshot or a restore ("Restore files to here" is offered). */
+  get hasSnapshots(): boolean {
+    return this.#hasSnapshots
+  }
+
+  /** The blocks so far; the same array until an event changes something. */
+  blocks(): readonly TranscriptBlock[] {
+    if (this.#dirty) {
+      this.#published = this.#forkMarked ? [...this.#blocks] : [...this.#blocks, this.#trailingForkPoint]
+      this.#dirty = false
+      // Everything is handed out now: the next change copies.
+      this.#fresh = new WeakSet()
+    }
+    return this.#published
+  }
+
+  append(events: Iterable<SessionEvent>): void {
+    for (const event of events) this.#apply(event)
+  }
+
+  #apply(event: SessionEvent): void {
+    this.#nextSeq = event.seq + 1
+    this.#dirty = true
+    if (!this.#forkMarked && event.seq >= this.inheritedEventCount) {
+      this.#blocks.push(this.#trailingForkPoint)
+      this.#forkMarked = true
     }
     const data = asRecord(event.data)
+    // A window that starts inside a turn: the part of it that is loaded is a turn of its own.
+    if (
+      this.#turn === null &&
+      this.#blocks.length === 0 &&
+      event.seq === this.firstSeq &&
+      this.firstSeq > 0
+    ) {
+      if (insideTurn.has(event.type)) this.#startTurn(event.seq)
+    }
     switch (event.type) {
       case 'turn/start':
-        turn = {
-          startSeq: event.seq,
-          user: null,
-          items: [],
-          end: null,
-          changed: [],
-          lastSnapshotSeq: null,
-          inherited: event.seq < inheritedEventCount,
-        }
-        tools.clear()
-        blocks.push({ kind: 'turn', turn })
+        this.#startTurn(event.seq)
         break
       case 'user/message':
-        if (turn) turn.user = { seq: event.seq, text: partsText(data.content) }
+        if (this.#turn) this.#ownTurn(this.#turn).user = { seq: event.seq, text: partsText(data.content) }
         break
       case 'assistant/message':
-        if (turn) appendAssistant(turn, event.seq, data.content, tools)
+        if (this.#turn) this.#appendAssistant(this.#ownTurn(this.#turn), event.seq, data.content)
         break
       case 'tool/result': {
-        const call = tools.get(String(data.callId))
+        const call = this.#tools.get(String(data.callId))
         const result = { seq: event.seq, output: data.output, isError: data.isError === true }
-        if (call) call.result = result
-        else if (turn) {
-          turn.items.push({
-            kind: 'tool',
-            seq: event.seq,
-            callId: String(data.callId),
-            toolName: String(data.toolName),
-            input: undefined,
-            result,
-            permission: null,
-          })
+        if (call) this.#ownTool(call).result = result
+        else if (this.#turn) {
+          this.#ownTurn(this.#turn).items.push(
+            this.#made<ToolItem>({
+              kind: 'tool',
+              seq: event.seq,
+              callId: String(data.callId),
+              toolName: String(data.toolName),
+              input: undefined,
+              result,
+              permission: null,
+            }),
+          )
         }
         break
       }
       case 'permission/requested': {
-        const call = tools.get(String(data.callId))
-        if (call) call.permission = { seq: event.seq, pattern: String(data.pattern ?? ''), answer: null }
+        const call = this.#tools.get(String(data.callId))
+        if (call)
+          this.#ownTool(call).permission = {
+            seq: event.seq,
+            pattern: String(data.pattern ?? ''),
+            answer: null,
+          }
         break
       }
       case 'permission/answered': {
-        const permission = tools.get(String(data.callId))?.permission
-        if (permission) permission.answer = answerOf(event.seq, data)
+        const call = this.#tools.get(String(data.callId))
+        if (call?.permission) {
+          const owned = this.#ownTool(call)
+          owned.permission = { ...owned.permission!, answer: answerOf(event.seq, data) }
+        }
         break
       }
       case 'turn/end':
-        if (turn) {
-          turn.end = {
+        if (this.#turn) {
+          this.#ownTurn(this.#turn).end = {
             seq: event.seq,
             reason: String(data.reason ?? 'completed'),
             error: typeof data.error === 'string' ? data.error : null,
           }
-          lastTurn = turn
-          turn = null
+          this.#lastTurn = this.#turn
+          this.#turn = null
         }
         break
       case 'snapshot/taken': {
-        const target = turn ?? lastTurn
+        this.#hasSnapshots = true
+        const target = this.#turn ?? this.#lastTurn
         if (target) {
+          const owned = this.#ownTurn(target)
           for (const path of Array.isArray(data.changed) ? data.changed : []) {
-            if (typeof path === 'string' && !target.changed.includes(path)) target.changed.push(path)
+            if (typeof path === 'string' && !owned.changed.includes(path)) owned.changed.push(path)
           }
-          target.lastSnapshotSeq = event.seq
+          owned.lastSnapshotSeq = event.seq
         }
         break
       }
       case 'files/restored': {
-        const restore: RestoreModel = {
+        this.#hasSnapshots = true
+        const restore: RestoreModel = this.#made({
           kind: 'restore',
           seq: event.seq,
           toSeq: typeof data.toSeq === 'number' ? data.toSeq : null,
@@ -235,17 +311,17 @@ export function buildTranscript(
           skipped: strings(data.skipped),
           keptFrom: keptFromOf(data.keptFrom),
           undoneAt: null,
-          inherited: event.seq < inheritedEventCount,
-        }
+          inherited: event.seq < this.inheritedEventCount,
+        })
         if (restore.undoOf !== null) {
-          const undone = restores.get(restore.undoOf)
-          if (undone) undone.undoneAt = event.seq
+          const undone = this.#restores.get(restore.undoOf)
+          if (undone) this.#ownRestore(undone).undoneAt = event.seq
         } else {
-          restores.set(event.seq, restore)
+          this.#restores.set(event.seq, restore)
         }
-        blocks.push(restore)
+        this.#blocks.push(restore)
         // A snapshot after a restore records the restore, not the turn before it.
-        lastTurn = null
+        this.#lastTurn = null
         break
       }
       case 'context/instructions':
@@ -253,18 +329,18 @@ export function buildTranscript(
       case 'context/compaction-failed': {
         const context = contextBlock(event.type, event.seq, data)
         // Inside a turn it happened before the turn's answer: show it above the turn.
-        const at = turn ? blocks.findLastIndex((block) => block.kind === 'turn') : -1
-        if (at >= 0) blocks.splice(at, 0, context)
-        else blocks.push(context)
+        const at = this.#turn ? this.#blocks.findLastIndex((block) => block.kind === 'turn') : -1
+        if (at >= 0) this.#blocks.splice(at, 0, context)
+        else this.#blocks.push(context)
         break
       }
       case 'exploration/started':
       case 'branch/kept':
       case 'check/ran':
-        blocks.push(explorationBlock(event.type, event.seq, data))
+        this.#blocks.push(explorationBlock(event.type, event.seq, data))
         break
       case 'model/selection':
-        blocks.push({
+        this.#blocks.push({
           kind: 'model',
           seq: event.seq,
           model: `${String(data.provider)}:${String(data.model)}`,
@@ -274,10 +350,85 @@ export function buildTranscript(
         break
     }
   }
-  if (!forkMarked) blocks.push({ kind: 'fork-point', seq: inheritedEventCount - 1 })
-  return blocks
-}
 
+  #startTurn(seq: number): void {
+    const turn = this.#made<TurnModel>({
+      startSeq: seq,
+      user: null,
+      items: [],
+      end: null,
+      changed: [],
+      lastSnapshotSeq: null,
+      inherited: seq < this.inheritedEventCount,
+    })
+    this.#turn = turn
+    this.#toolTurn = turn
+    this.#tools.clear()
+    this.#blocks.push({ kind: 'turn', turn })
+  }
+
+  #appendAssistant(turn: TurnModel, seq: number, content: unknown): void {
+    for (const part of Array.isArray(content) ? content : []) {
+      const p = asRecord(part)
+      if (p.type === 'text' && typeof p.text === 'string' && p.text.length > 0) {
+        turn.items.push({ kind: 'text', seq, text: p.text })
+      } else if (p.type === 'reasoning' && typeof p.text === 'string' && p.text.length > 0) {
+        turn.items.push({ kind: 'reasoning', seq, text: p.text })
+      } else if (p.type === 'tool-call') {
+        const item = this.#made<ToolItem>({
+          kind: 'tool',
+          seq,
+          callId: String(p.toolCallId),
+          toolName: String(p.toolName),
+          input: p.input,
+          result: null,
+          permission: null,
+        })
+        this.#tools.set(item.callId, item)
+        turn.items.push(item)
+      }
+    }
+  }
+
+  #made<T extends object>(value: T): T {
+    this.#fresh.add(value)
+    return value
+  }
+
+  /** `turn`, safe to change: itself when fresh, else a copy that replaces it everywhere. */
+  #ownTurn(turn: TurnModel): TurnModel {
+    if (this.#fresh.has(turn)) return turn
+    const copy = this.#made<TurnModel>({ ...turn, items: [...turn.items], changed: [...turn.changed] })
+    const at = this.#blocks.findLastIndex((block) => block.kind === 'turn' && block.turn === turn)
+    if (at >= 0) this.#blocks[at] = { kind: 'turn', turn: copy }
+    if (this.#turn === turn) this.#turn = copy
+    if (this.#lastTurn === turn) this.#lastTurn = copy
+    if (this.#toolTurn === turn) this.#toolTurn = copy
+    return copy
+  }
+
+  /** A call of `#toolTurn`, safe to change (its turn is copied with it). */
+  #ownTool(item: ToolItem): ToolItem {
+    if (this.#fresh.has(item)) return item
+    const copy = this.#made<ToolItem>({ ...item })
+    this.#tools.set(copy.callId, copy)
+    if (this.#toolTurn) {
+      const turn = this.#ownTurn(this.#toolTurn)
+      const at = turn.items.lastIndexOf(item)
+      if (at >= 0) turn.items[at] = copy
+    }
+    return copy
+  }
+
+  #ownRestore(restore: RestoreModel): RestoreModel {
+    if (this.#fresh.has(restore)) return restore
+    const copy = this.#made<RestoreModel>({ ...restore })
+    this.#restores.set(copy.seq, copy)
+    const at = this.#blocks.lastIndexOf(restore)
+    if (at >= 0) this.#blocks[at] = copy
+    return copy
+  }
+}
 function contextBlock(type: string, seq: number, data: Record<string, unknown>): ContextModel {
   if (type === 'context/instructions') {
     const files = Array.isArray(data.files) ? (data.files as unknown[]) : []
@@ -344,33 +495,22 @@ function keptFromOf(value: unknown): RestoreModel['keptFrom'] {
   return { sessionId: kept.sessionId, label: typeof kept.label === 'string' ? kept.label : null }
 }
 
+/** Events that only happen inside a turn (a window that starts with one starts mid-turn). */
+const insideTurn: ReadonlySet<string> = new Set([
+  'user/message',
+  'step/start',
+  'assistant/message',
+  'tool/result',
+  'step/end',
+  'turn/end',
+  'permission/requested',
+  'permission/answered',
+])
+
 /** The turn that is still open (no `turn/end` yet), if any. */
 export function openTurn(blocks: readonly TranscriptBlock[]): TurnModel | null {
   const last = blocks.findLast((block) => block.kind === 'turn')
   return last && last.kind === 'turn' && last.turn.end === null ? last.turn : null
-}
-
-function appendAssistant(turn: TurnModel, seq: number, content: unknown, tools: Map<string, ToolItem>): void {
-  for (const part of Array.isArray(content) ? content : []) {
-    const p = asRecord(part)
-    if (p.type === 'text' && typeof p.text === 'string' && p.text.length > 0) {
-      turn.items.push({ kind: 'text', seq, text: p.text })
-    } else if (p.type === 'reasoning' && typeof p.text === 'string' && p.text.length > 0) {
-      turn.items.push({ kind: 'reasoning', seq, text: p.text })
-    } else if (p.type === 'tool-call') {
-      const item: ToolItem = {
-        kind: 'tool',
-        seq,
-        callId: String(p.toolCallId),
-        toolName: String(p.toolName),
-        input: p.input,
-        result: null,
-        permission: null,
-      }
-      tools.set(item.callId, item)
-      turn.items.push(item)
-    }
-  }
 }
 
 /** Whether a call waits for an answer: asked, not answered, and its turn still open. */

@@ -1,12 +1,20 @@
 // One turn: the user's message (with "Edit in new branch"), the assistant's text and tool
 // calls (with their approval cards), live streaming text, changed files, a non-`completed` end reason, its tokens and
 // cost, and the turn's actions ("Branch from here", "Try N ways…", "Restore files to here"). Inside a running turn the actions
-// are disabled and say why.
+// are disabled and say why. Three or more consecutive tool calls show as one run (tool-run.ts).
 import { memo } from 'react'
 import { BranchIcon } from './icon.js'
 import { MessageText } from './message-text.js'
 import { ToolCall } from './tool-call.js'
-import { isWaitingForApproval, pendingApprovals, type TurnModel } from './transcript-model.js'
+import { groupTurnItems } from './tool-run.js'
+import { ToolRun } from './tool-run-view.js'
+import {
+  isWaitingForApproval,
+  pendingApprovals,
+  type ToolItem,
+  type TurnItem,
+  type TurnModel,
+} from './transcript-model.js'
 import { useStore } from './use-host.js'
 
 const runningReason =
@@ -21,9 +29,15 @@ export const TurnView = memo(function TurnView(props: {
   hasSnapshots: boolean
   /** The completed turn's tokens and cost ("in 1.2k · out 340 · $0.0042"), when known. */
   usageText?: string | undefined
+  /** Keys of the tool runs the reader opened (kept by the transcript across the window). */
+  openRuns: ReadonlySet<string>
+  onToggleRun: (key: string) => void
+  /** A seq of this turn to bring into view (a jump), or null. */
+  jumpSeq: number | null
 }) {
   const store = useStore()
-  const { turn, isRunning, streaming, sessionId } = props
+  const { turn, isRunning, streaming, sessionId, jumpSeq } = props
+  const target = jumpSeq === null ? null : jumpTargetOf(turn, jumpSeq)
   const userText = turn.user?.text ?? ''
   // While a call waits for an answer the card says so; "working" dots would say the opposite.
   const waiting = pendingApprovals(turn).length > 0
@@ -35,9 +49,15 @@ export const TurnView = memo(function TurnView(props: {
       data-start-seq={turn.startSeq}
       data-end-seq={turn.end?.seq ?? ''}
       data-running={isRunning}
+      {...(target === 'turn' ? { 'data-jump-target': jumpSeq } : {})}
     >
       {turn.user ? (
-        <div className="message user-message" data-testid="user-message" data-seq={turn.user.seq}>
+        <div
+          className="message user-message"
+          data-testid="user-message"
+          data-seq={turn.user.seq}
+          {...(target === 'user' ? { 'data-jump-target': jumpSeq } : {})}
+        >
           <div className="message-body">{userText}</div>
           <div className="message-actions">
             <button
@@ -56,7 +76,22 @@ export const TurnView = memo(function TurnView(props: {
         </div>
       ) : null}
       <div className="assistant">
-        {turn.items.map((item) => {
+        {groupTurnItems(turn.items).map((item) => {
+          if (item.kind === 'tool-run') {
+            const holdsTarget = typeof target === 'object' && item.tools.includes(target as ToolItem)
+            return (
+              <ToolRun
+                key={`run:${item.key}`}
+                run={item}
+                turn={turn}
+                sessionId={sessionId}
+                open={holdsTarget || props.openRuns.has(item.key)}
+                onToggle={props.onToggleRun}
+                jumpSeq={holdsTarget ? jumpSeq : null}
+                jumpCallId={holdsTarget ? (target as ToolItem).callId : null}
+              />
+            )
+          }
           if (item.kind === 'tool') {
             return (
               <ToolCall
@@ -64,12 +99,17 @@ export const TurnView = memo(function TurnView(props: {
                 item={item}
                 sessionId={sessionId}
                 waiting={isWaitingForApproval(turn, item)}
+                jumpSeq={target === item ? jumpSeq : null}
               />
             )
           }
           if (item.kind === 'reasoning') {
             return (
-              <details className="reasoning" key={`r:${item.seq}:${item.text.length}`}>
+              <details
+                className="reasoning"
+                key={`r:${item.seq}:${item.text.length}`}
+                {...(target === item ? { 'data-jump-target': jumpSeq } : {})}
+              >
                 <summary>Reasoning</summary>
                 <div className="message-body">{item.text}</div>
               </details>
@@ -81,6 +121,7 @@ export const TurnView = memo(function TurnView(props: {
               data-testid="assistant-message"
               data-seq={item.seq}
               key={`t:${item.seq}:${item.text.length}`}
+              {...(target === item ? { 'data-jump-target': jumpSeq } : {})}
             >
               <MessageText text={item.text} />
             </div>
@@ -188,3 +229,21 @@ export const TurnView = memo(function TurnView(props: {
     </section>
   )
 })
+
+/**
+ * Where in a turn event `seq` shows: the item it belongs to (a call with its result and its
+ * approval), else the last item before it, else the user's message, else the turn itself.
+ */
+function jumpTargetOf(turn: TurnModel, seq: number): TurnItem | 'user' | 'turn' {
+  let before: TurnItem | null = null
+  for (const item of turn.items) {
+    const seqs =
+      item.kind === 'tool'
+        ? [item.seq, item.result?.seq, item.permission?.seq, item.permission?.answer?.seq]
+        : [item.seq]
+    if (seqs.includes(seq)) return item
+    if (item.seq <= seq) before = item
+  }
+  if (before) return before
+  return turn.user && seq >= turn.user.seq ? 'user' : 'turn'
+}
