@@ -1258,7 +1258,7 @@ export class Runtime {
     if (machine === undefined || machine === this.machine) return
     throw new TangentError(
       'session-elsewhere',
-      `Session ${session.id} works in ${session.header.cwd} on machine ${machine}; this Host runs on ${this.machine}, so it cannot ${what}. Read, compare or fork it here (a fork shares its files, or use a Host on ${machine}).`,
+      `Session ${session.id} works in ${session.header.cwd} on machine ${machine}; this Host runs on ${this.machine}, so it cannot ${what}: its files are there. Read, compare and fork its conversation here; run turns and restores from a Host on ${machine}.`,
       { sessionId: session.id, machine, cwd: session.header.cwd },
     )
   }
