@@ -2,7 +2,7 @@
 // socket in that dir (and 127.0.0.1 on a free port), stop and remove it after. The server binaries
 // (initdb, pg_ctl, postgres) come from the machine (Debian's postgresql package; .ci/run installs it).
 // PostgreSQL refuses to run as root: as root the server runs as the `postgres` user.
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
@@ -122,6 +122,21 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     ])
   const stopServer = () => exec('pg_ctl', ['-D', dataDir, '-w', '-t', '60', '-m', 'fast', 'stop'])
   await start()
+  // A test process that dies without its afterAll (a worker killed on a timeout) must not leave
+  // a server running: stop it at exit, synchronously, the fastest way.
+  const stopAtExit = () => {
+    const command = path.join(bin, 'pg_ctl')
+    const args = ['-D', dataDir, '-m', 'immediate', 'stop']
+    if (owner) {
+      spawnSync(
+        'setpriv',
+        ['--reuid', String(owner.uid), '--regid', String(owner.gid), '--clear-groups', command, ...args],
+        { stdio: 'ignore' },
+      )
+    } else spawnSync(command, args, { stdio: 'ignore' })
+    rmSync(root, { recursive: true, force: true })
+  }
+  process.once('exit', stopAtExit)
   const url = (db: string) => `postgres://tangent@127.0.0.1:${port}/${db}`
   const createDatabase = async (name: string) => {
     await run('psql', ['-v', 'ON_ERROR_STOP=1', url('postgres'), '-c', `CREATE DATABASE "${name}"`])
@@ -148,6 +163,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     async stop() {
       if (stopped) return
       stopped = true
+      process.off('exit', stopAtExit)
       await stopServer().catch(() => undefined)
       rmSync(root, { recursive: true, force: true })
     },
