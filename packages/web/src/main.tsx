@@ -31,13 +31,14 @@ function connect(): RpcClient {
   return createRpcClient(socket)
 }
 
-const store = new HostStore(connect, readHash(), new OpenSessionMemory(localStorageOrNull()))
+const storage = localStorageOrNull()
+const store = new HostStore(connect, readHash(), new OpenSessionMemory(storage))
 void store.start()
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <HostContext.Provider value={store}>
-      <App />
+      <App storage={storage} />
     </HostContext.Provider>
   </StrictMode>,
 )
