@@ -139,9 +139,12 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
   // biome-ignore lint/correctness/useExhaustiveDependencies: scrollIntoView reads only the viewport ref.
   useLayoutEffect(() => scrollIntoView(openIndex), [openIndex])
 
-  // The row that has (or last had) the keyboard: the tree's one Tab stop. Without one yet,
-  // or when it has gone (deleted, filtered out), the open session, else the first row.
-  const [activeKey, setActiveKey] = useState<string | null>(null)
+  // The row that has (or last had) the keyboard: the tree's one Tab stop. Opening a session
+  // makes it the open one (focus enters a tree on its selected row); without one, or when
+  // it has gone (deleted, filtered out), the open session, else the first row.
+  const [active, setActive] = useState<{ key: string; whileOpen: string | null } | null>(null)
+  const activeKey = active !== null && active.whileOpen === openSessionId ? active.key : null
+  const setActiveKey = (key: string) => setActive({ key, whileOpen: openSessionId })
   const tabIndexRow = useMemo(() => {
     const active = activeKey === null ? -1 : rows.findIndex((row) => rowKeyOf(row) === activeKey)
     return active >= 0 ? active : openIndex >= 0 ? openIndex : rows.length > 0 ? 0 : -1
