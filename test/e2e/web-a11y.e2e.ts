@@ -109,6 +109,84 @@ describe.skipIf(!chromiumPath)('web UI: accessibility', () => {
     await eventually(() => focusedTestId(page)).toBe('composer-input')
   })
 
+  it('announces a finished reply and an error in a polite live region', async () => {
+    const { page } = app
+    const region = page.getByTestId('live-region')
+    expect(await region.getAttribute('role')).toBe('status')
+    expect(await region.getAttribute('aria-live')).toBe('polite')
+    await newSession(page)
+    await chat(page, 'tell the screen reader')
+    await eventually(() => region.textContent()).toContain(
+      'Reply finished: Turn 1: you said "tell the screen reader".',
+    )
+    // A second reply replaces the first.
+    await chat(page, 'and again')
+    await eventually(() => region.textContent()).toContain('you said "and again"')
+    // An error from the Host.
+    await page.getByTestId('workspace-path').fill('/definitely/not/a/folder')
+    await page.getByTestId('workspace-open').click()
+    await page.getByTestId('error-banner').waitFor()
+    await eventually(() => region.textContent()).toMatch(/^Error: /)
+  })
+
+  it('shows full titles on hover and resizes the sidebar by keyboard, remembering the width', async () => {
+    const { page, host } = app
+    const id = await newSession(page)
+    const long = 'a very long session title that the sidebar cannot show in full at any usual width'
+    // F2 renames from the row.
+    await row(page, id).focus()
+    await page.keyboard.press('F2')
+    await page.getByTestId('rename-input').fill(long)
+    await page.keyboard.press('Enter')
+    const title = row(page, id).getByTestId('row-title')
+    await eventually(() => title.getAttribute('title')).toBe(long)
+    // Cut on screen (the title attribute shows it whole on hover).
+    expect(
+      await title.locator('.title-text').evaluate((element) => element.scrollWidth > element.clientWidth),
+    ).toBe(true)
+
+    const separator = page.getByRole('separator', { name: 'Sidebar width' })
+    expect(await separator.getAttribute('aria-valuenow')).toBe('300')
+    expect(await sidebarWidth(page)).toBe(300)
+    await separator.focus()
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('Shift+ArrowRight')
+    expect(await separator.getAttribute('aria-valuenow')).toBe('380')
+    expect(await sidebarWidth(page)).toBe(380)
+    // The wider sidebar cuts less of the title.
+    await page.keyboard.press('End')
+    const widest = Number(await separator.getAttribute('aria-valuenow'))
+    expect(widest).toBe(Number(await separator.getAttribute('aria-valuemax')))
+    expect(await sidebarWidth(page)).toBe(widest)
+    await page.keyboard.press('Home')
+    expect(await separator.getAttribute('aria-valuenow')).toBe(await separator.getAttribute('aria-valuemin'))
+    // Dragged with the mouse, 60 px to the right.
+    const grip = (await separator.boundingBox())!
+    const from = { x: grip.x + grip.width / 2, y: grip.y + 200 }
+    await page.mouse.move(from.x, from.y)
+    await page.mouse.down()
+    await page.mouse.move(from.x + 30, from.y)
+    await page.mouse.move(from.x + 60, from.y)
+    await page.mouse.up()
+    expect(await separator.getAttribute('aria-valuenow')).toBe(String(220 + 60))
+    expect(await sidebarWidth(page)).toBe(280)
+    await separator.focus()
+    await page.keyboard.press('ArrowRight')
+    const kept = await separator.getAttribute('aria-valuenow')
+    expect(kept).toBe('296')
+    expect(await axeViolations(page)).toEqual([])
+
+    // A reload keeps the width.
+    await openApp(page, host.url)
+    await eventually(() => page.getByRole('separator').getAttribute('aria-valuenow')).toBe(kept)
+    expect(await sidebarWidth(page)).toBe(Number(kept))
+  })
+})
+
+describe.skipIf(!chromiumPath)('web UI: the session tree as a WAI-ARIA tree', () => {
+  // A Host of its own: the rows are exactly the ones this test makes.
+  const app = useAppPage()
+
   it('is a WAI-ARIA tree: one Tab stop, levels and sets, arrows, Home/End, type-ahead, Enter', async () => {
     const { page } = app
     const beta = await newSession(page)
@@ -130,10 +208,9 @@ describe.skipIf(!chromiumPath)('web UI: accessibility', () => {
     expect(await row(page, alpha).getAttribute('aria-expanded')).toBe('true')
     expect(await row(page, fork).getAttribute('aria-level')).toBe('3')
     expect(await row(page, fork).getAttribute('aria-setsize')).toBe('1')
-    // (Sessions of earlier tests share the workspace: the set is every level-2 row.)
-    const topLevel = await page.locator('[data-testid="session-row"][aria-level="2"]').count()
-    expect(topLevel).toBeGreaterThanOrEqual(2)
-    expect(await row(page, beta).getAttribute('aria-setsize')).toBe(String(topLevel))
+    expect(await row(page, beta).getAttribute('aria-setsize')).toBe('2')
+    expect(await row(page, beta).getAttribute('aria-posinset')).toBe('2')
+    expect(await row(page, alpha).getAttribute('aria-posinset')).toBe('1')
     expect(await row(page, beta).getAttribute('aria-expanded')).toBe(null)
     // The open session is selected and current, and its status is in words.
     expect(await row(page, fork).getAttribute('aria-selected')).toBe('true')
@@ -204,67 +281,6 @@ describe.skipIf(!chromiumPath)('web UI: accessibility', () => {
     await eventually(() => workspace.getAttribute('aria-expanded')).toBe('true')
     expect(await axeViolations(page)).toEqual([])
   })
-
-  it('announces a finished reply and an error in a polite live region', async () => {
-    const { page } = app
-    const region = page.getByTestId('live-region')
-    expect(await region.getAttribute('role')).toBe('status')
-    expect(await region.getAttribute('aria-live')).toBe('polite')
-    await newSession(page)
-    await chat(page, 'tell the screen reader')
-    await eventually(() => region.textContent()).toContain(
-      'Reply finished: Turn 1: you said "tell the screen reader".',
-    )
-    // A second reply replaces the first.
-    await chat(page, 'and again')
-    await eventually(() => region.textContent()).toContain('you said "and again"')
-    // An error from the Host.
-    await page.getByTestId('workspace-path').fill('/definitely/not/a/folder')
-    await page.getByTestId('workspace-open').click()
-    await page.getByTestId('error-banner').waitFor()
-    await eventually(() => region.textContent()).toMatch(/^Error: /)
-  })
-
-  it('shows full titles on hover and resizes the sidebar by keyboard, remembering the width', async () => {
-    const { page, host } = app
-    const id = await newSession(page)
-    const long = 'a very long session title that the sidebar cannot show in full at any usual width'
-    // F2 renames from the row.
-    await row(page, id).focus()
-    await page.keyboard.press('F2')
-    await page.getByTestId('rename-input').fill(long)
-    await page.keyboard.press('Enter')
-    const title = row(page, id).getByTestId('row-title')
-    await eventually(() => title.getAttribute('title')).toBe(long)
-    // Cut on screen (the title attribute shows it whole on hover).
-    expect(
-      await title.locator('.title-text').evaluate((element) => element.scrollWidth > element.clientWidth),
-    ).toBe(true)
-
-    const separator = page.getByRole('separator', { name: 'Sidebar width' })
-    expect(await separator.getAttribute('aria-valuenow')).toBe('300')
-    expect(await sidebarWidth(page)).toBe(300)
-    await separator.focus()
-    await page.keyboard.press('ArrowRight')
-    await page.keyboard.press('Shift+ArrowRight')
-    expect(await separator.getAttribute('aria-valuenow')).toBe('380')
-    expect(await sidebarWidth(page)).toBe(380)
-    // The wider sidebar cuts less of the title.
-    await page.keyboard.press('End')
-    const widest = Number(await separator.getAttribute('aria-valuenow'))
-    expect(widest).toBe(Number(await separator.getAttribute('aria-valuemax')))
-    expect(await sidebarWidth(page)).toBe(widest)
-    await page.keyboard.press('Home')
-    expect(await separator.getAttribute('aria-valuenow')).toBe(await separator.getAttribute('aria-valuemin'))
-    await page.keyboard.press('ArrowRight')
-    const kept = await separator.getAttribute('aria-valuenow')
-    expect(await axeViolations(page)).toEqual([])
-
-    // A reload keeps the width.
-    await openApp(page, host.url)
-    await eventually(() => page.getByRole('separator').getAttribute('aria-valuenow')).toBe(kept)
-    expect(await sidebarWidth(page)).toBe(Number(kept))
-  })
 })
 
 describe.skipIf(!chromiumPath)('web UI: the tree keyboard with hundreds of rows', () => {
@@ -282,8 +298,13 @@ describe.skipIf(!chromiumPath)('web UI: the tree keyboard with hundreds of rows'
       }))
       created.push(...((await rpcBatch(host, calls)) as { id: string }[]).map((session) => session.id))
     }
+    // One fork too: the workspace row counts it (every session, not only the tree's roots).
+    const newest = created.at(-1)!
+    await rpcBatch(host, [{ method: 'session.prompt', params: { sessionId: newest, text: 'one' } }])
+    await rpcBatch(host, [{ method: 'session.fork', params: { sessionId: newest } }])
     const oldest = created[0]!
-    await eventually(() => page.getByTestId('workspace-row').first().textContent()).toContain(String(count))
+    const workspaceCount = page.getByTestId('workspace-row').first().locator('.count')
+    await eventually(() => workspaceCount.textContent()).toBe(`${count + 1} sessions`)
     expect(await row(page, oldest).count()).toBe(0)
     const first = page.getByTestId('session-row').first()
     expect(await first.getAttribute('aria-setsize')).toBe(String(count))
