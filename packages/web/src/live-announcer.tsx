@@ -1,6 +1,6 @@
 // The page's polite live region (docs/architecture.md §8, accessibility): a screen reader
 // hears when the open session's reply is finished (its first words), when a turn ends in an
-// error or is stopped, and each error the Host reports. Visually hidden; the same news is on
+// error or is stopped, and each error or notice the Host reports (the banners). Visually hidden; the same news is on
 // screen in the transcript and the banners.
 import { useEffect, useRef, useState } from 'react'
 import { isOpenSessionRunning } from './host-state.js'
@@ -29,13 +29,15 @@ export function LiveAnnouncer() {
     if (text !== null) setMessage((previous) => ({ text, repeat: !previous.repeat }))
   }, [openSessionId, running, store])
 
-  // Errors from the Host (the banners), each once.
+  // Errors and notices from the Host (the banners), each once.
   const seenNotice = useRef(notices.at(-1)?.id ?? 0)
   useEffect(() => {
-    const fresh = notices.filter((notice) => notice.id > seenNotice.current && notice.tone === 'error')
+    const fresh = notices.filter((notice) => notice.id > seenNotice.current)
     seenNotice.current = Math.max(seenNotice.current, ...notices.map((notice) => notice.id))
     const newest = fresh.at(-1)
-    if (newest) setMessage((previous) => ({ text: `Error: ${newest.message}`, repeat: !previous.repeat }))
+    if (!newest) return
+    const text = newest.tone === 'error' ? `Error: ${newest.message}` : newest.message
+    setMessage((previous) => ({ text, repeat: !previous.repeat }))
   }, [notices])
 
   return (
