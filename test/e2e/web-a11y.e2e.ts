@@ -280,6 +280,18 @@ describe.skipIf(!chromiumPath)('web UI: the session tree as a WAI-ARIA tree', ()
     await page.keyboard.press('ArrowRight')
     await eventually(() => workspace.getAttribute('aria-expanded')).toBe('true')
     expect(await axeViolations(page)).toEqual([])
+
+    // Filtered, the matches are one flat level; Down from the filter box enters them.
+    const filter = page.getByTestId('session-filter')
+    await filter.fill('alpha')
+    await eventually(() => page.getByTestId('session-row').count()).toBe(2)
+    const matches = page.getByRole('tree', { name: 'Matching sessions' })
+    expect(await matches.locator('[aria-level="1"]').count()).toBe(2)
+    expect(await matches.locator('[aria-setsize="2"]').count()).toBe(2)
+    await filter.press('ArrowDown')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('treeitem')
+    await page.keyboard.press('End')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-posinset'))).toBe('2')
   })
 })
 
