@@ -40,6 +40,16 @@ function rowKeyOf(row: Row): string {
   return `s:${row.session.id}`
 }
 
+/** The index of the row with this key, or -1; allocates nothing per row (10,000 rows, every render). */
+function indexOfKey(rows: readonly Row[], key: string | null): number {
+  if (key === null) return -1
+  const id = key.slice(2)
+  if (key.startsWith('s:')) return rows.findIndex((row) => row.kind === 'session' && row.session.id === id)
+  if (key.startsWith('w:'))
+    return rows.findIndex((row) => row.kind === 'workspace' && row.workspace.id === id)
+  return rows.findIndex((row) => row.kind === 'exploration' && row.exploration === id)
+}
+
 /** What the keyboard reads of a row; titles are read live (a rename does not rebuild the rows). */
 function navItemOf(row: Row, level: number, sessions: ReadonlyMap<string, SessionSummary>): TreeNavItem {
   if (row.kind === 'workspace') {
@@ -146,7 +156,7 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
   const activeKey = active !== null && active.whileOpen === openSessionId ? active.key : null
   const setActiveKey = (key: string) => setActive({ key, whileOpen: openSessionId })
   const tabIndexRow = useMemo(() => {
-    const active = activeKey === null ? -1 : rows.findIndex((row) => rowKeyOf(row) === activeKey)
+    const active = indexOfKey(rows, activeKey)
     return active >= 0 ? active : openIndex >= 0 ? openIndex : rows.length > 0 ? 0 : -1
   }, [rows, activeKey, openIndex])
   const tabKey = tabIndexRow >= 0 ? rowKeyOf(rows[tabIndexRow]!) : null
@@ -203,8 +213,7 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
   function onItemKeyDown(event: KeyboardEvent<HTMLElement>) {
     // Keys typed inside a row (its rename box) are that control's own.
     if (event.target !== event.currentTarget) return
-    const key = event.currentTarget.getAttribute('data-row-key')
-    const index = rows.findIndex((row) => rowKeyOf(row) === key)
+    const index = indexOfKey(rows, event.currentTarget.getAttribute('data-row-key'))
     const row = rows[index]
     if (!row) return
     let text = ''
