@@ -123,19 +123,28 @@ export function treePositions(levels: ArrayLike<number>): { posinset: Int32Array
   const count = levels.length
   const posinset = new Int32Array(count)
   const setsize = new Int32Array(count)
-  // One open group of siblings per level on the way down: its members' indexes.
-  const open: { level: number; members: number[] }[] = []
-  const close = (group: { members: number[] }) => {
-    for (const member of group.members) setsize[member] = group.members.length
-  }
+  // Each row's group of siblings, and each group's size so far; open groups on the way down.
+  const groupOf = new Int32Array(count)
+  const sizes: number[] = []
+  const openLevels: number[] = []
+  const openGroups: number[] = []
   for (let index = 0; index < count; index++) {
     const level = levels[index]!
-    while (open.length > 0 && open[open.length - 1]!.level > level) close(open.pop()!)
-    const top = open[open.length - 1]
-    if (top && top.level === level) top.members.push(index)
-    else open.push({ level, members: [index] })
-    posinset[index] = open[open.length - 1]!.members.length
+    while (openLevels.length > 0 && openLevels[openLevels.length - 1]! > level) {
+      openLevels.pop()
+      openGroups.pop()
+    }
+    let group = openGroups[openGroups.length - 1]
+    if (group === undefined || openLevels[openLevels.length - 1] !== level) {
+      group = sizes.length
+      sizes.push(0)
+      openLevels.push(level)
+      openGroups.push(group)
+    }
+    sizes[group] = sizes[group]! + 1
+    posinset[index] = sizes[group]!
+    groupOf[index] = group
   }
-  while (open.length > 0) close(open.pop()!)
+  for (let index = 0; index < count; index++) setsize[index] = sizes[groupOf[index]!]!
   return { posinset, setsize }
 }
