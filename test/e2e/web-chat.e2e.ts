@@ -109,7 +109,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     expect(await childRow.getAttribute('data-depth')).toBe('1')
     expect(await childRow.getByTestId('fork-point').textContent()).toMatch(/^from #\d+$/)
     expect(await row(page, parent).getByTestId('child-count').textContent()).toBe('1')
-    expect(await row(page, parent).getByTestId('row-toggle').getAttribute('aria-expanded')).toBe('true')
+    expect(await row(page, parent).getAttribute('aria-expanded')).toBe('true')
 
     // The child continues on its own; the parent keeps both turns.
     await chat(page, 'child only')
@@ -119,6 +119,13 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
       expect.stringContaining('first question'),
       expect.stringContaining('second question'),
     ])
+    // The row menu shows the fork point ("from #N") in the parent's transcript.
+    const forkedAt = Number((await childRow.getByTestId('fork-point').textContent())!.slice('from #'.length))
+    await childRow.focus()
+    await page.keyboard.press('Shift+F10')
+    await page.getByTestId('menu-show-fork-point').click()
+    await eventually(() => openSessionId(page)).toBe(parent)
+    await eventually(() => page.locator(`[data-jump-target="${forkedAt}"]`).count()).toBe(1)
     await row(page, child).getByTestId('row-title').click()
     await eventually(() => openSessionId(page)).toBe(child)
     await eventually(() => page.getByTestId('user-message').allTextContents()).toEqual([

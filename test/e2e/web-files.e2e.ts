@@ -92,8 +92,8 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     expect(fs.readFileSync(path.join(app.host.workspace, 'shared.txt'), 'utf8')).toBe('base\n')
 
     // Compare by keyboard: the row menu's "Compare with parent" moves focus into the comparison.
-    await row(app.page, child).getByTestId('row-menu-button').focus()
-    await app.page.keyboard.press('Enter')
+    await row(app.page, child).focus()
+    await app.page.keyboard.press('Shift+F10')
     await app.page.getByTestId('row-menu').waitFor()
     for (let step = 0; step < 6 && (await focusedTestId(app.page)) !== 'menu-compare-parent'; step++) {
       await app.page.keyboard.press('ArrowDown')

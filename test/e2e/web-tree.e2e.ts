@@ -80,10 +80,11 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await eventually(() => openSessionId(page)).toBe(parent)
     const childB = await branchFromLastTurn()
 
-    // By keyboard: End goes to the menu's last item, Delete…; the dialog starts on Cancel.
-    const menuButton = row(page, parent).getByTestId('row-menu-button')
-    await menuButton.focus()
-    await page.keyboard.press('Enter')
+    // By keyboard: Shift+F10 on the row opens its menu; End goes to the last item, Delete…;
+    // the dialog starts on Cancel.
+    const parentRow = row(page, parent)
+    await parentRow.focus()
+    await page.keyboard.press('Shift+F10')
     await page.keyboard.press('End')
     expect(await focusedTestId(page)).toBe('menu-delete')
     await page.keyboard.press('Enter')
@@ -93,12 +94,12 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await screenshot(page, 'delete-dialog')
     expect(await axeViolations(page)).toEqual([])
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel')
-    // Esc keeps the session and gives focus back to the menu button.
+    // Esc keeps the session and gives focus back to its row.
     await page.keyboard.press('Escape')
     await page.getByTestId('delete-dialog').waitFor({ state: 'detached' })
-    expect(await hasFocus(menuButton)).toBe(true)
+    expect(await hasFocus(parentRow)).toBe(true)
     expect(await row(page, parent).count()).toBe(1)
-    await page.keyboard.press('Enter')
+    await page.keyboard.press('Shift+F10')
     await page.keyboard.press('End')
     await page.keyboard.press('Enter')
     await page.getByTestId('delete-dialog').waitFor()
@@ -107,6 +108,10 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await page.keyboard.press('Enter')
 
     await eventually(() => row(page, parent).count()).toBe(0)
+    // Its row is gone: focus is on the tree's Tab stop, not lost to the page.
+    await eventually(() =>
+      page.evaluate(() => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName),
+    ).toBe('treeitem')
     for (const child of [childA, childB]) {
       await row(page, child).waitFor()
       expect(await row(page, child).getAttribute('data-depth')).toBe('0')
@@ -204,9 +209,11 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     const id = await newSession(page)
     await chat(page, 'forked by keyboard')
     const menuButton = row(page, id).getByTestId('row-menu-button')
+    const sessionRow = row(page, id)
     expect(await menuButton.getAttribute('aria-haspopup')).toBe('menu')
-    await menuButton.focus()
-    await page.keyboard.press('Enter')
+    // The row is the tree's one Tab stop; Shift+F10 opens its menu.
+    await sessionRow.focus()
+    await page.keyboard.press('Shift+F10')
     await page.getByTestId('row-menu').waitFor()
     expect(await menuButton.getAttribute('aria-expanded')).toBe('true')
     expect(await focusedTestId(page)).toBe('menu-fork')
@@ -214,32 +221,32 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     expect(await focusedTestId(page)).toBe('menu-rename')
     await page.keyboard.press('ArrowUp')
     expect(await focusedTestId(page)).toBe('menu-fork')
-    // Esc closes the menu and puts focus back on its button.
+    // Esc closes the menu and puts focus back on the row that opened it.
     await page.keyboard.press('Escape')
     await eventually(() => page.getByTestId('row-menu').count()).toBe(0)
-    expect(await hasFocus(menuButton)).toBe(true)
+    expect(await hasFocus(sessionRow)).toBe(true)
     expect(await menuButton.getAttribute('aria-expanded')).toBe('false')
-    // Tab leaves the menu: it closes, and focus moves on from its button (so Shift+Tab
+    // Tab leaves the menu: it closes, and focus moves on from its row (so Shift+Tab
     // comes straight back to it).
-    await page.keyboard.press('Enter')
+    await page.keyboard.press('Shift+F10')
     await page.getByTestId('row-menu').waitFor()
     await page.keyboard.press('Tab')
     await eventually(() => page.getByTestId('row-menu').count()).toBe(0)
-    expect(await hasFocus(menuButton)).toBe(false)
+    expect(await hasFocus(sessionRow)).toBe(false)
     await page.keyboard.press('Shift+Tab')
-    expect(await hasFocus(menuButton)).toBe(true)
+    expect(await hasFocus(sessionRow)).toBe(true)
 
-    // Fork… opens the dialog with focus in its first field; Esc closes it, back to the button.
-    await page.keyboard.press('Enter')
+    // Fork… opens the dialog with focus in its first field; Esc closes it, back to the row.
+    await page.keyboard.press('Shift+F10')
     await page.keyboard.press('Enter')
     await page.getByTestId('fork-dialog').waitFor()
     expect(await focusedTestId(page)).toBe('fork-title')
     await page.keyboard.press('Escape')
     await eventually(() => page.getByTestId('fork-dialog').count()).toBe(0)
-    expect(await hasFocus(menuButton)).toBe(true)
+    expect(await hasFocus(sessionRow)).toBe(true)
 
     // Again, and this time fill it in and confirm it without the mouse.
-    await page.keyboard.press('Enter')
+    await page.keyboard.press('Shift+F10')
     await page.keyboard.press('Enter')
     await page.getByTestId('fork-dialog').waitFor()
     await page.keyboard.type('Keyboard fork')
@@ -265,26 +272,26 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     const id = await newSession(page)
     await chat(page, 'renamed by keyboard')
     const title = row(page, id).getByTestId('row-title')
-    const menuButton = row(page, id).getByTestId('row-menu-button')
-    await menuButton.focus()
-    await page.keyboard.press('Enter')
+    const sessionRow = row(page, id)
+    await sessionRow.focus()
+    await page.keyboard.press('Shift+F10')
     await page.keyboard.press('ArrowDown')
     await page.keyboard.press('Enter')
     await eventually(() => focusedTestId(page)).toBe('rename-input')
     await page.keyboard.type('Named by keyboard')
     await page.keyboard.press('Enter')
     await eventually(() => title.textContent()).toContain('Named by keyboard')
-    await eventually(() => hasFocus(title)).toBe(true)
+    await eventually(() => hasFocus(sessionRow)).toBe(true)
+    // Its accessible name (as Playwright computes it) starts with the new title.
+    const named = page.getByRole('treeitem', { name: /^Named by keyboard/ })
+    expect(await named.getAttribute('data-session-id')).toBe(id)
 
-    // Esc leaves the title as it was.
-    await menuButton.focus()
-    await page.keyboard.press('Enter')
-    await page.keyboard.press('ArrowDown')
-    await page.keyboard.press('Enter')
+    // Esc leaves the title as it was; F2 starts a rename straight from the row.
+    await page.keyboard.press('F2')
     await eventually(() => focusedTestId(page)).toBe('rename-input')
     await page.keyboard.type('Not this')
     await page.keyboard.press('Escape')
-    await eventually(() => hasFocus(title)).toBe(true)
+    await eventually(() => hasFocus(sessionRow)).toBe(true)
     expect(await title.textContent()).toContain('Named by keyboard')
   })
 
@@ -322,7 +329,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await page.keyboard.press('Enter')
     expect(await toggle.getAttribute('aria-expanded')).toBe('true')
     // Focus moves into the sidebar, onto the open session.
-    await eventually(() => hasFocus(row(page, id).getByTestId('row-title'))).toBe(true)
+    await eventually(() => hasFocus(row(page, id))).toBe(true)
     expect(await tabbedThrough(page, 'main')).toBe(0)
     expect(await axeViolations(page)).toEqual([])
     // Esc folds it again and puts focus back on the button.
@@ -334,7 +341,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     expect(await toggle.getAttribute('aria-expanded')).toBe('false')
     // Its close button does the same.
     await page.keyboard.press('Enter')
-    await eventually(() => hasFocus(row(page, id).getByTestId('row-title'))).toBe(true)
+    await eventually(() => hasFocus(row(page, id))).toBe(true)
     await page.getByTestId('sidebar-close').focus()
     await page.keyboard.press('Enter')
     await eventually(() => hasFocus(toggle)).toBe(true)

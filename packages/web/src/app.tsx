@@ -2,8 +2,9 @@
 // (header, banners, transcript, compare view or exploration board, composer), plus the modal dialogs. In a narrow
 // window the sidebar folds away behind a button; unfolded it covers the session like a
 // drawer: focus moves into it, stays in it (the session view is inert), and Esc, its close
-// button or choosing a session folds it again, focus going back to the button.
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react'
+// button or choosing a session folds it again, focus going back to the button. In a wide
+// window a separator resizes the sidebar, and the width is remembered.
+import { type CSSProperties, useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import { CompareView } from './compare-view.js'
 import { Composer } from './composer.js'
 import { DeleteDialog } from './delete-dialog.js'
@@ -12,9 +13,13 @@ import { ExplorationBoard } from './exploration-board.js'
 import { ExploreDialog } from './explore-dialog.js'
 import { FolderBrowser } from './folder-browser.js'
 import { ForkDialog } from './fork-dialog.js'
+import { LiveAnnouncer } from './live-announcer.js'
+import type { MemoryStorage } from './open-session-memory.js'
 import { RestoreDialog } from './restore-dialog.js'
 import { SessionHeader } from './session-header.js'
 import { Sidebar } from './sidebar.js'
+import { SidebarResizer } from './sidebar-resizer.js'
+import { clampSidebarWidth, readSidebarWidth, writeSidebarWidth } from './sidebar-width.js'
 import { Transcript } from './transcript.js'
 import { useHost } from './use-host.js'
 
@@ -32,9 +37,17 @@ function useNarrow(): boolean {
   )
 }
 
-export function App() {
+export function App({ storage = null }: { storage?: MemoryStorage | null }) {
   const [sidebarOpen, setSidebarOpen] = useState(false)
   const narrow = useNarrow()
+  const [sidebarWidth, setSidebarWidth] = useState(() =>
+    clampSidebarWidth(readSidebarWidth(storage), window.innerWidth),
+  )
+  function resizeSidebar(width: number, done: boolean) {
+    const clamped = clampSidebarWidth(width, window.innerWidth)
+    setSidebarWidth(clamped)
+    if (done) writeSidebarWidth(storage, clamped)
+  }
   // The unfolded sidebar of a narrow window, over the session view.
   const drawer = narrow && sidebarOpen
   const sidebar = useRef<HTMLElement>(null)
@@ -46,7 +59,7 @@ export function App() {
     if (drawer && !wasDrawer.current) {
       // Into the sidebar: onto the open session, else its first control.
       const target =
-        aside?.querySelector<HTMLElement>('[data-testid="row-title"][aria-current="true"]') ??
+        aside?.querySelector<HTMLElement>('[role="treeitem"][aria-current="true"]') ??
         aside?.querySelector<HTMLElement>('input, button:not(:disabled)')
       target?.focus()
     } else if (!drawer && wasDrawer.current && narrow) {
@@ -76,8 +89,13 @@ export function App() {
   const openSessionId = useHost((state) => state.openSessionId)
 
   return (
-    <div className={sidebarOpen ? 'app sidebar-open' : 'app'} data-testid="app">
+    <div
+      className={sidebarOpen ? 'app sidebar-open' : 'app'}
+      data-testid="app"
+      style={{ '--sidebar-width': `${sidebarWidth}px` } as CSSProperties}
+    >
       <Sidebar ref={sidebar} onNavigate={() => setSidebarOpen(false)} onHide={() => setSidebarOpen(false)} />
+      {narrow ? null : <SidebarResizer width={sidebarWidth} onResize={resizeSidebar} />}
       <button
         type="button"
         className="scrim"
@@ -107,6 +125,7 @@ export function App() {
       {dialog?.kind === 'delete' ? <DeleteDialog sessionId={dialog.sessionId} /> : null}
       {dialog?.kind === 'browse' ? <FolderBrowser dialog={dialog} /> : null}
       {conflict ? <RestoreDialog conflict={conflict} /> : null}
+      <LiveAnnouncer />
     </div>
   )
 }

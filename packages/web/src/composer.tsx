@@ -61,6 +61,8 @@ export function Composer() {
     const message = text.trim()
     if (message === '' || running || !connected) return
     setText('')
+    // Sent with the button, focus would be lost when it turns into Stop: it stays in the box.
+    input.current?.focus()
     void store.send(message)
   }
 

@@ -1,5 +1,7 @@
 // Errors from the Host (with their stable code) and short notices, above the transcript.
-// Also the shared-directory warning when another session runs in the same folder.
+// Also the shared-directory warning when another session runs in the same folder. Notices are
+// read out by the page's one polite live region (live-announcer.tsx), not by live regions of
+// their own, so each is heard once.
 import { titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -40,7 +42,6 @@ export function ErrorBanner() {
           className={notice.tone === 'error' ? 'banner banner-error' : 'banner banner-info'}
           data-testid={notice.tone === 'error' ? 'error-banner' : 'notice'}
           data-code={notice.code}
-          role={notice.tone === 'error' ? 'alert' : 'status'}
         >
           {notice.tone === 'error' ? <code className="error-code">{notice.code}</code> : null}
           <span className="banner-text">{notice.message}</span>

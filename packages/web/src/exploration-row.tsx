@@ -1,13 +1,20 @@
-// The group row of one exploration in the lineage tree: "Tried 3 ways · A B C" under the
-// parent, a toggle that shows its branches (each labelled), and a button that opens the board
-// (docs/architecture.md §8). Whether any branch runs is read live, and said in words too.
+// The group row of one exploration in the lineage tree, a treeitem of the session tree
+// (tree-item.ts): "Tried 3 ways · A B C" under the parent, expandable to show its branches
+// (each labelled); Enter or a click opens the board (docs/architecture.md §8). Whether any
+// branch runs is read live, and said in words too.
 import { type ExplorationRowModel, explorationGroupKey } from './lineage.js'
 import { rowHeight } from './session-display.js'
+import { type TreeItemPlace, treeItemAttributes } from './tree-item.js'
 import { useHost, useStore } from './use-host.js'
 
 const indentPx = 14
 
-export function ExplorationRow(props: { top: number; row: ExplorationRowModel; onOpen: () => void }) {
+export function ExplorationRow(props: {
+  top: number
+  place: TreeItemPlace
+  row: ExplorationRowModel
+  onOpen: () => void
+}) {
   const store = useStore()
   const { row } = props
   const running = useHost((state) =>
@@ -18,41 +25,42 @@ export function ExplorationRow(props: { top: number; row: ExplorationRowModel; o
   const shown = row.branches.length
   return (
     <div
+      {...treeItemAttributes(props.place)}
+      role="treeitem"
+      tabIndex={props.place.tabbable ? 0 : -1}
       className="tree-row session-row exploration-row"
       style={{ top: props.top, height: rowHeight, paddingLeft: 8 + row.depth * indentPx }}
       data-testid="exploration-row"
       data-exploration={row.exploration}
       data-parent-id={row.parentId}
       data-depth={row.depth}
+      aria-expanded={row.expanded}
+      onKeyDown={props.place.onKeyDown}
+      onClick={(event) => {
+        // The chevron shows or hides the branches; anywhere else opens the board.
+        if ((event.target as Element).closest('[data-testid="exploration-toggle"]')) {
+          store.toggleExpanded(explorationGroupKey(row.exploration))
+        } else props.onOpen()
+      }}
     >
-      <button
-        type="button"
+      <span
         className="toggle"
         data-testid="exploration-toggle"
-        aria-expanded={row.expanded}
-        aria-label={`${row.expanded ? 'Hide' : 'Show'} the ${shown} branch${shown === 1 ? '' : 'es'} of this exploration`}
-        onClick={() => store.toggleExpanded(explorationGroupKey(row.exploration))}
+        aria-hidden="true"
+        title={`${row.expanded ? 'Hide' : 'Show'} the ${shown} branch${shown === 1 ? '' : 'es'} of this exploration`}
       >
-        <span className={row.expanded ? 'chevron open' : 'chevron'} aria-hidden="true">
-          ›
-        </span>
-      </button>
-      <button
-        type="button"
+        <span className={row.expanded ? 'chevron open' : 'chevron'}>›</span>
+      </span>
+      <span
         className="row-title exploration-title"
         data-testid="exploration-open"
         title={`${ways}: open the board to compare and keep one`}
-        onClick={props.onOpen}
       >
         <span className="title-text">{ways}</span>
         <span className="fork-point">{labels}</span>
-        <span className="visually-hidden">{running ? ', running' : ''}, open the board</span>
-      </button>
-      {running ? (
-        <span className="tag" aria-hidden="true">
-          running
-        </span>
-      ) : null}
+        <span className="visually-hidden">, opens the board</span>
+      </span>
+      {running ? <span className="tag">running</span> : null}
     </div>
   )
 }

@@ -19,3 +19,22 @@ export function BranchIcon({ size = 14 }: { size?: number }) {
     </svg>
   )
 }
+
+/** A plus, as SVG: a button drawn with it has no text of its own beside its label. */
+export function PlusIcon({ size = 14 }: { size?: number }) {
+  return (
+    <svg
+      className="icon"
+      width={size}
+      height={size}
+      viewBox="0 0 16 16"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.6"
+      strokeLinecap="round"
+      aria-hidden="true"
+    >
+      <path d="M8 3v10M3 8h10" />
+    </svg>
+  )
+}

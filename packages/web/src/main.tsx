@@ -31,7 +31,8 @@ function connect(): RpcClient {
   return createRpcClient(socket)
 }
 
-const store = new HostStore(connect, readHash(), new OpenSessionMemory(localStorageOrNull()))
+const storage = localStorageOrNull()
+const store = new HostStore(connect, readHash(), new OpenSessionMemory(storage))
 
 /** A link to an event (`#session=<id>&seq=<n>`) opens its session and brings the event into view. */
 function follow(target: ReturnType<typeof hashTarget>): void {
@@ -45,7 +46,7 @@ void store.start().then(() => follow(addressed))
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <HostContext.Provider value={store}>
-      <App />
+      <App storage={storage} />
     </HostContext.Provider>
   </StrictMode>,
 )

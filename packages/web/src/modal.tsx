@@ -1,6 +1,8 @@
 // A modal shell on the native <dialog>: focus trapping and Esc come from the browser. On
-// close, focus goes back to whatever had it before (the button that opened the dialog).
+// close, focus goes back to whatever had it before (the button that opened the dialog), or,
+// when that is gone (the deleted session's row), to what took its place (focus-return.ts).
 import { type KeyboardEvent, type ReactNode, useId, useLayoutEffect, useRef } from 'react'
+import { openerPlace, returnFocus } from './focus-return.js'
 
 export function Modal(props: {
   title: string
@@ -16,9 +18,10 @@ export function Modal(props: {
     const element = dialog.current
     const opener = document.activeElement
     if (element && !element.open) element.showModal()
+    const fallback = openerPlace(opener)
     return () => {
       element?.close()
-      if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+      returnFocus(opener, fallback)
     }
   }, [])
   return (

@@ -112,6 +112,17 @@ export function RowMenu(props: { sessionId: string; x: number; y: number; onClos
           Compare with parent
         </button>
       ) : null}
+      {session.parentSession !== null && session.forkedAt !== null && session.forkedAt >= 0 ? (
+        // The tree's "from #N": that event in the parent's transcript (docs/architecture.md §8, jump to a seq).
+        <button
+          type="button"
+          role="menuitem"
+          data-testid="menu-show-fork-point"
+          onClick={act(() => void store.jumpTo(session.parentSession!, session.forkedAt!))}
+        >
+          Show fork point #{session.forkedAt} in parent
+        </button>
+      ) : null}
       {canCompareOpen ? (
         <button
           type="button"

@@ -1,19 +1,23 @@
-// One session in the lineage tree: expand toggle, live status, title (or inline rename),
-// fork point, child count, file mode, "needs approval" (the open session only) and the row
-// menu button. What the eye gets from the
-// indent and the status dot (a fork of which session, running or not) is in the title
-// button's accessible name too.
+// One session in the lineage tree, a treeitem of the session tree (tree-item.ts): expand
+// toggle, live status, title (or inline rename), fork point, child count, file mode, "needs
+// approval" (the open session only) and the row menu button. What the eye gets from the
+// indent, the status dot and the tags (a fork of which session, running or not) is in the
+// row's accessible name too (its content, with visually hidden words where the eye reads a
+// dot, an indent or a tag). The row is the one focusable part: its menu button is for the
+// mouse, and the keyboard has Enter, the arrows, Shift+F10 (menu) and F2 (rename).
 import { useEffect, useRef, useState } from 'react'
 import { openSessionAwaitsApproval } from './host-state.js'
 import type { SessionRowModel } from './lineage.js'
 import { rowMenuId } from './row-menu.js'
 import { forkPointLabel, rowHeight, titleOf } from './session-display.js'
+import { type TreeItemPlace, treeItemAttributes } from './tree-item.js'
 import { useHost, useStore } from './use-host.js'
 
 const indentPx = 14
 
 export function SessionRow(props: {
   top: number
+  place: TreeItemPlace
   row: SessionRowModel
   isOpen: boolean
   /** This row's menu is open. */
@@ -28,14 +32,14 @@ export function SessionRow(props: {
   const parentId = detachedFrom ?? (depth > 0 ? props.row.session.parentSession : null)
   const parentTitle = useHost((state) => (parentId === null ? '' : titleOf(state.sessions.get(parentId))))
   const renaming = useHost((state) => state.renaming === session.id)
-  // When a rename ends (Enter, Esc) its input goes away: focus goes back to the title, unless
+  // When a rename ends (Enter, Esc) its input goes away: focus goes back to the row, unless
   // the rename ended because focus moved somewhere else.
-  const titleButton = useRef<HTMLButtonElement>(null)
+  const item = useRef<HTMLDivElement>(null)
   const wasRenaming = useRef(false)
   useEffect(() => {
     const focus = document.activeElement
     if (wasRenaming.current && !renaming && (focus === null || focus === document.body)) {
-      titleButton.current?.focus()
+      item.current?.focus()
     }
     wasRenaming.current = renaming
   }, [renaming])
@@ -43,6 +47,8 @@ export function SessionRow(props: {
   // Only the open session's log is at hand: other sessions' waits are not marked (their summary does not say).
   const needsApproval = useHost((state) => props.isOpen && openSessionAwaitsApproval(state))
   const forkPoint = forkPointLabel(session.parentSession, session.forkedAt)
+  const title = titleOf(session)
+  const forkOf = parentTitle || 'a session not shown here'
   const className = [
     'tree-row',
     'session-row',
@@ -54,6 +60,10 @@ export function SessionRow(props: {
 
   return (
     <div
+      {...treeItemAttributes(props.place)}
+      role="treeitem"
+      tabIndex={props.place.tabbable ? 0 : -1}
+      ref={item}
       className={className}
       style={{ top: props.top, height: rowHeight, paddingLeft: 8 + depth * indentPx }}
       data-testid="session-row"
@@ -62,20 +72,30 @@ export function SessionRow(props: {
       data-depth={depth}
       data-status={session.status}
       data-archived={session.archived}
+      aria-expanded={childCount > 0 ? expanded : undefined}
+      aria-selected={props.isOpen}
+      aria-current={props.isOpen ? 'true' : undefined}
+      aria-keyshortcuts="Shift+F10 F2 +"
+      onKeyDown={props.place.onKeyDown}
+      onClick={(event) => {
+        if (renaming) return
+        // The chevron shows or hides the forks; anywhere else opens the session.
+        if ((event.target as Element).closest('[data-testid="row-toggle"]')) store.toggleExpanded(session.id)
+        else props.onOpen()
+      }}
+      onDoubleClick={(event) => {
+        if (!(event.target as Element).closest('[data-testid="row-toggle"]')) store.startRename(session.id)
+      }}
     >
       {childCount > 0 ? (
-        <button
-          type="button"
+        <span
           className="toggle"
           data-testid="row-toggle"
-          aria-expanded={expanded}
-          aria-label={`${expanded ? 'Hide' : 'Show'} ${childCount} fork${childCount === 1 ? '' : 's'} of ${titleOf(session)}`}
-          onClick={() => store.toggleExpanded(session.id)}
+          aria-hidden="true"
+          title={`${expanded ? 'Hide' : 'Show'} ${childCount} fork${childCount === 1 ? '' : 's'}`}
         >
-          <span className={expanded ? 'chevron open' : 'chevron'} aria-hidden="true">
-            ›
-          </span>
-        </button>
+          <span className={expanded ? 'chevron open' : 'chevron'}>›</span>
+        </span>
       ) : (
         <span className="toggle" aria-hidden="true" />
       )}
@@ -93,26 +113,18 @@ export function SessionRow(props: {
           }
         />
       ) : (
-        <button
-          ref={titleButton}
-          type="button"
+        // Hovering shows the whole title, however narrow the sidebar.
+        <span
           className="row-title"
           data-testid="row-title"
-          aria-current={props.isOpen ? 'true' : undefined}
-          onClick={props.onOpen}
-          onDoubleClick={() => store.startRename(session.id)}
-          title={
-            detachedFrom
-              ? `${titleOf(session)} — forked from ${parentTitle || 'a session not shown here'}`
-              : titleOf(session)
-          }
+          title={detachedFrom ? `${title} — forked from ${forkOf}` : title}
         >
           {session.exploration ? (
             <span className="branch-label" data-testid="row-branch-label" aria-hidden="true">
               {session.exploration.label}
             </span>
           ) : null}
-          <span className="title-text">{titleOf(session)}</span>
+          <span className="title-text">{title}</span>
           {session.origin === 'subagent' ? (
             <span className="subagent-tag" data-testid="row-subagent" title="Spawned by a task tool call">
               subagent
@@ -126,13 +138,13 @@ export function SessionRow(props: {
               {forkPoint}
             </span>
           ) : null}
-          {parentId !== null ? (
-            <span className="visually-hidden">, fork of {parentTitle || 'a session not shown here'}</span>
-          ) : null}
+          {parentId !== null ? <span className="visually-hidden">, fork of {forkOf}</span> : null}
           {running ? (
             <span className="visually-hidden">{needsApproval ? ', needs approval' : ', running'}</span>
           ) : null}
-        </button>
+          {session.files.mode === 'worktree' ? <span className="visually-hidden">, own worktree</span> : null}
+          {session.archived ? <span className="visually-hidden">, archived</span> : null}
+        </span>
       )}
       {needsApproval ? (
         <span className="tag tag-approval" data-testid="row-needs-approval" aria-hidden="true">
@@ -153,6 +165,7 @@ export function SessionRow(props: {
         <span
           className="tag tag-worktree"
           data-testid="row-file-badge"
+          aria-hidden="true"
           title={`Own worktree: ${session.files.path}`}
         >
           wt
@@ -162,6 +175,7 @@ export function SessionRow(props: {
         <span
           className="child-count"
           data-testid="child-count"
+          aria-hidden="true"
           title={`${childCount} fork${childCount === 1 ? '' : 's'}`}
         >
           {childCount}
@@ -171,15 +185,21 @@ export function SessionRow(props: {
         type="button"
         className="icon-button row-menu-button"
         data-testid="row-menu-button"
-        aria-label={`Actions for ${titleOf(session)}`}
+        tabIndex={-1}
+        // For the mouse: the row itself is the keyboard's stop (Shift+F10 opens this menu), and its
+        // name is the row's content, which this button would only repeat.
+        aria-hidden="true"
+        aria-label={`Actions for ${title}`}
         aria-haspopup="menu"
         aria-expanded={props.menuOpen}
         aria-controls={props.menuOpen ? rowMenuId : undefined}
-        title="Session actions"
+        title="Session actions (Shift+F10)"
         onClick={(event) => {
+          event.stopPropagation()
           const rect = event.currentTarget.getBoundingClientRect()
           props.onMenu(rect.right, rect.bottom)
         }}
+        onDoubleClick={(event) => event.stopPropagation()}
       >
         ⋯
       </button>

@@ -118,6 +118,14 @@ export function Sidebar({
               // This Esc clears the filter; the next one folds a narrow window's sidebar.
               event.preventDefault()
               setFilter('')
+            } else if (event.key === 'ArrowDown') {
+              // Down from the filter goes into the tree (onto its Tab stop: the first match).
+              const tree = event.currentTarget.closest('aside')?.querySelector('[role="tree"]')
+              const stop = tree?.querySelector<HTMLElement>('[role="treeitem"][tabindex="0"]')
+              if (stop) {
+                event.preventDefault()
+                stop.focus()
+              }
             }
           }}
         />
