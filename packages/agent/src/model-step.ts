@@ -3,15 +3,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { Usage } from '@tangent/core'
-import {
-  jsonSchema,
-  type LanguageModelUsage,
-  type ModelMessage,
-  stepCountIs,
-  streamText,
-  type ToolSet,
-  tool,
-} from 'ai'
+import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai'
 import { type LoggedAssistantPart, StepContent } from './step-content.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 
@@ -52,7 +44,16 @@ export interface ModelStepRequest {
   onDelta: (delta: AgentDelta) => void
 }
 
+/**
+ * The AI SDK, loaded by the first model call rather than on import: it is a third of what a
+ * command that never calls a model (`tangent show`) would load (docs/architecture.md §9).
+ */
+export function aiSdk(): Promise<typeof import('ai')> {
+  return import('ai')
+}
+
 export async function runModelStep(request: ModelStepRequest): Promise<ModelStepOutcome> {
+  const sdk = await aiSdk()
   const content = new StepContent()
   const outcome: ModelStepOutcome = {
     content: [],
@@ -61,12 +62,12 @@ export async function runModelStep(request: ModelStepRequest): Promise<ModelStep
     aborted: false,
   }
   const toolNames = new Map<string, string>()
-  const result = streamText({
+  const result = sdk.streamText({
     model: request.model,
     system: request.system,
     messages: request.messages,
-    tools: sdkTools(request.tools),
-    stopWhen: stepCountIs(1),
+    tools: sdkTools(sdk, request.tools),
+    stopWhen: sdk.stepCountIs(1),
     providerOptions: request.providerOptions,
     maxRetries: request.maxRetries,
     abortSignal: request.signal,
@@ -134,13 +135,13 @@ export async function runModelStep(request: ModelStepRequest): Promise<ModelStep
   return outcome
 }
 
-function sdkTools(tools: AgentToolSet): ToolSet {
+function sdkTools(sdk: typeof import('ai'), tools: AgentToolSet): ToolSet {
   const out: ToolSet = {}
   for (const [name, agentTool] of Object.entries(tools)) {
     const inputSchema = agentTool.inputJsonSchema
-      ? jsonSchema(agentTool.inputJsonSchema)
+      ? sdk.jsonSchema(agentTool.inputJsonSchema)
       : agentTool.inputSchema
-    out[name] = tool({ description: agentTool.description, inputSchema })
+    out[name] = sdk.tool({ description: agentTool.description, inputSchema })
   }
   return out
 }

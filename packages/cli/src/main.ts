@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 // The `tangent` executable: wires the process into the CLI and exits with its code once
 // everything written to stdout and stderr has left the process.
+import module from 'node:module'
 import { resolveHome } from './home.js'
 import { flushAndExit, quietOnClosedPipe } from './process-output.js'
+
+// Start-up is mostly loading modules (a few hundred): Node keeps their compiled code between runs
+// in its compile cache (in the OS temp directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
+// Only code is cached there, never data; a cache that cannot be written is silently not used.
+module.enableCompileCache?.()
 
 // An empty `OPENAI_BASE_URL=` (or another provider's) means unset: the AI SDK's provider modules
 // read them when imported and throw on an empty one, which would stop every command. So they are

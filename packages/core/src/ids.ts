@@ -23,6 +23,11 @@ export function assertValidSessionId(value: unknown): asserts value is SessionId
 
 /** A generator of time-sortable ids (ULIDs), monotonic within one generator. */
 export function createSessionIdGenerator(): () => SessionId {
-  const next = monotonicFactory()
-  return () => next()
+  // Made on the first id: finding the random source costs more than opening a small session,
+  // and a store that only reads never makes an id.
+  let next: (() => string) | null = null
+  return () => {
+    next ??= monotonicFactory()
+    return next()
+  }
 }

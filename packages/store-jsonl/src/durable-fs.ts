@@ -3,7 +3,7 @@
 // on a FIFO, and must be a regular file; every file and directory it creates is private
 // (0600 / 0700, whatever the umask).
 import { randomBytes } from 'node:crypto'
-import { constants, type Stats } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs'
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
@@ -72,6 +72,32 @@ export async function openRegularFile(file: string, flags: number): Promise<File
     return handle
   } catch (error) {
     await handle.close()
+    throw error
+  }
+}
+
+/**
+ * `openRegularFile` for reading, without the thread pool: opening and checking a file takes two
+ * system calls of microseconds each, while each asynchronous step waits for a pool thread (a
+ * small log is read faster than three such waits). Returns the descriptor and the file's size.
+ */
+export function openRegularFileForReading(file: string): { fd: number; size: number } {
+  let fd: number
+  try {
+    fd = openSync(file, openFlags.read | noFollow | noBlock)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ELOOP' || code === 'EMLINK') throw notRegularFile(file, 'symbolic link')
+    if (code === 'EISDIR') throw notRegularFile(file, 'directory')
+    if (code === 'ENXIO') throw notRegularFile(file, 'socket or FIFO')
+    throw error
+  }
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) throw notRegularFile(file, fileKind(stats))
+    return { fd, size: stats.size }
+  } catch (error) {
+    closeSync(fd)
     throw error
   }
 }

@@ -3,12 +3,18 @@
 // Every offset it reports is counted in bytes of the file, never from decoded text (a byte
 // that is not UTF-8 decodes to U+FFFD, three bytes long).
 import { isUtf8 } from 'node:buffer'
-import type { FileHandle } from 'node:fs/promises'
-import { openFlags, openRegularFile } from './durable-fs.js'
+import { closeSync, read, readSync } from 'node:fs'
+import { openRegularFileForReading } from './durable-fs.js'
 
 const minChunkBytes = 64 * 1024
 const maxChunkBytes = 16 * 1024 * 1024
 const decodeBlockBytes = 768 * 1024
+/**
+ * A log up to this size is read with synchronous reads: a few hundred microseconds at most,
+ * less than the waits for the thread pool it saves. A bigger one is read asynchronously, so a
+ * Host serving others is never held up by one long read.
+ */
+const syncReadBytes = 1024 * 1024
 /**
  * The longest line a log may hold (64 MiB). A longer one is never read into memory whole
  * (a JavaScript string cannot hold ~512 MB anyway); the writer refuses to write one.
@@ -52,11 +58,23 @@ export async function readLines(file: string, onLine: OnLine): Promise<LineReadR
   // A line within one chunk is shorter than a chunk (≤ 16 MiB): only a line carried across
   // chunks can reach the limit, so that is where it is checked.
   const limit = maxLineBytes
-  const handle = await openRegularFile(file, openFlags.read)
+  const { fd, size } = openRegularFileForReading(file)
+  const readAt: ReadAt =
+    size <= syncReadBytes
+      ? (target, offset, length, at) => readSync(fd, target, offset, length, at)
+      : (target, offset, length, at) =>
+          new Promise((resolve, reject) =>
+            read(fd, target, offset, length, at, (error, bytesRead) =>
+              error ? reject(error) : resolve(bytesRead),
+            ),
+          )
   try {
     // One read for most logs; a bigger (or still growing) one is read on into the same buffer.
-    const { size } = await handle.stat()
-    const buffer = Buffer.allocUnsafe(Math.min(maxChunkBytes, Math.max(minChunkBytes, size)))
+    // A log gets a buffer longer than itself: the first read is short, so it is known to
+    // be the last. (A log that grows meanwhile is read on in chunks of that size, 4 KB at least.)
+    const buffer = Buffer.allocUnsafe(
+      size < minChunkBytes ? Math.max(size + 1, 4096) : Math.min(maxChunkBytes, size + 1),
+    )
     let position = 0
     let consumed = 0
     let lastLineStart = 0
@@ -74,7 +92,7 @@ export async function readLines(file: string, onLine: OnLine): Promise<LineReadR
     for (;;) {
       if (atEnd) break
       const chunkStart = position
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
+      const bytesRead = await readAt(buffer, 0, buffer.length, position)
       if (bytesRead === 0) break
       // A short read is the end of the file (as of now): no extra read just to see nothing.
       atEnd = bytesRead < buffer.length
@@ -93,7 +111,7 @@ export async function readLines(file: string, onLine: OnLine): Promise<LineReadR
         const lineEnd = chunkStart + firstNewline
         if (lineEnd - pending > limit) return result(false, empty, true)
         const joined = Buffer.allocUnsafe(lineEnd - pending)
-        await readExactly(handle, joined.subarray(0, chunkStart - pending), pending)
+        await readExactly(readAt, joined.subarray(0, chunkStart - pending), pending)
         data.copy(joined, chunkStart - pending, 0, firstNewline)
         pending = -1
         lineNumber++
@@ -144,18 +162,21 @@ export async function readLines(file: string, onLine: OnLine): Promise<LineReadR
     }
     if (pending < 0) return result(false, empty)
     const tail = Buffer.allocUnsafe(position - pending)
-    await readExactly(handle, tail, pending)
+    await readExactly(readAt, tail, pending)
     return result(false, tail)
   } finally {
-    await handle.close()
+    closeSync(fd)
   }
 }
 
+/** Reads into `target` at `offset` from file position `at`: the bytes read (0 at the end). */
+type ReadAt = (target: Buffer, offset: number, length: number, at: number) => number | Promise<number>
+
 /** Fills `target` from `position` (bytes already read once, so they are there). */
-async function readExactly(handle: FileHandle, target: Buffer, position: number): Promise<void> {
+async function readExactly(readAt: ReadAt, target: Buffer, position: number): Promise<void> {
   let offset = 0
   while (offset < target.length) {
-    const { bytesRead } = await handle.read(target, offset, target.length - offset, position + offset)
+    const bytesRead = await readAt(target, offset, target.length - offset, position + offset)
     if (bytesRead === 0)
       throw new Error(`${target.length - offset} bytes vanished while reading: the file shrank`)
     offset += bytesRead

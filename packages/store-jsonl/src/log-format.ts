@@ -28,6 +28,41 @@ export const SessionHeaderLine = z
   })
 export type SessionHeaderLine = z.infer<typeof SessionHeaderLine>
 
+const headerSeeds: ReadonlySet<unknown> = new Set(['ref', 'inline'])
+const headerOrigins: ReadonlySet<unknown> = new Set(SessionOrigin.options)
+const isInteger = (value: unknown, min: number) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= min
+const isOptional = (value: unknown, check: (value: unknown) => boolean) => value === undefined || check(value)
+const isSessionIdString = (value: unknown) => typeof value === 'string' && sessionIdPattern.test(value)
+
+/**
+ * The header line parsed from JSON, checked like `SessionHeaderLine` (which runs only when this
+ * structural check fails: to explain the failure, or to accept what it accepts). Every store
+ * open parses headers, and zod costs more than reading a small log.
+ */
+export function parseHeaderLine(value: unknown): z.ZodSafeParseResult<SessionHeaderLine> {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const line = value as Record<string, unknown>
+    if (
+      line.type === 'session' &&
+      line.version === logFormatVersion &&
+      isSessionIdString(line.id) &&
+      typeof line.createdAt === 'number' &&
+      Number.isFinite(line.createdAt) &&
+      typeof line.cwd === 'string' &&
+      isOptional(line.title, (title) => typeof title === 'string') &&
+      isOptional(line.parentSession, isSessionIdString) &&
+      isOptional(line.forkedAt, (forkedAt) => isInteger(forkedAt, -1)) &&
+      isInteger(line.inheritedEventCount, 0) &&
+      headerSeeds.has(line.seed) &&
+      headerOrigins.has(line.origin) &&
+      (line.seed === 'inline' || line.parentSession !== undefined)
+    )
+      return { success: true, data: line as SessionHeaderLine }
+  }
+  return SessionHeaderLine.safeParse(value)
+}
+
 export const SessionEventLine = z.object({
   seq: z.number().int().nonnegative(),
   time: z.number(),

@@ -1,7 +1,7 @@
 // A cheap, tolerant pass over a log for the catalog: counts lines and picks out the
 // title and model events without parsing every event. Loading (not scanning) validates.
 import { readLines } from './line-reader.js'
-import { SessionHeaderLine } from './log-format.js'
+import { parseHeaderLine, type SessionHeaderLine } from './log-format.js'
 import { headerError } from './read-log.js'
 
 export interface ModelRef {
@@ -63,7 +63,7 @@ export async function scanLog(file: string): Promise<LogScan | LogScanProblem> {
   const read = await readLines(file, (text, line, utf8) => {
     if (line === 1) {
       const value = utf8 ? parseOrNull(text) : null
-      const parsed = SessionHeaderLine.safeParse(value)
+      const parsed = parseHeaderLine(value)
       if (!parsed.success) {
         headerProblem =
           value === null

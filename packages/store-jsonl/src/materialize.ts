@@ -2,7 +2,7 @@
 // (seed "inline"), so it no longer needs its parent's log. Atomic: temp, fsync, rename.
 import { openFlags, openRegularFile, writeFileAtomic } from './durable-fs.js'
 import { maxLineBytes, readLines } from './line-reader.js'
-import { SessionHeaderLine } from './log-format.js'
+import { parseHeaderLine, type SessionHeaderLine } from './log-format.js'
 import { corruptLog, headerError } from './read-log.js'
 import { type StorePaths, sessionLogFile } from './store-paths.js'
 
@@ -15,7 +15,7 @@ async function readHeader(file: string): Promise<{ header: SessionHeaderLine; en
     else
       try {
         const value: unknown = JSON.parse(text)
-        const parsed = SessionHeaderLine.safeParse(value)
+        const parsed = parseHeaderLine(value)
         if (parsed.success) header = parsed.data
         else throw headerError(file, value, parsed.error)
       } catch (error) {

@@ -3,7 +3,13 @@
 import { type SessionEvent, TangentError } from '@tangent/core'
 import { z } from 'zod'
 import { maxLineBytes, readLines } from './line-reader.js'
-import { eventLineProblem, isEventLineShape, logFormatVersion, SessionHeaderLine } from './log-format.js'
+import {
+  eventLineProblem,
+  isEventLineShape,
+  logFormatVersion,
+  parseHeaderLine,
+  type SessionHeaderLine,
+} from './log-format.js'
 
 export interface ParsedLog {
   /** Null when not even the header line is complete: the whole file is a torn tail. */
@@ -61,7 +67,7 @@ export async function readSessionLog(file: string, maxEvents = Number.POSITIVE_I
       return undefined
     }
     if (line === 1) {
-      const parsed = SessionHeaderLine.safeParse(value)
+      const parsed = parseHeaderLine(value)
       if (!parsed.success) throw headerError(file, value, parsed.error)
       header = parsed.data
       startSeq = header.seed === 'ref' ? header.inheritedEventCount : 0

@@ -10,7 +10,7 @@ import {
   type SessionEvent,
   type StepEndData,
 } from '@tangent/core'
-import { generateText } from 'ai'
+import { aiSdk } from '../model-step.js'
 import { replayMessages } from '../replay-messages.js'
 import { compactionRequest, compactionSystemPrompt } from './compaction-request.js'
 
@@ -90,6 +90,7 @@ export interface CompactionRequest {
 export async function compactHistory(request: CompactionRequest): Promise<SessionEvent> {
   const { session, throughSeq } = request
   const covered = session.events.slice(0, throughSeq + 1)
+  const { generateText } = await aiSdk()
   const result = await generateText({
     model: request.model,
     system: compactionSystemPrompt,

@@ -2,9 +2,7 @@
 // time limit, its tools listed as AgentTools, each call limited in time and stopped on abort. A
 // server that fails, hangs or dies becomes an error the caller can show: nothing here waits forever.
 import path from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
@@ -33,12 +31,31 @@ export interface McpConnectionOptions {
 
 /** MCP arguments are an object; the server validates them against the schema it published. */
 const McpArguments = z.record(z.string(), z.unknown())
+
+/**
+ * The MCP SDK is loaded by the first server that starts, not on import: with its JSON Schema
+ * validator it is ~120 modules, and a process that starts no server (`tangent show`) needs none.
+ */
+async function mcpClientLibrary() {
+  const [client, stdio, http] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ])
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+  }
+}
+type McpClientLibrary = Awaited<ReturnType<typeof mcpClientLibrary>>
 const stderrTailLines = 5
 
 export class McpConnection {
   readonly name: string
   readonly #options: McpConnectionOptions
-  readonly #client: Client
+  /** Made by start(), once the SDK is loaded. */
+  #client: Client | null = null
   #stderrTail: string[] = []
   #stopped: string | null = null
   #closing = false
@@ -47,7 +64,6 @@ export class McpConnection {
   constructor(options: McpConnectionOptions) {
     this.name = options.name
     this.#options = options
-    this.#client = new Client({ name: 'tangent', version: options.clientVersion ?? '0.1.0' })
   }
 
   get transport(): 'stdio' | 'http' {
@@ -67,10 +83,14 @@ export class McpConnection {
     const timeout = this.#options.startTimeoutMs ?? defaultMcpStartTimeoutMs
     const timer = AbortSignal.timeout(timeout)
     try {
-      const transport = this.#transport()
-      this.#client.onclose = () => this.#onClose()
-      await this.#client.connect(transport, { timeout, signal: timer })
-      const listed = await this.#client.listTools(undefined, { timeout, signal: timer })
+      const library = await mcpClientLibrary()
+      if (this.#closing) throw new Error(this.#stopped ?? 'closed by Tangent')
+      const client = new library.Client({ name: 'tangent', version: this.#options.clientVersion ?? '0.1.0' })
+      this.#client = client
+      const transport = this.#transport(library)
+      client.onclose = () => this.#onClose()
+      await client.connect(transport, { timeout, signal: timer })
+      const listed = await client.listTools(undefined, { timeout, signal: timer })
       this.#started = true
       return this.#toolSet(listed.tools)
     } catch (error) {
@@ -82,10 +102,12 @@ export class McpConnection {
 
   /** Calls one tool; failures (timeout, a server that died, an MCP error) are error outcomes. */
   async call(tool: string, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
-    if (this.#stopped) return { output: this.#unavailable(this.#stopped), isError: true }
+    const client = this.#client
+    if (this.#stopped || !client)
+      return { output: this.#unavailable(this.#stopped ?? 'it has not started'), isError: true }
     const timeout = this.#options.callTimeoutMs ?? defaultMcpCallTimeoutMs
     try {
-      const result = (await this.#client.callTool({ name: tool, arguments: input }, undefined, {
+      const result = (await client.callTool({ name: tool, arguments: input }, undefined, {
         signal,
         timeout,
       })) as CallToolResult
@@ -104,19 +126,19 @@ export class McpConnection {
     if (this.#closing) return
     this.#closing = true
     this.#stopped ??= 'closed by Tangent'
-    await this.#client.close().catch(() => {
+    await this.#client?.close().catch(() => {
       // Closing a transport that never started (or already broke) has nothing left to stop.
     })
   }
 
-  #transport(): Transport {
+  #transport(library: McpClientLibrary): Transport {
     const server = this.#options.server
     if ('url' in server) {
-      return new StreamableHTTPClientTransport(new URL(server.url), {
+      return new library.StreamableHTTPClientTransport(new URL(server.url), {
         requestInit: { headers: server.headers ?? {} },
       })
     }
-    const transport = new StdioClientTransport({
+    const transport = new library.StdioClientTransport({
       command: server.command,
       args: server.args ?? [],
       ...(server.env ? { env: server.env } : {}),

@@ -8,11 +8,7 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import {
-  getDefaultWritePaths,
-  SandboxManager,
-  type SandboxRuntimeConfig,
-} from '@anthropic-ai/sandbox-runtime'
+import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime'
 import { gitWriteRules } from './git-write-rules.js'
 import { defaultTempRoot, privateTempDirectory } from './private-temp.js'
 import type { SandboxKind, SandboxProbe } from './sandbox-status.js'
@@ -65,6 +61,17 @@ const baseConfig: SandboxRuntimeConfig = {
 let users = 0
 let stopping: Promise<void> = Promise.resolve()
 
+type SandboxLibrary = typeof import('@anthropic-ai/sandbox-runtime')
+/**
+ * The library is loaded by the first probe or command, not on import: it is ~100 modules
+ * (its proxies and certificates), and a process that never runs bash (`tangent show`) needs none.
+ */
+let library: Promise<SandboxLibrary> | null = null
+function sandboxLibrary(): Promise<SandboxLibrary> {
+  library ??= import('@anthropic-ai/sandbox-runtime')
+  return library
+}
+
 export class BashSandbox implements CommandSandbox {
   readonly #tempRoot: string
   #probe: Promise<SandboxProbe> | null = null
@@ -88,6 +95,7 @@ export class BashSandbox implements CommandSandbox {
   /** Wraps `command` for the sandbox. Call only after `probe()` said it is available. */
   async wrap(command: string, options: SandboxWrapOptions): Promise<SandboxedCommand> {
     await this.#start()
+    const { getDefaultWritePaths, SandboxManager } = await sandboxLibrary()
     const cwd = await realpath(options.cwd)
     const tempDirectory = await privateTempDirectory(this.#tempRoot, options.tempKey)
     const git = await gitWriteRules(cwd)
@@ -139,7 +147,7 @@ export class BashSandbox implements CommandSandbox {
     if (this.#started === null) return
     await this.#started.catch(() => undefined)
     users -= 1
-    if (users === 0) stopping = SandboxManager.reset()
+    if (users === 0) stopping = sandboxLibrary().then(({ SandboxManager }) => SandboxManager.reset())
     await stopping
   }
 
@@ -148,6 +156,7 @@ export class BashSandbox implements CommandSandbox {
     this.#started ??= (async () => {
       users += 1
       await stopping
+      const { SandboxManager } = await sandboxLibrary()
       await SandboxManager.initialize(baseConfig)
     })()
     return this.#started
@@ -155,6 +164,7 @@ export class BashSandbox implements CommandSandbox {
 
   async #runProbe(): Promise<SandboxProbe> {
     const kind = sandboxKindOf(process.platform)
+    const { SandboxManager } = await sandboxLibrary()
     if (kind === undefined || !SandboxManager.isSupportedPlatform()) {
       return {
         available: false,

@@ -3,7 +3,6 @@
 // every command: a running Host when one serves the data dir, else the runtime in this process
 // (which then serves it to other local commands, so `tangent sessions` works meanwhile).
 import type { Command } from 'commander'
-import { createAcpAgent, serveAcp } from '../acp/acp-agent.js'
 import type { CliContext } from '../context.js'
 import { openBackend } from '../open-backend.js'
 
@@ -16,6 +15,8 @@ export function registerAcpCommand(program: Command, context: CliContext): void 
       const log = (line: string) => context.stderr.write(`${line}\n`)
       console.log = (...args: unknown[]) => log(args.map(String).join(' '))
       console.info = console.log
+      // The ACP SDK is loaded here, not when the CLI starts: other commands never need it.
+      const { createAcpAgent, serveAcp } = await import('../acp/acp-agent.js')
       const backend = await openBackend(context)
       try {
         const agent = createAcpAgent(backend, { version: program.version() ?? '0', log })
