@@ -10,11 +10,12 @@ const minChunkBytes = 64 * 1024
 const maxChunkBytes = 16 * 1024 * 1024
 const decodeBlockBytes = 768 * 1024
 /**
- * A log up to this size is read with synchronous reads: a few hundred microseconds at most,
- * less than the waits for the thread pool it saves. A bigger one is read asynchronously, so a
- * Host serving others is never held up by one long read.
+ * A log that fits in one chunk is read with synchronous reads: reading it costs less than
+ * parsing it, which blocks the event loop anyway, and each asynchronous step would wait for
+ * the thread pool. A bigger one is read asynchronously, chunk by chunk, so a Host serving
+ * others gets a turn between chunks.
  */
-const syncReadBytes = 1024 * 1024
+const syncReadBytes = maxChunkBytes
 /**
  * The longest line a log may hold (64 MiB). A longer one is never read into memory whole
  * (a JavaScript string cannot hold ~512 MB anyway); the writer refuses to write one.
