@@ -3,18 +3,19 @@
 // Every offset it reports is counted in bytes of the file, never from decoded text (a byte
 // that is not UTF-8 decodes to U+FFFD, three bytes long).
 import { isUtf8 } from 'node:buffer'
-import { closeSync, read, readSync } from 'node:fs'
-import { openRegularFileForReading } from './durable-fs.js'
+import { closeSync, readSync } from 'node:fs'
+import { openFlags, openRegularFile, openRegularFileForReading } from './durable-fs.js'
 
 const minChunkBytes = 64 * 1024
 const maxChunkBytes = 16 * 1024 * 1024
 const decodeBlockBytes = 768 * 1024
 /**
- * A log up to this size is read with synchronous reads: a few hundred microseconds at most,
- * less than the waits for the thread pool it saves. A bigger one is read asynchronously, so a
- * Host serving others is never held up by one long read.
+ * A log that fits in one chunk is read with synchronous reads: reading it costs less than
+ * parsing it, which blocks the event loop anyway, and each asynchronous step would wait for
+ * the thread pool. A bigger one is read asynchronously, chunk by chunk, so a Host serving
+ * others gets a turn between chunks.
  */
-const syncReadBytes = 1024 * 1024
+const syncReadBytes = maxChunkBytes
 /**
  * The longest line a log may hold (64 MiB). A longer one is never read into memory whole
  * (a JavaScript string cannot hold ~512 MB anyway); the writer refuses to write one.
@@ -59,15 +60,19 @@ export async function readLines(file: string, onLine: OnLine): Promise<LineReadR
   // chunks can reach the limit, so that is where it is checked.
   const limit = maxLineBytes
   const { fd, size } = openRegularFileForReading(file)
-  const readAt: ReadAt =
-    size <= syncReadBytes
-      ? (target, offset, length, at) => readSync(fd, target, offset, length, at)
-      : (target, offset, length, at) =>
-          new Promise((resolve, reject) =>
-            read(fd, target, offset, length, at, (error, bytesRead) =>
-              error ? reject(error) : resolve(bytesRead),
-            ),
-          )
+  let readAt: ReadAt
+  let close: () => void | Promise<void>
+  if (size <= syncReadBytes) {
+    readAt = (target, offset, length, at) => readSync(fd, target, offset, length, at)
+    close = () => closeSync(fd)
+  } else {
+    // A FileHandle for the big ones: reads through it release the buffer when done (the
+    // callback form of fs.read was measured to keep it alive after the read).
+    closeSync(fd)
+    const handle = await openRegularFile(file, openFlags.read)
+    readAt = async (target, offset, length, at) => (await handle.read(target, offset, length, at)).bytesRead
+    close = () => handle.close()
+  }
   try {
     // One read for most logs; a bigger (or still growing) one is read on into the same buffer.
     // A log gets a buffer longer than itself: the first read is short, so it is known to
@@ -165,7 +170,7 @@ export async function readLines(file: string, onLine: OnLine): Promise<LineReadR
     await readExactly(readAt, tail, pending)
     return result(false, tail)
   } finally {
-    closeSync(fd)
+    await close()
   }
 }
 
