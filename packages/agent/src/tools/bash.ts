@@ -53,12 +53,18 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
       if (setting) {
         const probe = await setting.sandbox.probe()
         if (probe.available) {
-          sandboxed = await setting.sandbox.wrap(input.command, {
-            cwd: directory,
-            tempKey: setting.tempKey,
-            network: setting.network ?? false,
-            signal,
-          })
+          try {
+            sandboxed = await setting.sandbox.wrap(input.command, {
+              cwd: directory,
+              tempKey: setting.tempKey,
+              network: setting.network ?? false,
+              signal,
+            })
+          } catch (error) {
+            // Aborted while the sandbox was being prepared: the command never started.
+            if (!signal.aborted) throw error
+            return { output: '[not run: the turn was aborted before the command started]', isError: true }
+          }
         } else if (setting.mode === 'required') {
           return {
             output: `Refused: commands must run in an OS sandbox here (TANGENT_SANDBOX=required), and none is available: ${probe.reason ?? 'unknown reason'}. Nothing was run.`,
