@@ -11,6 +11,7 @@ import {
 import { SessionContext } from './context/session-context.js'
 import { defaultModelId, ModelRegistry } from './model-registry.js'
 import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } from './model-step.js'
+import './providers.js'
 import {
   PendingApprovals,
   type PermissionAnswer,

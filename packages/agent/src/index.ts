@@ -67,8 +67,9 @@ export {
   sandboxStatusOf,
 } from './sandbox/sandbox-status.js'
 export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome, ToolSource } from './tools/agent-tool.js'
-export { type BashSandboxSetting, type BashToolOptions, createBashTool, killGroup } from './tools/bash.js'
+export { type BashSandboxSetting, type BashToolOptions, createBashTool } from './tools/bash.js'
 export { createDefaultTools } from './tools/default-tools.js'
+export { killGroup } from './tools/kill-group.js'
 export {
   createTaskTool,
   maxTaskAnswerChars,

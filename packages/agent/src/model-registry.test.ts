@@ -2,6 +2,7 @@ import { TangentError } from '@tangent/core'
 import { describe, expect, it } from 'vitest'
 import { DemoLanguageModel } from './demo-model.js'
 import { ModelRegistry } from './model-registry.js'
+import './providers.js'
 
 function unavailable(registry: ModelRegistry, id: string): TangentError {
   try {

@@ -1,13 +1,35 @@
 // Names models `provider:model` and turns a name into an AI SDK model, reading keys and
 // base URLs from the environment it was given (never from globals deep inside).
-import { createAnthropic } from '@ai-sdk/anthropic'
-import { createOpenAI } from '@ai-sdk/openai'
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import type { createAnthropic } from '@ai-sdk/anthropic'
+import type { createOpenAI } from '@ai-sdk/openai'
+import type { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import { TangentError } from '@tangent/core'
 import { contextWindowOf } from './context/context-window.js'
 import { DemoLanguageModel } from './demo-model.js'
+
+/** The AI SDK's provider factories: registered by ./providers.js, which the agent's module imports. */
+export interface ProviderFactories {
+  createAnthropic: typeof createAnthropic
+  createOpenAI: typeof createOpenAI
+  createOpenAICompatible: typeof createOpenAICompatible
+}
+
+// A registry lists, parses and prices models without the provider packages (a read-only command
+// never loads them: docs/architecture.md §9, start-up); only resolve() needs them, and only the
+// agent resolves, so they come with the agent's module.
+let providers: ProviderFactories | null = null
+
+export function useProviders(factories: ProviderFactories): void {
+  providers = factories
+}
+
+function providerFactories(): ProviderFactories {
+  if (!providers)
+    throw new Error('internal: a model was resolved before the agent module registered its providers')
+  return providers
+}
 
 export interface ModelRegistryOptions {
   /** Environment to read keys and base URLs from (default: process.env at construction). */
@@ -115,6 +137,9 @@ export class ModelRegistry {
     switch (provider) {
       case 'demo':
         return new DemoLanguageModel({ delayMs: this.#demoDelayMs })
+    }
+    const { createAnthropic, createOpenAI, createOpenAICompatible } = providerFactories()
+    switch (provider) {
       case 'openai':
         return createOpenAI({
           apiKey: env.OPENAI_API_KEY,

@@ -2,7 +2,7 @@
 // (`permission/requested`) is answered from `--yes`/`--allow` flags, else by asking the person
 // at the terminal, else denied with one line naming the flag to pass. Nothing runs unasked.
 import readline from 'node:readline'
-import { permissionSubject, ruleCovers } from '@tangent/agent'
+import { permissionSubject, ruleCovers } from '@tangent/agent/light'
 import type { PermissionRequestedData } from '@tangent/core'
 import type { Backend, SessionEvent, TurnDelta, TurnObserver } from './backend.js'
 import { UsageError } from './cli-error.js'

@@ -150,7 +150,11 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
       await stopServing()
       throw error
     }
-    const stopGc = scheduleSnapshotGc(runtime.files, report, options.snapshotGc)
+    const stopGc = scheduleSnapshotGc(
+      { gc: async () => (await runtime.fileState()).gc() },
+      report,
+      options.snapshotGc,
+    )
     // A crash in the middle of a worktree fork leaves a worktree (and its branch in the
     // user's repository) that no session owns: clean those up, in the background.
     const reconciling = ownsRuntime

@@ -2,7 +2,7 @@
 // the branch's directory after each of its turns. Its exit code and the tail of its output are
 // recorded as `check/ran` in the branch's log, so the result is history and survives a restart.
 import { spawn } from 'node:child_process'
-import { killGroup } from '@tangent/agent'
+import { killGroup } from '@tangent/agent/light'
 
 export interface CheckRanData {
   command: string

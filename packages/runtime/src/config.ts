@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { McpConfig, type PermissionConfig, type PermissionRule, rulesOf } from '@tangent/agent'
+import { McpConfig, type PermissionConfig, type PermissionRule, rulesOf } from '@tangent/agent/light'
 import { TangentError } from '@tangent/core'
 import { z } from 'zod'
 

@@ -4,15 +4,13 @@
 // servers run only when the user config trusts project servers: a repository must not start
 // processes on its own. Failures reach the user as one line each and the model as error results.
 import path from 'node:path'
+import type { AgentToolSet, McpConnection, ToolSource } from '@tangent/agent'
 import {
-  type AgentToolSet,
   defaultMcpStartTimeoutMs,
-  McpConnection,
   type McpServerConfig,
   mcpServerOfToolName,
   mcpTransportOf,
-  type ToolSource,
-} from '@tangent/agent'
+} from '@tangent/agent/light'
 import type { ConfigFiles, LoadedConfig } from './config.js'
 
 /** A configured server as `tangent doctor` lists it: nothing is started to list it. */
@@ -80,9 +78,11 @@ export class McpServers implements ToolSource {
     for (const server of configured)
       if (!server.enabled) missing.set(server.name, server.note ?? 'not started')
     this.#missing.set(cwd, missing)
+    // The MCP client comes with the agent's module, loaded when a turn first needs it (§9, start-up).
+    const Connection = servers.length > 0 ? (await import('@tangent/agent')).McpConnection : null
     const sets = servers.map(async (server) => {
       try {
-        return await this.#start(server)
+        return await this.#start(server, Connection as typeof McpConnection)
       } catch (error) {
         missing.set(server.name, error instanceof Error ? error.message : String(error))
         return {}
@@ -113,7 +113,7 @@ export class McpServers implements ToolSource {
     await Promise.all(entries.map((entry) => entry.connection.close()))
   }
 
-  #start(server: ResolvedServer): Promise<AgentToolSet> {
+  #start(server: ResolvedServer, Connection: typeof McpConnection): Promise<AgentToolSet> {
     const key = JSON.stringify([server.source, server.name, server.workingDirectory, server.server])
     const existing = this.#entries.get(key)
     // Running, starting, or failed recently: as it is. Stopped on its own, or failed long ago: again.
@@ -121,7 +121,7 @@ export class McpServers implements ToolSource {
     if (existing && !failedLongAgo && (existing.failedAt !== undefined || !existing.connection.stopped))
       return existing.tools
     const label = `MCP server "${server.name}" (${server.source})`
-    const connection = new McpConnection({
+    const connection = new Connection({
       name: server.name,
       server: server.server,
       workingDirectory: server.workingDirectory,

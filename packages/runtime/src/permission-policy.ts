@@ -2,7 +2,7 @@
 // in the session's directory, the session's own `always` rules (from its log, so a fork has
 // exactly those before its point) and the defaults for its model. A config that cannot be read
 // fails closed: the call is denied with the reason, never run unasked.
-import { decidePermission, type PermissionDecider, type PermissionVerdict } from '@tangent/agent'
+import { decidePermission, type PermissionDecider, type PermissionVerdict } from '@tangent/agent/light'
 import type { ConfigFiles } from './config.js'
 
 export function permissionDecider(

@@ -5,11 +5,10 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+// The agent (with the AI SDK, tools, MCP client and OS sandbox) and file state load on first use,
+// so a command that only reads never imports them (docs/architecture.md §9, start-up).
+import type { Agent, AgentDelta, AgentOptions, BashSandbox, TaskDelegate } from '@tangent/agent'
 import {
-  Agent,
-  type AgentDelta,
-  type AgentOptions,
-  BashSandbox,
   type BashSandboxStatus,
   defaultModelId,
   ModelRegistry,
@@ -18,11 +17,10 @@ import {
   providerNames,
   type SandboxMode,
   sandboxStatusOf,
-  type TaskDelegate,
   userInstructionsPath,
-} from '@tangent/agent'
+} from '@tangent/agent/light'
 import { type ModelSelectionData, type Session, type SessionPersistence, TangentError } from '@tangent/core'
-import { FileState, type RestoreResult as RestoreOutcome } from '@tangent/files'
+import type { FileState, RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
   HostInfoResult,
@@ -170,7 +168,11 @@ export class Runtime {
    */
   readonly machine: string
   readonly models: ModelRegistry
-  readonly files: FileState
+  /** File state (snapshots, restores, worktrees): made by fileState() on first use. */
+  #files: Promise<FileState> | null = null
+  readonly #fileStateOptions: ConstructorParameters<typeof FileState>[0]
+  /** The agent's module, loaded by #loadAgents() before the first agent is made. */
+  #agentModule: typeof import('@tangent/agent') | null = null
   /** The user and project config files (permissions; docs/architecture.md §12.1). */
   readonly config: ConfigFiles
   /** The configured MCP servers, started on the first turn that needs their tools. */
@@ -185,8 +187,8 @@ export class Runtime {
   /** Which sessions and directories are busy with an operation that must not overlap a turn. */
   readonly #busy: SessionBusy
   readonly #sandboxMode: SandboxMode
-  /** Null when the mode is `off`. */
-  readonly #bashSandbox: BashSandbox | null
+  /** Null when the mode is `off`, and until the agent's module is loaded. */
+  #bashSandbox: BashSandbox | null = null
   /** The data directory with symlinks resolved, as session directories are. */
   readonly #realHome: string
   /** Per session, summary announcements run in order, so the last one sent is the newest. */
@@ -238,13 +240,13 @@ export class Runtime {
       env,
       ...(options.demoDelayMs !== undefined ? { demoDelayMs: options.demoDelayMs } : {}),
     })
-    this.files = new FileState({
+    this.#fileStateOptions = {
       home: init.home,
       // A restore a crash interrupted is rolled back by the first operation on its directory,
       // or finished when its files/restored made it into a log.
       onRecovered: (recovered) => init.report(describeRecovery(recovered)),
       isRecorded: (journal) => this.#restoreRecorded(journal),
-    })
+    }
     this.config = new ConfigFiles({ env, homeDir: this.homeDir })
     const permissions = permissionDecider(this.config, () => this.bashRunsSandboxed())
     this.mcp = new McpServers({ config: this.config, report: init.report })
@@ -264,8 +266,8 @@ export class Runtime {
     this.#checkTimeoutMs = Number(env.TANGENT_CHECK_TIMEOUT_MS) || 10 * 60_000
     this.#sandboxMode = options.sandbox ?? sandboxModeOf(env.TANGENT_SANDBOX, init.report)
     const mode = this.#sandboxMode
-    this.#bashSandbox = mode === 'off' ? null : new BashSandbox()
-    const bashSandbox = this.#bashSandbox && mode !== 'off' ? { sandbox: this.#bashSandbox, mode } : undefined
+    const bashSandboxOf = () =>
+      this.#bashSandbox && mode !== 'off' ? { sandbox: this.#bashSandbox, mode } : undefined
     const flushOf = (session: Session) => () => store.flush(session.id)
     const subagents = new Subagents(
       {
@@ -274,6 +276,7 @@ export class Runtime {
           (await this.#fork({ sessionId, files, title }, { subagentOf }, boundary)).childId,
         prompt: async (sessionId, text) => {
           this.#assertWritable('run a subagent')
+          await this.#loadAgents()
           const child = store.store.get(sessionId)
           if (!child) throw sessionNotFound(sessionId)
           this.#busy.assertIdle(child, 'run a subagent')
@@ -286,23 +289,25 @@ export class Runtime {
     const createAgent =
       options.createAgent ??
       ((session: Session, given: Parameters<NonNullable<RuntimeOptions['createAgent']>>[1]) =>
-        new Agent({
+        new (this.#loadedAgentModule().Agent)({
           session,
           ...given,
           defaultModel: this.defaultModel,
           userInstructionsPath: userInstructionsPath(env),
-          snapshot: (live) => this.files.snapshot(live.header.cwd),
+          snapshot: async (live) => (await this.fileState()).snapshot(live.header.cwd),
           permissions,
         }))
     this.#agents = new AgentPool(
-      (session) =>
-        createAgent(session, {
+      (session) => {
+        const bashSandbox = bashSandboxOf()
+        return createAgent(session, {
           flush: flushOf(session),
           delegate: subagents.delegateFor(session.id),
           models: this.models,
           toolSource: this.mcp,
           ...(bashSandbox ? { bashSandbox } : {}),
-        }),
+        })
+      },
       (sessionId, delta) => this.#onDelta(sessionId, delta),
     )
     this.#wireStore()
@@ -341,7 +346,8 @@ export class Runtime {
       if (options.openStartFolder && !options.readOnly) await workspaces.open(startFolder)
       if (!options.readOnly) {
         // Restores a crash interrupted are rolled back before anything else touches their directories.
-        for (const recovered of await runtime.files.recoverInterrupted()) report(describeRecovery(recovered))
+        for (const recovered of await (await runtime.fileState()).recoverInterrupted())
+          report(describeRecovery(recovered))
       }
       return runtime
     } catch (error) {
@@ -354,6 +360,32 @@ export class Runtime {
     return this.#emitter.on(name, listener)
   }
 
+  /**
+   * The file state (@tangent/files: snapshots, restores, worktrees), made on first use: a command
+   * that only reads sessions never loads it (docs/architecture.md §9, start-up).
+   */
+  fileState(): Promise<FileState> {
+    this.#files ??= import('@tangent/files').then(({ FileState }) => new FileState(this.#fileStateOptions))
+    return this.#files
+  }
+
+  /**
+   * Loads the agent's module (the agent loop, the AI SDK, tools, the MCP client, the OS sandbox)
+   * before the first agent or sandbox probe needs it; every later call returns at once.
+   */
+  async #loadAgents(): Promise<void> {
+    if (this.#agentModule) return
+    const agentModule = await import('@tangent/agent')
+    if (this.#agentModule) return
+    this.#agentModule = agentModule
+    if (this.#sandboxMode !== 'off' && !this.#closing) this.#bashSandbox = new agentModule.BashSandbox()
+  }
+
+  #loadedAgentModule(): typeof import('@tangent/agent') {
+    if (!this.#agentModule) throw new Error('internal: an agent was made before its module was loaded')
+    return this.#agentModule
+  }
+
   // --- host and workspaces -------------------------------------------------------------
 
   /**
@@ -361,6 +393,7 @@ export class Runtime {
    * (one sandboxed `true`); the answer is kept.
    */
   async sandboxStatus(): Promise<BashSandboxStatus> {
+    if (this.#sandboxMode !== 'off') await this.#loadAgents()
     return sandboxStatusOf(this.#sandboxMode, this.#bashSandbox ? await this.#bashSandbox.probe() : null)
   }
 
@@ -536,7 +569,7 @@ export class Runtime {
       },
     )
     const from = (forkSeq ?? -1) + 1
-    const files = await this.files.diffTrees(this.#latestTree(a), this.#latestTree(b))
+    const files = await (await this.fileState()).diffTrees(this.#latestTree(a), this.#latestTree(b))
     return {
       ancestor,
       forkSeq,
@@ -548,7 +581,10 @@ export class Runtime {
 
   async listSnapshots(params: { sessionId: string }): Promise<SnapshotEntry[]> {
     const session = await this.#load(params.sessionId)
-    return this.files.timeline({ events: session.events, inheritedEventCount: session.inheritedEventCount })
+    return (await this.fileState()).timeline({
+      events: session.events,
+      inheritedEventCount: session.inheritedEventCount,
+    })
   }
 
   // --- writing -------------------------------------------------------------------------
@@ -584,6 +620,7 @@ export class Runtime {
   /** Runs one turn; resolves when it ends (aborted and error included). */
   async prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult> {
     this.#assertWritable('run a turn')
+    await this.#loadAgents()
     const session = await this.#load(params.sessionId)
     this.#assertOnThisMachine(session, 'run a turn in it')
     const takeover = this.#takeOverAbandoned(session)
@@ -622,8 +659,9 @@ export class Runtime {
 
   async board(params: SessionBoardParams): Promise<SessionBoardResult> {
     const sources = await Promise.all(params.sessionIds.map((id) => this.#boardSource(id)))
+    const files = await this.fileState()
     const now = Date.now()
-    const branches = await Promise.all(sources.map((source) => boardBranch(this.files, source, now)))
+    const branches = await Promise.all(sources.map((source) => boardBranch(files, source, now)))
     const lineages = await Promise.all(
       sources.map(async (source) =>
         (await lineageOf(source.session.id, this.#parentOf)).map((link) => link.sessionId),
@@ -638,7 +676,7 @@ export class Runtime {
 
   async fileAcross(params: SessionFileAcrossParams): Promise<SessionFileAcrossResult> {
     const sources = await Promise.all(params.sessionIds.map((id) => this.#boardSource(id)))
-    return fileAcross(this.files, sources, params.path)
+    return fileAcross(await this.fileState(), sources, params.path)
   }
 
   /**
@@ -669,6 +707,7 @@ export class Runtime {
   }
 
   async #keep(params: SessionKeepParams, branch: Session, parent: Session): Promise<SessionKeepResult> {
+    const files = await this.fileState()
     const meta = headerMetaOf(branch.header)
     const label = meta.exploration?.label
     const mode = meta.files?.mode ?? 'shared'
@@ -677,11 +716,11 @@ export class Runtime {
     let tree: string | undefined
     if (mode === 'worktree') {
       // The branch's files as they are now (hand edits in its worktree included).
-      tree = (await this.files.snapshot(branch.header.cwd)).tree
+      tree = (await files.snapshot(branch.header.cwd)).tree
       const theirs = tree
       await this.#busy.rewritingFiles(parent, `keeping branch ${label ?? branch.id}`, async () => {
-        const ours = (await this.files.snapshot(parent.header.cwd)).tree
-        const merge = await this.files.mergeTrees({ base: meta.baseTree ?? null, ours, theirs })
+        const ours = (await files.snapshot(parent.header.cwd)).tree
+        const merge = await files.mergeTrees({ base: meta.baseTree ?? null, ours, theirs })
         if (merge.conflicts.length > 0) {
           throw new TangentError(
             'files-conflict',
@@ -694,7 +733,7 @@ export class Runtime {
           parent,
           { keptFrom: { sessionId: branch.id, ...(label !== undefined ? { label } : {}) } },
           (commit) =>
-            this.files.restoreTree({
+            files.restoreTree({
               cwd: parent.header.cwd,
               tree: merge.tree,
               paths: merge.changed,
@@ -763,7 +802,7 @@ export class Runtime {
 
   async #removeCaptured(worktree: string): Promise<{ removed: boolean; reason?: string }> {
     try {
-      const snapshot = await this.files.snapshot(worktree)
+      const snapshot = await (await this.fileState()).snapshot(worktree)
       if (snapshot.changed.length > 0) {
         const shown = snapshot.changed.slice(0, 10).join(', ')
         return {
@@ -771,7 +810,7 @@ export class Runtime {
           reason: `${snapshot.changed.length} file(s) changed since the branch's last snapshot were kept: ${shown}${snapshot.changed.length > 10 ? ', …' : ''}`,
         }
       }
-      return await this.files.removeWorktree(worktree, { force: true })
+      return await (await this.fileState()).removeWorktree(worktree, { force: true })
     } catch (error) {
       return { removed: false, reason: error instanceof Error ? error.message : String(error) }
     }
@@ -827,6 +866,7 @@ export class Runtime {
 
   async setModel(params: SessionSetModelParams): Promise<SessionSummary> {
     this.#assertWritable('change the model')
+    await this.#loadAgents()
     const session = await this.#load(params.sessionId)
     const takeover = this.#takeOverAbandoned(session)
     if (takeover) await takeover
@@ -845,6 +885,7 @@ export class Runtime {
    */
   async compact(params: SessionCompactParams): Promise<SessionCompactResult> {
     this.#assertWritable('compact a session')
+    await this.#loadAgents()
     const session = await this.#load(params.sessionId)
     const takeover = this.#takeOverAbandoned(session)
     if (takeover) await takeover
@@ -965,7 +1006,9 @@ export class Runtime {
         }
       }
       // Without force only a clean worktree is removed; one with changes stays and the answer says why.
-      const outcome = await this.files.removeWorktree(meta.files.path, { force: choice === 'force' })
+      const outcome = await (await this.fileState()).removeWorktree(meta.files.path, {
+        force: choice === 'force',
+      })
       return {
         deleted: true as const,
         materialized,
@@ -985,6 +1028,7 @@ export class Runtime {
    */
   async restore(params: SnapshotRestoreParams): Promise<SnapshotRestoreResult> {
     this.#assertWritable('restore files')
+    const files = await this.fileState()
     const session = await this.#load(params.sessionId)
     const takeover = this.#takeOverAbandoned(session)
     if (takeover) await takeover
@@ -999,7 +1043,7 @@ export class Runtime {
     this.#assertOnThisMachine(session, 'restore its files')
     return this.#claimedFiles(session, 'restoring its files', () =>
       this.#recordedRestore(session, { toSeq: params.seq }, (commit) =>
-        this.files.restore({
+        files.restore({
           cwd: session.header.cwd,
           events: session.events,
           inheritedEventCount: session.inheritedEventCount,
@@ -1018,6 +1062,7 @@ export class Runtime {
    */
   async undoRestore(params: SnapshotUndoRestoreParams): Promise<SnapshotRestoreResult> {
     this.#assertWritable('undo a restore')
+    const files = await this.fileState()
     const session = await this.#load(params.sessionId)
     const takeover = this.#takeOverAbandoned(session)
     if (takeover) await takeover
@@ -1026,7 +1071,7 @@ export class Runtime {
     this.#assertOnThisMachine(session, 'undo a restore')
     return this.#claimedFiles(session, 'undoing a restore', () =>
       this.#recordedRestore(session, { undoOf: target.seq }, (commit) =>
-        this.files.restoreTree({
+        files.restoreTree({
           cwd: session.header.cwd,
           tree: target.data.undoTree,
           paths: target.data.restored,
@@ -1057,7 +1102,7 @@ export class Runtime {
   async reconcileWorktrees(startedAt: number, log: (message: string) => void): Promise<void> {
     const known = new Set((await this.#store.list()).map((entry) => entry.id))
     const entries = await this.#store.listView()
-    const result = await this.files.reconcileWorktrees(
+    const result = await (await this.fileState()).reconcileWorktrees(
       (sessionId) => known.has(sessionId) || this.#store.store.has(sessionId),
       // Forks made since start are finishing or published: only older records can be orphans;
       // a worktree a session works in (a shared fork of a deleted one) is never removed.
@@ -1155,7 +1200,7 @@ export class Runtime {
     let cwd = source.header.cwd
     let worktreePath: string | undefined
     if (params.files === 'worktree') {
-      const worktree = await this.files.createWorktree({
+      const worktree = await (await this.fileState()).createWorktree({
         cwd: source.header.cwd,
         tree: baseTree,
         sessionId: childId,
@@ -1183,7 +1228,8 @@ export class Runtime {
         },
       })
     } catch (error) {
-      if (worktreePath !== undefined) await this.files.removeWorktree(worktreePath, { force: true })
+      if (worktreePath !== undefined)
+        await (await this.fileState()).removeWorktree(worktreePath, { force: true })
       throw error
     }
     // The child runs with the source's latest model, even one chosen after the fork point.

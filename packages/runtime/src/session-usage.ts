@@ -1,7 +1,7 @@
 // The usage figures of session.get and session.compare (docs/architecture.md §12.5): core's
 // one pass over the events, with the model catalog of @tangent/agent and the registry's
 // context windows (the same ones compaction uses, overrides included).
-import { type ModelRegistry, modelFactsOf, priceSource } from '@tangent/agent'
+import { type ModelRegistry, modelFactsOf, priceSource } from '@tangent/agent/light'
 import { type ModelFacts, type Session, summarizeUsage } from '@tangent/core'
 import type { SessionUsage, UsageSplit } from '@tangent/protocol'
 

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { resolveWorkingDirectory } from '../confine-path.js'
 import type { CommandSandbox, SandboxedCommand, SandboxNetwork } from '../sandbox/bash-sandbox.js'
 import { type AgentTool, defineTool } from './agent-tool.js'
+import { killGroup } from './kill-group.js'
 import { OutputBuffer } from './output-buffer.js'
 
 export const BashInput = z.object({
@@ -135,15 +136,4 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
       })
     },
   })
-}
-
-/** Signals a process group started with `detached: true` (the command and everything it started). */
-export function killGroup(pid: number | undefined, signalName: NodeJS.Signals): void {
-  if (pid === undefined) return
-  try {
-    process.kill(-pid, signalName)
-  } catch (error) {
-    // ESRCH: the group is already gone, which is what we wanted.
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error
-  }
 }

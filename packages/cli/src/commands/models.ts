@@ -1,6 +1,6 @@
 // `tangent models`: which models can run here, and what to set for the others; and whether the
 // bash tool runs sandboxed (docs/architecture.md §12.2).
-import { describeSandboxStatus } from '@tangent/agent'
+import { describeSandboxStatus } from '@tangent/agent/light'
 import type { Command } from 'commander'
 import type { HostInfo, ModelStatus } from '../backend.js'
 import type { CliContext } from '../context.js'
