@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { turnEndAnnouncement } from './live-announcer.js'
+import { initialHostState } from './host-state.js'
+import { lastTurnEndSeq, turnEndAnnouncement } from './live-announcer.js'
 import type { SessionEvent } from './wire.js'
 
 let seq = 0
@@ -30,5 +31,35 @@ describe('turnEndAnnouncement', () => {
     expect(ended({ reason: 'aborted' })).toBe('The turn was stopped.')
     expect(ended({ reason: 'max-steps' })).toBe('The turn stopped at its step limit.')
     expect(turnEndAnnouncement([event('turn/start', {})])).toBe(null)
+  })
+})
+
+describe('lastTurnEndSeq', () => {
+  const stateWith = (events: SessionEvent[], loading = false) => ({
+    ...initialHostState('s'),
+    transcript: {
+      sessionId: 's',
+      events,
+      firstSeq: events[0]?.seq ?? 0,
+      loading,
+      streaming: { text: '', reasoning: '', toolInput: '' },
+    },
+  })
+
+  it("is the seq of the open session's last turn/end, -1 before any, null while it loads", () => {
+    seq = 0
+    const start = [event('turn/start', {}), event('user/message', {})]
+    expect(lastTurnEndSeq(stateWith(start) as never)).toBe(-1)
+    const ended = [...start, reply('hi'), event('turn/end', { reason: 'completed' })]
+    expect(lastTurnEndSeq(stateWith(ended) as never)).toBe(3)
+    // A whole turn arriving in one update (both ends in one frame) still raises it.
+    const twice = [
+      ...ended,
+      event('turn/start', {}),
+      reply('again'),
+      event('turn/end', { reason: 'completed' }),
+    ]
+    expect(lastTurnEndSeq(stateWith(twice) as never)).toBe(6)
+    expect(lastTurnEndSeq(stateWith(twice, true) as never)).toBeNull()
   })
 })

@@ -3,7 +3,7 @@
 // error or is stopped, and each error or notice the Host reports (the banners). Visually hidden; the same news is on
 // screen in the transcript and the banners.
 import { useEffect, useRef, useState } from 'react'
-import { isOpenSessionRunning } from './host-state.js'
+import type { HostState } from './host-state.js'
 import { useHost, useStore } from './use-host.js'
 import type { SessionEvent } from './wire.js'
 
@@ -13,21 +13,24 @@ const replyPreviewChars = 160
 export function LiveAnnouncer() {
   const store = useStore()
   const openSessionId = useHost((state) => state.openSessionId)
-  const running = useHost(isOpenSessionRunning)
+  // Keyed on the open session's last turn/end, not on a running → idle change: live events reach
+  // React once a frame, so a short turn can start and end within one update (docs/architecture.md §8).
+  const endSeq = useHost(lastTurnEndSeq)
   const notices = useHost((state) => state.notices)
   const [message, setMessage] = useState({ text: '', repeat: false })
 
   // A turn of the open session ended while it was open: announce how.
-  const last = useRef({ sessionId: openSessionId, running })
+  const last = useRef({ sessionId: openSessionId, endSeq })
   useEffect(() => {
     const before = last.current
-    last.current = { sessionId: openSessionId, running }
-    if (before.sessionId !== openSessionId || !before.running || running) return
+    last.current = { sessionId: openSessionId, endSeq }
+    if (before.sessionId !== openSessionId || before.endSeq === null || endSeq === null) return
+    if (endSeq <= before.endSeq) return
     const transcript = store.getState().transcript
     if (!transcript || transcript.sessionId !== openSessionId) return
     const text = turnEndAnnouncement(transcript.events)
     if (text !== null) setMessage((previous) => ({ text, repeat: !previous.repeat }))
-  }, [openSessionId, running, store])
+  }, [openSessionId, endSeq, store])
 
   // Errors and notices from the Host (the banners), each once.
   const seenNotice = useRef(notices.at(-1)?.id ?? 0)
@@ -47,6 +50,18 @@ export function LiveAnnouncer() {
       {message.repeat ? '\u00a0' : ''}
     </div>
   )
+}
+
+/**
+ * The seq of the open session's last `turn/end` in its loaded window (-1: none yet), or null while
+ * it loads: a turn that ends while the session is open raises it.
+ */
+export function lastTurnEndSeq(state: HostState): number | null {
+  const transcript = state.transcript
+  if (!transcript || transcript.loading || transcript.sessionId !== state.openSessionId) return null
+  const events = transcript.events
+  for (let at = events.length - 1; at >= 0; at--) if (events[at]!.type === 'turn/end') return events[at]!.seq
+  return -1
 }
 
 /** What to say about the session's last turn end, or null when its log has none. */
