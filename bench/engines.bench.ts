@@ -12,33 +12,13 @@ import { JsonlStore } from '@tangent/store-jsonl'
 import { PostgresStore } from '@tangent/store-postgres'
 import { startTestPostgres, type TestPostgres } from '@tangent/store-postgres/test-support'
 import { WebSocket } from 'ws'
+import { turnEvents } from './store.bench.js'
 import { type BenchRow, type BenchSuite, median } from './table.js'
 
 const sizes = [1_000, 10_000, 100_000]
 const listSize = 10_000
-const text = (n: number, bytes: number) => `message ${n} `.padEnd(bytes, 'lorem ipsum dolor sit amet ')
-
-/** A turn of 10 events: texts of a few hundred bytes, one ~2 KB tool output. */
-function turnEvents(n: number): { type: string; data: unknown }[] {
-  const callId = `call-${n}`
-  return [
-    { type: 'turn/start', data: {} },
-    { type: 'user/message', data: { content: [{ type: 'text', text: text(n, 300) }] } },
-    { type: 'step/start', data: {} },
-    {
-      type: 'assistant/message',
-      data: {
-        content: [{ type: 'tool-call', toolCallId: callId, toolName: 'read', input: { path: `f${n}.ts` } }],
-      },
-    },
-    { type: 'tool/result', data: { callId, toolName: 'read', output: text(n, 2_000), isError: false } },
-    { type: 'step/end', data: { finishReason: 'tool-calls' } },
-    { type: 'step/start', data: {} },
-    { type: 'assistant/message', data: { content: [{ type: 'text', text: text(n, 400) }] } },
-    { type: 'step/end', data: { finishReason: 'stop' } },
-    { type: 'turn/end', data: { reason: 'completed' } },
-  ]
-}
+/** A turn of 10 events as the store suite's, with a ~2 KB tool output. */
+const turnOf = (n: number) => turnEvents(n, 2_000)
 
 interface Engine {
   name: 'jsonl' | 'postgres'
@@ -56,7 +36,7 @@ async function writeSession(db: SessionPersistence, id: string, count: number): 
   await db.claim(id)
   const session = db.store.create(id, { meta: { cwd: '/bench' } })
   for (let n = 0; n < count / 10; n++) {
-    for (const event of turnEvents(n)) session.append(event.type, event.data)
+    for (const event of turnOf(n)) session.append(event.type, event.data)
     if (n % 100 === 99) await db.flush(id)
   }
   await db.flush(id)
@@ -108,7 +88,7 @@ async function measure(engine: Engine): Promise<Figures> {
   figures.append = (
     await ms(async () => {
       for (let n = 0; n < 1000; n++) {
-        for (const event of turnEvents(n)) session.append(event.type, event.data)
+        for (const event of turnOf(n)) session.append(event.type, event.data)
         await db.flush('append')
       }
     })

@@ -14,8 +14,8 @@ import { type BenchRow, type BenchSuite, median } from './table.js'
 const sizes = [1_000, 10_000, 100_000]
 const text = (n: number, bytes: number) => `message ${n} `.padEnd(bytes, 'lorem ipsum dolor sit amet ')
 
-/** A realistic turn of 10 events: texts of a few hundred bytes, one ~10 KB tool output. */
-function turnEvents(n: number): { type: string; data: unknown }[] {
+/** A realistic turn of 10 events: texts of a few hundred bytes, one tool output (~10 KB by default). */
+export function turnEvents(n: number, toolOutputBytes = 10_000): { type: string; data: unknown }[] {
   const callId = `call-${n}`
   return [
     { type: 'turn/start', data: {} },
@@ -27,7 +27,10 @@ function turnEvents(n: number): { type: string; data: unknown }[] {
         content: [{ type: 'tool-call', toolCallId: callId, toolName: 'read', input: { path: `f${n}.ts` } }],
       },
     },
-    { type: 'tool/result', data: { callId, toolName: 'read', output: text(n, 10_000), isError: false } },
+    {
+      type: 'tool/result',
+      data: { callId, toolName: 'read', output: text(n, toolOutputBytes), isError: false },
+    },
     { type: 'step/end', data: { finishReason: 'tool-calls' } },
     { type: 'step/start', data: {} },
     { type: 'assistant/message', data: { content: [{ type: 'text', text: text(n, 400) }] } },

@@ -2,10 +2,8 @@
 // `catalog.json` and the journal `catalog.journal` — reading both (the journal applied to its
 // snapshot), the fast structural checks, and the replace-by-rename that both are written with.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from 'node:fs'
-import { rename, unlink } from 'node:fs/promises'
-import path from 'node:path'
 import { z } from 'zod'
-import { fileKind, fsyncDirectory, openFlags, openRegularFile, tempFileFor, writeAll } from './durable-fs.js'
+import { fileKind, replaceFile } from './durable-fs.js'
 import { SessionOrigin } from './log-format.js'
 import { type StorePaths, storePaths } from './store-paths.js'
 
@@ -268,9 +266,7 @@ function readPrivateFile(
 }
 
 /**
- * Replaces `file` with `data`: temp file (0600), fsync, rename, fsync of the directory, as
- * durable-fs's writeFileAtomic, but it returns the new file's identity (taken before the
- * rename, so it is this write's even if another process renames over it a moment later), and
+ * Replaces `file` with `data` (durable-fs's `replaceFile`) and returns the new file's identity;
  * a false `beforeRename()` abandons the write (returns null).
  */
 export async function writeReplacing(
@@ -278,31 +274,8 @@ export async function writeReplacing(
   data: Buffer,
   beforeRename?: () => boolean,
 ): Promise<FileIdentity | null> {
-  const temp = tempFileFor(file)
-  let identity: FileIdentity
-  const handle = await openRegularFile(temp, openFlags.createNew)
-  try {
-    await writeAll(handle, data, file)
-    await handle.sync()
-    identity = identityOf(await handle.stat())
-  } catch (error) {
-    await handle.close()
-    await unlink(temp).catch(() => undefined) // best effort: the original error is what matters
-    throw error
-  }
-  await handle.close()
-  try {
-    if (beforeRename && !beforeRename()) {
-      await unlink(temp)
-      return null
-    }
-    await rename(temp, file)
-  } catch (error) {
-    await unlink(temp).catch(() => undefined)
-    throw error
-  }
-  await fsyncDirectory(path.dirname(file))
-  return identity
+  const written = await replaceFile(file, [data], beforeRename)
+  return written ? identityOf(written.stats) : null
 }
 
 const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0

@@ -154,8 +154,22 @@ export function tempFileFor(file: string): string {
 
 /** Replaces `file` with `chunks`: temp file (0600), fsync, rename, fsync of the directory. */
 export async function writeFileAtomic(file: string, chunks: readonly (Buffer | string)[]): Promise<number> {
+  return (await replaceFile(file, chunks))!.size
+}
+
+/**
+ * `writeFileAtomic` with what the catalog needs besides: the new file's stats, taken before the
+ * rename (so they are this write's even if another process renames over it a moment later), and
+ * `beforeRename`, which abandons the write (the temp file removed, null returned) when false.
+ */
+export async function replaceFile(
+  file: string,
+  chunks: readonly (Buffer | string)[],
+  beforeRename?: () => boolean,
+): Promise<{ size: number; stats: Stats } | null> {
   const temp = tempFileFor(file)
   let size = 0
+  let stats: Stats
   const handle = await openRegularFile(temp, openFlags.createNew)
   try {
     for (const chunk of chunks) {
@@ -164,6 +178,7 @@ export async function writeFileAtomic(file: string, chunks: readonly (Buffer | s
       size += buffer.length
     }
     await handle.sync()
+    stats = await handle.stat()
   } catch (error) {
     await handle.close()
     await unlink(temp).catch(() => undefined) // best effort: the original error is what matters
@@ -171,13 +186,17 @@ export async function writeFileAtomic(file: string, chunks: readonly (Buffer | s
   }
   await handle.close()
   try {
+    if (beforeRename && !beforeRename()) {
+      await unlink(temp)
+      return null
+    }
     await rename(temp, file)
   } catch (error) {
     await unlink(temp).catch(() => undefined)
     throw error
   }
   await fsyncDirectory(path.dirname(file))
-  return size
+  return { size, stats }
 }
 
 /** Appends `data` to `file` (created 0600 if missing; never through a link) and syncs it. */

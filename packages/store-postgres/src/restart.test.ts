@@ -2,11 +2,17 @@
 // are pending loses nothing acknowledged and duplicates nothing, the LISTEN connection comes
 // back; an outage longer than the retry window fails the writes (store-write-failed, only what
 // is durable is served) until the server is back, then the writer catches up by itself.
-import type { Session } from '@tangent/core'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresStore, type PostgresStoreOptions } from './postgres-store.js'
-import { postgresTestsRun, startTestPostgres, type TestPostgres, waitFor } from './test-support.js'
+import {
+  appendTextTurn,
+  postgresTestsRun,
+  sql,
+  startTestPostgres,
+  type TestPostgres,
+  waitFor,
+} from './test-support.js'
 
 let server: TestPostgres
 let databases = 0
@@ -18,27 +24,13 @@ async function openStore(url: string, options: Partial<PostgresStoreOptions> = {
   return store
 }
 
-function appendTurn(session: Session, text: string): void {
-  session.append('turn/start', {})
-  session.append('user/message', { content: [{ type: 'text', text }] })
-  session.append('step/start', {})
-  session.append('assistant/message', { content: [{ type: 'text', text: `answer to ${text}` }] })
-  session.append('step/end', { finishReason: 'stop' })
-  session.append('turn/end', { reason: 'completed' })
-}
-
 async function storedLines(url: string, id: string): Promise<unknown[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    const { rows } = await client.query<{ seq: number; line: string }>(
-      'SELECT seq, line FROM events WHERE session_id = $1 ORDER BY seq',
-      [id],
-    )
-    return rows.map((row) => JSON.parse(row.line))
-  } finally {
-    await client.end()
-  }
+  const rows = await sql<{ line: string }>(
+    url,
+    'SELECT line FROM events WHERE session_id = $1 ORDER BY seq',
+    [id],
+  )
+  return rows.map((row) => JSON.parse(row.line))
 }
 
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown
@@ -61,7 +53,7 @@ describe.skipIf(!postgresTestsRun('restart.test.ts'))('PostgresStore: the server
     const b = await openStore(url)
     await a.claim('r')
     const onA = a.store.create('r', { meta: { cwd: '/' } })
-    appendTurn(onA, 'before')
+    appendTextTurn(onA, 'before')
     await a.flush()
     const onB = await b.load('r')
 
@@ -71,7 +63,7 @@ describe.skipIf(!postgresTestsRun('restart.test.ts'))('PostgresStore: the server
     })
     // Appends keep coming until the server is back: the batches of the down time meet dead connections.
     for (let i = 0; i < 25 || !restarted; i++) {
-      appendTurn(onA, `during ${i}`)
+      appendTextTurn(onA, `during ${i}`)
       await pause(20)
     }
     const flushed = a.flush()
@@ -84,7 +76,7 @@ describe.skipIf(!postgresTestsRun('restart.test.ts'))('PostgresStore: the server
     // The listener reconnected: B catches up on what it missed, and hears what comes next.
     await waitFor('B to catch up after the restart', () => onB.events.length === onA.events.length)
     expect(b.warnings().map((warning) => warning.kind)).toContain('listen-lost')
-    appendTurn(onA, 'after')
+    appendTextTurn(onA, 'after')
     await a.flush()
     await waitFor('B to hear a new append', () => onB.events.length === onA.events.length)
     expect(plain(onB.events)).toEqual(plain(onA.events))
@@ -97,11 +89,11 @@ describe.skipIf(!postgresTestsRun('restart.test.ts'))('PostgresStore: the server
     const a = await openStore(url, { retryWindowMs: 200 })
     await a.claim('o')
     const session = a.store.create('o', { meta: { cwd: '/' } })
-    appendTurn(session, 'durable')
+    appendTextTurn(session, 'durable')
     await a.flush()
     await server.halt()
     try {
-      appendTurn(session, 'while the server is down')
+      appendTextTurn(session, 'while the server is down')
       const failed = await a.flush('o').then(
         () => null,
         (error: unknown) => error as { code?: string },
@@ -122,7 +114,7 @@ describe.skipIf(!postgresTestsRun('restart.test.ts'))('PostgresStore: the server
     const a = await openStore(url)
     await a.claim('lost')
     const session = a.store.create('lost', { meta: { cwd: '/' } })
-    appendTurn(session, 'durable')
+    appendTextTurn(session, 'durable')
     await a.flush()
     // Hold the lease row: the writer's next batch waits at its fencing check while rows appear
     // under it, as if an earlier attempt of that batch had committed and lost the answer.
@@ -131,7 +123,7 @@ describe.skipIf(!postgresTestsRun('restart.test.ts'))('PostgresStore: the server
     try {
       await other.query('BEGIN')
       await other.query("SELECT 1 FROM leases WHERE session_id = 'lost' FOR UPDATE")
-      appendTurn(session, 'retried')
+      appendTextTurn(session, 'retried')
       const flushed = a.flush('lost')
       for (const event of session.events.slice(6, 9))
         await other.query('INSERT INTO events (session_id, seq, line) VALUES ($1, $2, $3)', [
@@ -146,7 +138,7 @@ describe.skipIf(!postgresTestsRun('restart.test.ts'))('PostgresStore: the server
       // A row at the next seq that is not ours: nothing is overwritten or doubled, the write fails.
       await other.query('BEGIN')
       await other.query("SELECT 1 FROM leases WHERE session_id = 'lost' FOR UPDATE")
-      appendTurn(session, 'collides')
+      appendTextTurn(session, 'collides')
       const failing = a.flush('lost').then(
         () => null,
         (error: unknown) => error as { code?: string; message: string },

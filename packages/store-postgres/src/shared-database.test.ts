@@ -5,11 +5,18 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { RemoteChange, Session, SessionEvent } from '@tangent/core'
-import pg from 'pg'
+import type { RemoteChange, SessionEvent } from '@tangent/core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresStore, type PostgresStoreOptions } from './postgres-store.js'
-import { distEntry, postgresTestsRun, startTestPostgres, type TestPostgres, waitFor } from './test-support.js'
+import {
+  appendTextTurn,
+  distEntry,
+  postgresTestsRun,
+  sql,
+  startTestPostgres,
+  type TestPostgres,
+  waitFor,
+} from './test-support.js'
 
 let server: TestPostgres
 let databases = 0
@@ -24,29 +31,6 @@ async function openStore(url: string, options: Partial<PostgresStoreOptions> = {
   const store = await PostgresStore.open({ url, leaseMs: 60_000, ...options })
   stores.push(store)
   return store
-}
-
-async function sql<T extends pg.QueryResultRow>(
-  url: string,
-  text: string,
-  values: unknown[] = [],
-): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query<T>(text, values)).rows
-  } finally {
-    await client.end()
-  }
-}
-
-function appendTurn(session: Session, text: string): void {
-  session.append('turn/start', {})
-  session.append('user/message', { content: [{ type: 'text', text }] })
-  session.append('step/start', {})
-  session.append('assistant/message', { content: [{ type: 'text', text: `answer to ${text}` }] })
-  session.append('step/end', { finishReason: 'stop' })
-  session.append('turn/end', { reason: 'completed' })
 }
 
 async function failure(
@@ -97,7 +81,7 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       const lost = race.find((result) => result.status === 'rejected') as PromiseRejectedResult
       expect(lost.reason.code).toBe('session-busy')
       await a.claim('busy')
-      appendTurn(a.store.create('busy', { meta: { cwd: '/' } }), 'on A')
+      appendTextTurn(a.store.create('busy', { meta: { cwd: '/' } }), 'on A')
       await a.flush()
       const refused = await failure(b.claim('busy'))
       expect(refused.code).toBe('session-busy')
@@ -115,7 +99,7 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       expect((await failure(b.claim('busy'))).code).toBe('session-busy')
       await a.release('busy')
       await b.claim('busy')
-      appendTurn(onB, 'on B')
+      appendTextTurn(onB, 'on B')
       await b.flush()
       expect((await failure(a.claim('busy'))).code).toBe('session-busy')
     })
@@ -126,7 +110,7 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       const b = await openStore(url)
       await a.claim('live')
       const onA = a.store.create('live', { meta: { cwd: '/' } })
-      appendTurn(onA, 'first')
+      appendTextTurn(onA, 'first')
       await a.flush()
       const onB = await b.load('live')
       const seen: SessionEvent[] = []
@@ -134,7 +118,7 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
         if (session.id === 'live') seen.push(event)
       })
       for (let i = 0; i < 30; i++) {
-        appendTurn(onA, `turn ${i}`)
+        appendTextTurn(onA, `turn ${i}`)
         if (i % 4 === 0) await a.flush()
         else await new Promise((resolve) => setImmediate(resolve))
       }
@@ -156,7 +140,7 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       a.onRemoteChange((change) => heardOnA.push(change))
       await a.claim('made-on-a')
       const session = a.store.create('made-on-a', { meta: { cwd: '/a' } })
-      appendTurn(session, 'x')
+      appendTextTurn(session, 'x')
       await a.flush()
       await waitFor('created on B', () => heard.some((change) => change.kind === 'created'))
       expect(heard[0]).toEqual({ sessionId: 'made-on-a', kind: 'created' })
@@ -184,13 +168,13 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       const b = await openStore(url)
       await a.claim('source')
       const source = a.store.create('source', { meta: { cwd: '/' } })
-      appendTurn(source, 'one')
-      appendTurn(source, 'two')
+      appendTextTurn(source, 'one')
+      appendTextTurn(source, 'two')
       await a.flush()
       const onB = await b.load('source')
       await b.claim('branch')
       const branch = b.store.fork(onB, 5, 'branch', { meta: { forkRequestId: 'req-7' } })
-      appendTurn(branch, 'on the branch')
+      appendTextTurn(branch, 'on the branch')
       await b.flush()
       await waitFor('the fork on A', async () => (await a.get('branch'))?.eventCount === 12)
       expect(plain((await a.load('branch')).events)).toEqual(plain(branch.events))
@@ -218,16 +202,16 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       const b = await openStore(url, { leaseMs: 500 })
       await a.claim('fenced')
       const onA = a.store.create('fenced', { meta: { cwd: '/' } })
-      appendTurn(onA, 'durable')
+      appendTextTurn(onA, 'durable')
       await a.flush()
       // A stalls past its lease (as if paused): the lease runs out, B takes the session over.
       await sql(url, "UPDATE leases SET expires_at = now() - interval '1 second' WHERE session_id = 'fenced'")
       await b.claim('fenced')
       const onB = await b.load('fenced')
-      appendTurn(onB, 'B owns it now')
+      appendTextTurn(onB, 'B owns it now')
       await b.flush()
       // A wakes up and appends: its commit finds another token and fails, writing nothing.
-      appendTurn(onA, 'stale writer')
+      appendTextTurn(onA, 'stale writer')
       const refused = await failure(a.flush('fenced'))
       expect(refused.code).toBe('session-busy')
       expect(refused.data?.holder).toBe(b.holder)

@@ -8,6 +8,8 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import type { Session } from '@tangent/core'
+import pg from 'pg'
 
 const run = promisify(execFile)
 
@@ -205,5 +207,30 @@ export async function waitFor<T>(
     if (value !== undefined && value !== false) return value
     if (Date.now() > end) throw new Error(`gave up waiting for ${what} after ${deadlineMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** One complete turn without tools: a message, a step, a text answer. */
+export function appendTextTurn(session: Session, text: string): void {
+  session.append('turn/start', {})
+  session.append('user/message', { content: [{ type: 'text', text }] })
+  session.append('step/start', {})
+  session.append('assistant/message', { content: [{ type: 'text', text: `answer to ${text}` }] })
+  session.append('step/end', { finishReason: 'stop' })
+  session.append('turn/end', { reason: 'completed' })
+}
+
+/** One query on a connection of its own (to look at what the store wrote, behind its back). */
+export async function sql<T extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query<T>(text, values)).rows
+  } finally {
+    await client.end()
   }
 }
