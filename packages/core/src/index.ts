@@ -49,6 +49,7 @@ export {
   type SessionStoreEvents,
   type SessionStoreOptions,
 } from './store.js'
+export { isPostgresUrl, redactUrl } from './store-url.js'
 export {
   type ContextUsage,
   type ModelFacts,

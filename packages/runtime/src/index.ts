@@ -11,5 +11,4 @@ export type { RuntimeEventMap, RuntimeEventName, SharedActivity } from './runtim
 export { type RuntimeMethodName, type RuntimeMethods, runtimeMethods } from './runtime-methods.js'
 export { inProcessApi, invalidParams, type SessionApi } from './session-api.js'
 export { toSessionSummary } from './session-summary.js'
-export { isPostgresUrl, redactUrl } from './store-engine.js'
 export { writeFileAtomic } from './write-file-atomic.js'

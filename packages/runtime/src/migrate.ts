@@ -2,9 +2,15 @@
 // or between two data directories. Lineage and fork points stay: a fork whose parent is copied is
 // written as a fork of it (by reference: its own events only), parents before children. Files are
 // not copied: snapshots and worktrees stay with the machine that made them.
-import type { Session, SessionEvent, SessionPersistence, StoredSession } from '@tangent/core'
-import { TangentError } from '@tangent/core'
-import { isPostgresUrl, openStoreEngine } from './store-engine.js'
+import {
+  isPostgresUrl,
+  type Session,
+  type SessionEvent,
+  type SessionPersistence,
+  type StoredSession,
+  TangentError,
+} from '@tangent/core'
+import { openStoreEngine } from './store-engine.js'
 
 export interface MigrateOptions {
   /** Source: a PostgreSQL URL or a data directory (read-only: a Host may keep serving it). */

@@ -1,6 +1,12 @@
 // Chooses the storage engine (docs/architecture.md §4): TANGENT_STORE (or `tangent serve --store`)
 // set to a `postgres://` URL opens the PostgreSQL engine; unset or empty, JSONL under TANGENT_HOME.
-import { type SessionPersistence, type StoreWarningLike, TangentError } from '@tangent/core'
+import {
+  isPostgresUrl,
+  redactUrl,
+  type SessionPersistence,
+  type StoreWarningLike,
+  TangentError,
+} from '@tangent/core'
 import { JsonlStore } from '@tangent/store-jsonl'
 
 export interface StoreEngineOptions {
@@ -35,13 +41,4 @@ export async function openStoreEngine(options: StoreEngineOptions): Promise<Sess
     onWarning: options.onWarning,
     ...(leaseMs > 0 ? { leaseMs } : {}),
   })
-}
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url)
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@')
 }

@@ -1,11 +1,6 @@
 // The PostgreSQL engine's errors: each says what to do about it (docs/architecture.md §4).
 import { TangentError } from '@tangent/core'
 
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@').replace(/([?&]password=)[^&]*/gi, '$1***')
-}
-
 export function sessionNotFound(id: string): TangentError {
   return new TangentError('session-not-found', `Session ${id} not found in the database.`, { sessionId: id })
 }

@@ -9,6 +9,7 @@ import {
   assertValidSessionId,
   closingEventsForOpenTurn,
   type RemoteChange,
+  redactUrl,
   type Session,
   type SessionEvent,
   type SessionPersistence,
@@ -21,7 +22,6 @@ import {
 import pg from 'pg'
 import {
   isConnectionError,
-  redactUrl,
   sessionBusy,
   sessionExists,
   sessionNotFound,

@@ -28,7 +28,8 @@ export function registerMigrateCommand(program: Command, context: CliContext): v
 }
 
 async function migrate(context: CliContext, ids: string[], flags: MigrateFlags): Promise<void> {
-  const { isPostgresUrl, migrateSessions, redactUrl } = await import('@tangent/runtime')
+  const { isPostgresUrl, redactUrl } = await import('@tangent/core')
+  const { migrateSessions } = await import('@tangent/runtime')
   const location = (value: string) => (isPostgresUrl(value) ? value : path.resolve(context.cwd, value))
   const from = location(flags.from ?? (context.env.TANGENT_STORE?.trim() || context.home))
   const to = location(flags.to)
