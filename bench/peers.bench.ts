@@ -183,7 +183,7 @@ interface Fixture {
   piFile: string
 }
 
-async function fixture(root: string, pi: PiSessionManagerClass, messages: number): Promise<Fixture> {
+export async function fixture(root: string, pi: PiSessionManagerClass, messages: number): Promise<Fixture> {
   const home = path.join(root, `tangent-${messages}`)
   const id = sessionId(messages)
   writeTangentSession(home, id, messages)
@@ -324,7 +324,7 @@ async function appendRow(root: string, pi: PiSessionManagerClass): Promise<Bench
   }
 }
 
-async function listFixture(root: string, pi: PiSessionManagerClass, count: number) {
+export async function listFixture(root: string, pi: PiSessionManagerClass, count: number) {
   const home = path.join(root, 'tangent-many')
   for (let n = 0; n < count; n++) writeTangentSession(home, sessionId(1_000_000 + n), 4)
   await (await JsonlStore.open({ dir: home })).close() // builds the catalog once
@@ -365,7 +365,7 @@ async function listRow(
   }
 }
 
-function processRows(root: string, fixtures: Fixture[], many: { home: string; piDir: string }): BenchRow[] {
+export function processRows(root: string, fixtures: Fixture[], many: { home: string; piDir: string }): BenchRow[] {
   const rows: BenchRow[] = []
   const out = path.join(root, 'stdout.txt')
   const envFor = (home: string): NodeJS.ProcessEnv => ({ ...process.env, TANGENT_HOME: home, NO_COLOR: '1' })
