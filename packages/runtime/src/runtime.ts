@@ -455,6 +455,8 @@ export class Runtime {
       (params.includeArchived === true || !summary.archived) &&
       (params.workspaceId === undefined || summary.workspaceId === params.workspaceId)
     for (const entry of entries) {
+      // An archived entry's summary is archived: not built when it would be left out.
+      if (entry.archived && params.includeArchived !== true) continue
       const summary = this.#summaryOf(entry, live.get(entry.id))
       if (wanted(summary)) summaries.push(summary)
     }

@@ -52,4 +52,22 @@ describe('renderSessionTree', () => {
     )
     expect(lines).toEqual([expect.stringMatching(/^\* B {2}\(untitled\) {2}fork of GONE @ seq 2/)])
   })
+
+  it('renders a lineage thousands of forks deep, going back to the margin past 20 levels', () => {
+    const id = (n: number) => `c${String(n).padStart(5, '0')}`
+    const chain = Array.from({ length: 5000 }, (_, n) =>
+      summary(id(n), n === 0 ? {} : { parentSession: id(n - 1), forkedAt: 3, createdAt: n, origin: 'fork' }),
+    )
+    const side = summary('side', { parentSession: id(4), forkedAt: 1, createdAt: 9000, origin: 'fork' })
+    const lines = renderSessionTree([...chain, side], plain)
+    expect(lines).toHaveLength(5001)
+    // c00000 at the margin, c00001..c00020 indented under it, then c00004's second fork.
+    expect(lines[20]).toBe(
+      `${' '.repeat(12)}│  ${' '.repeat(42)}└─ c00020  title c00020  fork @ seq 3 · 10 events`,
+    )
+    expect(lines[21]).toBe(`${' '.repeat(12)}└─ side  title side  fork @ seq 1 · 10 events`)
+    expect(lines[22]).toMatch(/^c00021 {2}title c00021 {2}fork of c00020 @ seq 3/)
+    expect(lines[43]).toMatch(/^c00042 .*fork of c00041 @ seq 3/)
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(200)
+  })
 })

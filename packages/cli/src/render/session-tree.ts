@@ -1,5 +1,6 @@
 // The lineage tree of `tangent sessions` and `/tree`: forks indented under their
-// parent with the seq they were forked at. A fork whose parent is not listed is a root.
+// parent with the seq they were forked at. A fork whose parent is not listed is a root, and
+// one deeper than maxIndentDepth starts again at the margin; both name their parent.
 import type { SessionSummary } from '../backend.js'
 import { type Style, titleOf } from './style.js'
 
@@ -7,6 +8,13 @@ export interface TreeOptions {
   /** Marks this session (chat's current one). */
   current?: string | null
 }
+
+/**
+ * How many levels a lineage is indented (3 columns each). Forks deeper than that start again at
+ * the margin after their tree, naming their parent as a fork whose parent is not listed does: a
+ * chain of 10,000 forks would otherwise print rows 30,000 columns wide (150 MB in all).
+ */
+const maxIndentDepth = 20
 
 export function renderSessionTree(
   sessions: readonly SessionSummary[],
@@ -25,16 +33,36 @@ export function renderSessionTree(
   for (const list of children.values())
     list.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
 
+  // Depth first with a stack of its own, not recursion: a lineage thousands of forks deep
+  // (each a fork of the one before) must not overflow the call stack. Forks too deep to indent
+  // are shown after the tree they belong to, at the margin.
   const lines: string[] = []
-  const visit = (session: SessionSummary, prefix: string, branch: string) => {
-    lines.push(`${prefix}${branch}${renderRow(session, style, options, byId)}`)
-    const kids = children.get(session.id) ?? []
-    const childPrefix = prefix + (branch === '' ? '' : branch === '└─ ' ? '   ' : '│  ')
-    kids.forEach((kid, index) => {
-      visit(kid, childPrefix, index === kids.length - 1 ? '└─ ' : '├─ ')
-    })
+  for (const root of children.get(null) ?? []) {
+    const atMargin = [root]
+    for (let start = 0; start < atMargin.length; start++) {
+      const pending = [{ session: atMargin[start]!, prefix: '', branch: '', depth: 0 }]
+      for (let row = pending.pop(); row !== undefined; row = pending.pop()) {
+        const { session, prefix, branch, depth } = row
+        lines.push(`${prefix}${branch}${renderRow(session, style, options, depth === 0)}`)
+        const kids = children.get(session.id) ?? []
+        if (depth === maxIndentDepth) {
+          for (const kid of kids) atMargin.push(kid)
+          continue
+        }
+        const childPrefix = prefix + (branch === '' ? '' : branch === '└─ ' ? '   ' : '│  ')
+        // Pushed last to first, so they come off first to last.
+        for (let index = kids.length - 1; index >= 0; index--) {
+          const last = index === kids.length - 1
+          pending.push({
+            session: kids[index]!,
+            prefix: childPrefix,
+            branch: last ? '└─ ' : '├─ ',
+            depth: depth + 1,
+          })
+        }
+      }
+    }
   }
-  for (const root of children.get(null) ?? []) visit(root, '', '')
   return lines
 }
 
@@ -42,14 +70,15 @@ function renderRow(
   session: SessionSummary,
   style: Style,
   options: TreeOptions,
-  byId: ReadonlyMap<string, SessionSummary>,
+  /** At the margin: a fork there names its parent (not listed, or too deep to indent under). */
+  atMargin: boolean,
 ): string {
   const marker = options.current === session.id ? style.green('* ') : ''
   const parts: string[] = []
   if (session.parentSession !== null) {
     const at = session.forkedAt === null ? '' : ` @ seq ${session.forkedAt}`
     const kind = session.origin === 'subagent' ? 'subagent' : 'fork'
-    parts.push(byId.has(session.parentSession) ? `${kind}${at}` : `${kind} of ${session.parentSession}${at}`)
+    parts.push(atMargin ? `${kind} of ${session.parentSession}${at}` : `${kind}${at}`)
   }
   parts.push(`${session.eventCount} events`)
   if (session.model !== null) parts.push(`${session.model.provider}:${session.model.model}`)
