@@ -14,8 +14,18 @@ function captureContext(): { context: CliContext; stdout: () => string; stderr: 
     env: { NO_COLOR: '1' },
     cwd: '/nonexistent-cwd',
     home: '/nonexistent-home',
-    stdout: { write: (chunk: string) => ((out += chunk), true) },
-    stderr: { write: (chunk: string) => ((err += chunk), true) },
+    stdout: {
+      write: (chunk: string) => {
+        out += chunk
+        return true
+      },
+    },
+    stderr: {
+      write: (chunk: string) => {
+        err += chunk
+        return true
+      },
+    },
     stdin: new PassThrough(),
   }
   return { context, stdout: () => out, stderr: () => err }
