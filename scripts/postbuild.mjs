@@ -40,7 +40,10 @@ const builtinImport = /^import\s+([^;'"]*?)\s+from\s+"(node:[^"]+)";?$/gm
 function bindingsOf(clause) {
   const lookups = []
   const named = /\{([^}]*)\}/.exec(clause)
-  const rest = clause.replace(/\{[^}]*\}/, '').replace(/,\s*$/, '').trim()
+  const rest = clause
+    .replace(/\{[^}]*\}/, '')
+    .replace(/,\s*$/, '')
+    .trim()
   if (rest.startsWith('* as ')) lookups.push(rest.slice(5).trim())
   else if (rest !== '') lookups.push(rest.replace(/,$/, '').trim())
   if (named) {
@@ -59,7 +62,10 @@ const builtinsWithoutFacades = {
   renderChunk(code) {
     const rewritten = code.replace(builtinImport, (_line, clause, specifier) =>
       bindingsOf(clause)
-        .map((binding) => `const ${binding} = globalThis.process.getBuiltinModule(${JSON.stringify(specifier)});`)
+        .map(
+          (binding) =>
+            `const ${binding} = globalThis.process.getBuiltinModule(${JSON.stringify(specifier)});`,
+        )
         .join('\n'),
     )
     return rewritten === code ? null : { code: rewritten, map: null }
@@ -75,7 +81,7 @@ const bundle = await rolldown({
   input: { main: entry },
   platform: 'node',
   external: isExternal,
-  plugins: process.env.S1_NO_GBM ? [] : [builtinsWithoutFacades],
+  plugins: [builtinsWithoutFacades],
 })
 await bundle.write({
   dir: cliDist,

@@ -1,8 +1,8 @@
 // The composition root of a Host: a runtime (opened here, or one the caller holds) served
 // over HTTP + WebSocket on loopback, with the discovery file other local commands find.
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
