@@ -67,7 +67,9 @@ describe('help and usage errors', () => {
       .map((line) => /^ {2}([a-z]+)(\|[a-z]+)?\b/.exec(line))
       .filter((match) => match !== null)
       .map((match) => match[1])
-    expect(listed).toEqual([...commandModules.map((entry) => entry.names[0] ?? ''), 'help'].flatMap(expandArchive))
+    expect(listed).toEqual(
+      [...commandModules.map((entry) => entry.names[0] ?? ''), 'help'].flatMap(expandArchive),
+    )
   })
 
   it('a command loaded alone prints the same help as `tangent help NAME` with all of them loaded', async () => {
