@@ -14,7 +14,7 @@ const bin = `${cliDist}/main.js`
 // from node_modules at run time: zod (one instance per process: @tangent/core loads it through
 // require), the AI SDK, pg, the MCP and ACP SDKs, the sandbox runtime, ws, and anything with native
 // code or files of its own. A new dependency is external until it is listed here.
-const bundledPackages = new Set(['commander', 'picocolors', 'ulid', 'hono', '@hono/node-server'])
+const bundledPackages = new Set(['commander', 'picocolors', 'ulid', 'tokenlens', 'hono', '@hono/node-server'])
 const bundledScopes = ['@tangent/', '@tokenlens/']
 
 function packageOf(id) {
@@ -26,12 +26,13 @@ function isExternal(id, _importer, isResolved) {
   if (isResolved || id.startsWith('.') || id.startsWith('/') || id.startsWith('\0')) return false
   if (id.startsWith('node:')) return true
   const name = packageOf(id)
-  if (name === 'tokenlens' || bundledPackages.has(name)) return false
+  if (bundledPackages.has(name)) return false
   return !bundledScopes.some((scope) => name.startsWith(scope))
 }
 
-// Node builtins imported as ES modules cost an ESM facade each at start-up (~1-2 ms apiece, measured
-// in docs/benchmarks.md); process.getBuiltinModule hands over the same module object without one.
+// A builtin imported as an ES module gets a facade module built at start-up; process.getBuiltinModule
+// hands over the same module object without one (0.97× main-thread CPU for `tangent show`,
+// docs/benchmarks.md).
 // The bundle's static imports of `node:` modules (one per line at the top of each chunk, as rolldown
 // writes them) become such lookups. `process` is reached through globalThis, so a chunk may import
 // `node:process` as `process`.
