@@ -1,10 +1,95 @@
-// After `tsc -b`: make the CLI's entry executable (tsc does not keep file modes),
-// so `npx tangent` and the `tangent` bin link work from a fresh clone.
-import { chmodSync, existsSync } from 'node:fs'
+// After `tsc -b`: bundle the CLI into its published entry, packages/cli/dist/main.js (the `bin`),
+// and make it executable (docs/architecture.md §9). Start-up is mostly loading modules, a cost per
+// file, so the command runs from a bundle of tsc's output (dist/bin.js and the @tangent packages it
+// imports) rather than from a few hundred files. Code split: what the CLI imports lazily (the
+// runtime, the Host, the agent, ACP, each command's module) stays in dist/chunks/, loaded when used.
+import { chmodSync, existsSync, rmSync } from 'node:fs'
+import { rolldown } from 'rolldown'
 
-const bin = 'packages/cli/dist/main.js'
-if (!existsSync(bin)) {
-  console.error(`postbuild: ${bin} is missing: did tsc -b fail?`)
+const cliDist = 'packages/cli/dist'
+const entry = `${cliDist}/bin.js`
+const bin = `${cliDist}/main.js`
+
+// Bundled: our own packages and small pure-JS dependencies. Everything else stays EXTERNAL, loaded
+// from node_modules at run time: zod (one instance per process: @tangent/core loads it through
+// require), the AI SDK, pg, the MCP and ACP SDKs, the sandbox runtime, ws, and anything with native
+// code or files of its own. A new dependency is external until it is listed here.
+const bundledPackages = new Set(['commander', 'picocolors', 'ulid', 'tokenlens', 'hono', '@hono/node-server'])
+const bundledScopes = ['@tangent/', '@tokenlens/']
+
+function packageOf(id) {
+  const parts = id.split('/')
+  return id.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]
+}
+
+function isExternal(id, _importer, isResolved) {
+  if (isResolved || id.startsWith('.') || id.startsWith('/') || id.startsWith('\0')) return false
+  if (id.startsWith('node:')) return true
+  const name = packageOf(id)
+  if (bundledPackages.has(name)) return false
+  return !bundledScopes.some((scope) => name.startsWith(scope))
+}
+
+// A builtin imported as an ES module gets a facade module built at start-up; process.getBuiltinModule
+// hands over the same module object without one (0.97× main-thread CPU for `tangent show`,
+// docs/benchmarks.md).
+// The bundle's static imports of `node:` modules (one per line at the top of each chunk, as rolldown
+// writes them) become such lookups. `process` is reached through globalThis, so a chunk may import
+// `node:process` as `process`.
+const builtinImport = /^import\s+([^;'"]*?)\s+from\s+"(node:[^"]+)";?$/gm
+
+function bindingsOf(clause) {
+  const lookups = []
+  const named = /\{([^}]*)\}/.exec(clause)
+  const rest = clause
+    .replace(/\{[^}]*\}/, '')
+    .replace(/,\s*$/, '')
+    .trim()
+  if (rest.startsWith('* as ')) lookups.push(rest.slice(5).trim())
+  else if (rest !== '') lookups.push(rest.replace(/,$/, '').trim())
+  if (named) {
+    const names = named[1]
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '')
+      .map((part) => part.replace(/\s+as\s+/, ': '))
+    lookups.push(`{ ${names.join(', ')} }`)
+  }
+  return lookups
+}
+
+const builtinsWithoutFacades = {
+  name: 'builtins-without-facades',
+  renderChunk(code) {
+    const rewritten = code.replace(builtinImport, (_line, clause, specifier) =>
+      bindingsOf(clause)
+        .map(
+          (binding) =>
+            `const ${binding} = globalThis.process.getBuiltinModule(${JSON.stringify(specifier)});`,
+        )
+        .join('\n'),
+    )
+    return rewritten === code ? null : { code: rewritten, map: null }
+  },
+}
+
+if (!existsSync(entry)) {
+  console.error(`postbuild: ${entry} is missing: did tsc -b fail?`)
   process.exit(1)
 }
+rmSync(`${cliDist}/chunks`, { recursive: true, force: true })
+const bundle = await rolldown({
+  input: { main: entry },
+  platform: 'node',
+  external: isExternal,
+  plugins: [builtinsWithoutFacades],
+})
+await bundle.write({
+  dir: cliDist,
+  format: 'esm',
+  entryFileNames: '[name].js',
+  chunkFileNames: 'chunks/[name]-[hash].js',
+})
+await bundle.close()
+// tsc does not keep file modes: `npx tangent` and the `tangent` bin link need the mode.
 chmodSync(bin, 0o755)

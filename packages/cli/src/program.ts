@@ -1,32 +1,72 @@
 // The `tangent` command line: builds the commander program from one file per command
 // and turns every outcome into an exit code (0 ok, 1 failure, 2 bad usage).
+// Each command's module is loaded only when needed (docs/architecture.md §9): `tangent show ID`
+// imports show's module and what it uses, nothing of `run`, `chat`, `serve`, …
 import { Command, CommanderError } from 'commander'
 import { describeFailure, formatFailure } from './cli-error.js'
-import { registerAcpCommand } from './commands/acp.js'
-import { registerArchiveCommands } from './commands/archive.js'
-import { registerChatCommand } from './commands/chat.js'
-import { registerCompactCommand } from './commands/compact.js'
-import { registerCompareCommand } from './commands/compare.js'
-import { registerDeleteCommand } from './commands/delete.js'
-import { registerDemoCommand } from './commands/demo.js'
-import { registerDiffCommand } from './commands/diff.js'
-import { registerDoctorCommand } from './commands/doctor.js'
-import { registerExploreCommand } from './commands/explore.js'
-import { registerForkCommand } from './commands/fork.js'
-import { registerKeepCommand } from './commands/keep.js'
-import { registerMigrateCommand } from './commands/migrate.js'
-import { registerModelsCommand } from './commands/models.js'
-import { registerRestoreCommand } from './commands/restore.js'
-import { registerRunCommand } from './commands/run.js'
-import { registerServeCommand } from './commands/serve.js'
-import { registerSessionsCommand } from './commands/sessions.js'
-import { registerShowCommand } from './commands/show.js'
-import { registerSnapshotsCommand } from './commands/snapshots.js'
 import type { CliContext } from './context.js'
 
 export const cliVersion = '0.1.0'
 
-export function createProgram(context: CliContext): Command {
+/** Registers one module's command(s) on the program. */
+export type RegisterCommands = (program: Command, context: CliContext) => void
+
+export interface CommandModule {
+  /** The names and aliases the module registers, so a command line can be routed before loading it. */
+  readonly names: readonly string[]
+  readonly load: () => Promise<RegisterCommands>
+}
+
+/** Every command, in the order `tangent --help` lists them. */
+export const commandModules: readonly CommandModule[] = [
+  { names: ['run'], load: async () => (await import('./commands/run.js')).registerRunCommand },
+  { names: ['chat'], load: async () => (await import('./commands/chat.js')).registerChatCommand },
+  {
+    names: ['sessions', 'ls'],
+    load: async () => (await import('./commands/sessions.js')).registerSessionsCommand,
+  },
+  { names: ['show'], load: async () => (await import('./commands/show.js')).registerShowCommand },
+  { names: ['fork'], load: async () => (await import('./commands/fork.js')).registerForkCommand },
+  {
+    names: ['rename', 'archive', 'unarchive'],
+    load: async () => (await import('./commands/archive.js')).registerArchiveCommands,
+  },
+  { names: ['compact'], load: async () => (await import('./commands/compact.js')).registerCompactCommand },
+  { names: ['delete', 'rm'], load: async () => (await import('./commands/delete.js')).registerDeleteCommand },
+  { names: ['models'], load: async () => (await import('./commands/models.js')).registerModelsCommand },
+  { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctorCommand },
+  { names: ['diff'], load: async () => (await import('./commands/diff.js')).registerDiffCommand },
+  { names: ['explore'], load: async () => (await import('./commands/explore.js')).registerExploreCommand },
+  { names: ['compare'], load: async () => (await import('./commands/compare.js')).registerCompareCommand },
+  { names: ['keep'], load: async () => (await import('./commands/keep.js')).registerKeepCommand },
+  {
+    names: ['snapshots'],
+    load: async () => (await import('./commands/snapshots.js')).registerSnapshotsCommand,
+  },
+  { names: ['restore'], load: async () => (await import('./commands/restore.js')).registerRestoreCommand },
+  { names: ['serve'], load: async () => (await import('./commands/serve.js')).registerServeCommand },
+  { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
+  { names: ['acp'], load: async () => (await import('./commands/acp.js')).registerAcpCommand },
+  { names: ['migrate'], load: async () => (await import('./commands/migrate.js')).registerMigrateCommand },
+]
+
+/**
+ * The command modules a command line needs. The program has no option that takes a value, so
+ * when the first word names a command, commander dispatches to it and nothing else is consulted:
+ * that module alone. Anything else (no command, `help X`, a leading option, an unknown word that
+ * gets a "did you mean") needs them all, to list or to suggest.
+ */
+export function commandsFor(argv: readonly string[] | undefined): readonly CommandModule[] {
+  const first = argv?.[0]
+  const named = first === undefined ? undefined : commandModules.find((entry) => entry.names.includes(first))
+  return named === undefined ? commandModules : [named]
+}
+
+/**
+ * The program for a command line: with `argv`, only the command it names is registered (all of
+ * them when it names none); without, every command.
+ */
+export async function createProgram(context: CliContext, argv?: readonly string[]): Promise<Command> {
   const program = new Command('tangent')
     .description('An agent whose conversations fork at any completed turn, like git branches.')
     .version(cliVersion)
@@ -62,33 +102,15 @@ the bash tool's OS sandbox, default auto), NO_COLOR.
 Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
 `,
   )
-  registerRunCommand(program, context)
-  registerChatCommand(program, context)
-  registerSessionsCommand(program, context)
-  registerShowCommand(program, context)
-  registerForkCommand(program, context)
-  registerArchiveCommands(program, context)
-  registerCompactCommand(program, context)
-  registerDeleteCommand(program, context)
-  registerModelsCommand(program, context)
-  registerDoctorCommand(program, context)
-  registerDiffCommand(program, context)
-  registerExploreCommand(program, context)
-  registerCompareCommand(program, context)
-  registerKeepCommand(program, context)
-  registerSnapshotsCommand(program, context)
-  registerRestoreCommand(program, context)
-  registerServeCommand(program, context)
-  registerDemoCommand(program, context)
-  registerAcpCommand(program, context)
-  registerMigrateCommand(program, context)
+  const registers = await Promise.all(commandsFor(argv).map((entry) => entry.load()))
+  for (const register of registers) register(program, context)
   return program
 }
 
 /** Runs one command line (without `node` and the script) and returns the exit code. */
 export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
-  const program = createProgram(context)
   try {
+    const program = await createProgram(context, argv)
     await program.parseAsync([...argv], { from: 'user' })
     return 0
   } catch (error) {

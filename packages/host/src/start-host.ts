@@ -1,7 +1,9 @@
 // The composition root of a Host: a runtime (opened here, or one the caller holds) served
 // over HTTP + WebSocket on loopback, with the discovery file other local commands find.
 import type { Server } from 'node:http'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
 import { TangentError } from '@tangent/core'
@@ -25,7 +27,7 @@ export interface ServeOptions {
   host?: string
   /** Default: TANGENT_TOKEN of `env`, else random per start. */
   token?: string
-  /** The built web UI (default: `packages/web/dist` next to this package). */
+  /** The built web UI (default: the @tangent/web package's `dist/`). */
   webRoot?: string
   /** Environment for TANGENT_TOKEN (default process.env). */
   env?: Record<string, string | undefined>
@@ -242,6 +244,17 @@ function urlHostOf(host: string): string {
   return host.includes(':') ? `[${host}]` : host
 }
 
+/**
+ * The built web UI: `dist/` of the @tangent/web package, found through Node's package resolver
+ * rather than a path relative to this file, which differs once the CLI is bundled (the code
+ * then runs from packages/cli/dist/chunks/; docs/architecture.md §9).
+ */
 function defaultWebRoot(): string {
-  return fileURLToPath(new URL('../../web/dist', import.meta.url))
+  try {
+    const manifest = createRequire(import.meta.url).resolve('@tangent/web/package.json')
+    return path.join(path.dirname(manifest), 'dist')
+  } catch {
+    // Not installed beside the Host: the workspace layout, next to this package (unbundled).
+    return fileURLToPath(new URL('../../web/dist', import.meta.url))
+  }
 }

@@ -1,6 +1,5 @@
 // Small pure pieces of the runtime: listing order, the default title of a fork, the version,
 // and how a restore a crash interrupted is reported.
-import fs from 'node:fs/promises'
 import type { Session } from '@tangent/core'
 import type { RecoveredRestore } from '@tangent/files'
 import type { SessionSummary } from '@tangent/protocol'
@@ -38,8 +37,9 @@ export function describeRecovery(recovered: RecoveredRestore): string {
   return `warning: a restore in ${recovered.cwd} was interrupted by a crash: ${what}`
 }
 
-export async function readVersion(): Promise<string> {
-  const text = await fs.readFile(new URL('../package.json', import.meta.url), 'utf8')
-  const version = (JSON.parse(text) as { version?: unknown }).version
-  return typeof version === 'string' ? version : '0.0.0'
-}
+/**
+ * This package's version (package.json's; a test keeps them equal). A constant, not read from
+ * '../package.json' at run time: the CLI runs this code bundled, where no such path exists
+ * (docs/architecture.md §9).
+ */
+export const runtimeVersion = '0.1.0'

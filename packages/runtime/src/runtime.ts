@@ -70,7 +70,7 @@ import { McpServers } from './mcp-servers.js'
 import { permissionDecider } from './permission-policy.js'
 import { restoreEventOf, undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
-import { byAge, describeRecovery, forkTitle, readVersion } from './runtime-support.js'
+import { byAge, describeRecovery, forkTitle, runtimeVersion } from './runtime-support.js'
 import { SessionBusy } from './session-busy.js'
 import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { toSessionSummary } from './session-summary.js'
@@ -337,7 +337,7 @@ export class Runtime {
         options,
         home,
         realHome: await fs.realpath(home).catch(() => home),
-        version: await readVersion(),
+        version: runtimeVersion,
         startFolder,
         store,
         workspaces,

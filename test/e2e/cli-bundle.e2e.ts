@@ -1,0 +1,127 @@
+// The `tangent` executable is a bundle (docs/architecture.md §9): our code runs from it alone, one
+// copy of each @tangent package (the Host of `tangent serve` included), zod and the other external
+// dependencies come from node_modules, and a command loads its own module and not the others'.
+import fs from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  cliMain,
+  createSandbox,
+  removeSandbox,
+  repoRoot,
+  type Sandbox,
+  startProcess,
+  stopProcess,
+  tangent,
+} from './cli-harness.js'
+
+const dist = path.dirname(cliMain)
+const chunks = path.join(dist, 'chunks')
+
+function bundleFiles(): string[] {
+  return [cliMain, ...fs.readdirSync(chunks).map((name) => path.join(chunks, name))]
+}
+
+describe('the bundled tangent', () => {
+  let sandbox: Sandbox
+  let log: string
+  let sessionId: string
+
+  beforeAll(async () => {
+    sandbox = createSandbox()
+    const root = path.dirname(sandbox.home)
+    log = path.join(root, 'loaded.txt')
+    // Every file the process loads (import or require), through a load hook preloaded by NODE_OPTIONS.
+    const hook = path.join(root, 'load-hook.mjs')
+    fs.writeFileSync(
+      hook,
+      `import fs from 'node:fs'
+import module from 'node:module'
+module.registerHooks({
+  load(url, context, next) {
+    if (url.startsWith('file:')) fs.appendFileSync(${JSON.stringify(log)}, url + '\\n')
+    return next(url, context)
+  },
+})
+`,
+    )
+    sandbox.env.NODE_OPTIONS = `--import=${pathToFileURL(hook).href}`
+    const run = await tangent(sandbox, ['run', '--model', 'demo:scripted', 'hello', '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    sessionId = (JSON.parse(run.stdout) as { sessionId: string }).sessionId
+    fs.rmSync(log)
+  })
+  afterAll(() => removeSandbox(sandbox))
+
+  /** The repository files (relative paths) the last command loaded. */
+  function loadedFiles(): string[] {
+    const urls = fs.readFileSync(log, 'utf8').trim().split('\n')
+    fs.rmSync(log)
+    return urls.map((url) => path.relative(repoRoot, new URL(url).pathname))
+  }
+
+  function expectOnlyBundledCode(files: readonly string[]): void {
+    const ours = files.filter((file) => file.startsWith('packages/'))
+    expect(ours.length).toBeGreaterThan(0)
+    for (const file of ours) expect(file).toMatch(/^packages\/cli\/dist\/(main\.js|chunks\/[^/]+\.js)$/)
+    expect(files.filter((file) => file.includes('node_modules/@tangent/'))).toEqual([])
+  }
+
+  it('holds every @tangent package, and imports zod from node_modules', () => {
+    const sources = bundleFiles().map((file) => fs.readFileSync(file, 'utf8'))
+    for (const source of sources) {
+      expect(source).not.toMatch(/(from\s*|import\(\s*)["']@tangent\//)
+      expect(source).not.toMatch(/^\/\/ (\.\.\/)*node_modules\/zod\//m)
+    }
+    expect(sources.some((source) => /from\s*"zod"/.test(source))).toBe(true)
+  })
+
+  it('`tangent show` runs from the bundle and loads show’s module, no other command’s', async () => {
+    const shown = await tangent(sandbox, ['show', sessionId])
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toContain(sessionId)
+    const files = loadedFiles()
+    expectOnlyBundledCode(files)
+    const commands = files
+      .map((file) => /^packages\/cli\/dist\/chunks\/([a-z-]+)-[^-]+\.js$/.exec(file)?.[1])
+      .filter((name) => name !== undefined)
+    expect(commands).toContain('show')
+    for (const other of [
+      'run',
+      'chat',
+      'serve',
+      'explore',
+      'acp',
+      'acp-agent',
+      'demo',
+      'migrate',
+      'doctor',
+    ]) {
+      expect(commands).not.toContain(other)
+    }
+    expect(files.some((file) => file.startsWith('node_modules/zod/'))).toBe(true)
+  })
+
+  it('`tangent serve` starts the bundle’s Host and runtime: no second copy from packages/*/dist', async () => {
+    const { child, line } = await startProcess(
+      process.execPath,
+      [cliMain, 'serve', '--port', '0', '--json'],
+      {
+        cwd: sandbox.cwd,
+        env: sandbox.env,
+        ready: /^\{/,
+      },
+    )
+    try {
+      const { url, token } = JSON.parse(line) as { url: string; token: string }
+      const page = await fetch(`${url}/?token=${token}`)
+      // The web UI is found through the package resolver, not a path next to the Host's code.
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('<div id="root">')
+    } finally {
+      await stopProcess(child)
+    }
+    expectOnlyBundledCode(loadedFiles())
+  })
+})
