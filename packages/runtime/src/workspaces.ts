@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
+import { lazySchema } from '@tangent/core/lazy-zod'
 import { Workspace } from '@tangent/protocol'
-import { z } from 'zod'
+import type { z } from 'zod'
 import { writeFileAtomic } from './write-file-atomic.js'
 
-const WorkspacesFile = z.object({ version: z.literal(1), workspaces: z.array(Workspace) })
+const WorkspacesFile = lazySchema((z) => z.object({ version: z.literal(1), workspaces: z.array(Workspace) }))
 
 export class WorkspaceRegistry {
   readonly #file: string
