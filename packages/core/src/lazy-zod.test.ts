@@ -1,5 +1,5 @@
-import { z as esmZod } from 'zod'
 import { describe, expect, it } from 'vitest'
+import { z as esmZod } from 'zod'
 import { lazySchema, zod } from './lazy-zod.js'
 
 describe('zod()', () => {
@@ -27,7 +27,13 @@ describe('lazySchema', () => {
     const File = lazySchema((z) => z.object({ type: z.literal('file'), data: z.string() }))
     const Part = lazySchema((z) => z.discriminatedUnion('type', [Text, File]))
     const Message = lazySchema((z) => z.object({ parts: z.array(Part), note: z.union([Text, z.null()]) }))
-    const value = { parts: [{ type: 'text', text: 'hi' }, { type: 'file', data: 'AA' }], note: null }
+    const value = {
+      parts: [
+        { type: 'text', text: 'hi' },
+        { type: 'file', data: 'AA' },
+      ],
+      note: null,
+    }
     expect(Message.parse(value)).toEqual(value)
     // Built with zod's ESM instance around lazy (CJS) schemas too.
     const Outer = esmZod.object({ message: Message, first: Part.optional() })
@@ -90,7 +96,7 @@ describe('lazySchema', () => {
   })
 
   it('throws what its builder throws, each time it is touched', () => {
-    const Broken = lazySchema((): ReturnType<typeof esmZod.string> => {
+    const Broken = lazySchema((): esmZod.ZodString => {
       throw new Error('bad schema')
     })
     expect(() => Broken.parse('x')).toThrow('bad schema')
@@ -98,7 +104,7 @@ describe('lazySchema', () => {
   })
 
   it('refuses a schema that touches itself while being built, but may refer to itself', () => {
-    const Self: ReturnType<typeof esmZod.string> = lazySchema(() => Self.optional() as never)
+    const Self: esmZod.ZodString = lazySchema(() => Self.optional() as never)
     expect(() => Self.parse('x')).toThrow(/touched itself/)
     type Tree = { children: Tree[] }
     const Tree: esmZod.ZodType<Tree> = lazySchema((z) => z.object({ children: z.array(Tree) }))
