@@ -1,5 +1,4 @@
 // Flag parsers shared by commands. Values that do not parse are bad usage (exit 2).
-
 import { lazySchema } from '@tangent/core/lazy-zod'
 import { InvalidArgumentError } from 'commander'
 import type { z } from 'zod'
