@@ -1,4 +1,5 @@
-// The event vocabulary of a session log and the zod schemas of each core event's data.
+// The event vocabulary of a session log and the zod schemas of each core event's data (built
+// on first use: lazy-zod.ts).
 // Parts use the AI SDK's shapes so replay is a direct mapping.
 import type { z } from 'zod'
 import { lazySchema } from './lazy-zod.js'

@@ -1,11 +1,20 @@
+import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { z as esmZod } from 'zod'
 import { lazySchema, zod } from './lazy-zod.js'
+
+// zod's CommonJS build: another instance, as where Node refuses to require the ES module (the
+// fallback of zod()) or a bundle carries its own copy. Lazy schemas must mix with it too.
+const cjsZod = (createRequire(import.meta.url)('zod') as { z: typeof esmZod }).z
 
 describe('zod()', () => {
   it('loads zod once and hands out the same namespace', () => {
     expect(zod()).toBe(zod())
     expect(typeof zod().object).toBe('function')
+  })
+
+  it('is the zod that `import` gives (one zod per process)', () => {
+    expect(zod().ZodType).toBe(esmZod.ZodType)
   })
 })
 
@@ -35,9 +44,11 @@ describe('lazySchema', () => {
       note: null,
     }
     expect(Message.parse(value)).toEqual(value)
-    // Built with zod's ESM instance around lazy (CJS) schemas too.
-    const Outer = esmZod.object({ message: Message, first: Part.optional() })
-    expect(Outer.parse({ message: value })).toEqual({ message: value })
+    // Inside schemas of zod's ES and CommonJS instances too.
+    for (const z of [esmZod, cjsZod]) {
+      const Outer = z.object({ message: Message, first: Part.optional() })
+      expect(Outer.parse({ message: value })).toEqual({ message: value })
+    }
     const failure = Message.safeParse({ parts: [{ type: 'image' }], note: 3 })
     expect(failure.success).toBe(false)
     expect(failure.error?.issues.map((issue) => issue.path)).toEqual([['parts', 0, 'type'], ['note']])
@@ -62,6 +73,8 @@ describe('lazySchema', () => {
     expect(Count instanceof esmZod.ZodNumber).toBe(true)
     expect(Count instanceof esmZod.ZodString).toBe(false)
     expect(Count instanceof zod().ZodNumber).toBe(true)
+    expect(cjsZod.ZodType).not.toBe(esmZod.ZodType)
+    expect(Count instanceof cjsZod.ZodNumber).toBe(true)
     expect('~standard' in Count).toBe(true)
     expect(Object.keys(Count)).toEqual(Object.keys(zod().number().int()))
     expect(Reflect.ownKeys(Count)).toContain('_zod')
@@ -82,7 +95,7 @@ describe('lazySchema', () => {
     const Tool = lazySchema((z) =>
       z.object({ path: z.string().describe('a file path'), inner: Inner }).describe('a tool input'),
     )
-    for (const toJSONSchema of [esmZod.toJSONSchema, zod().toJSONSchema]) {
+    for (const toJSONSchema of [esmZod.toJSONSchema, cjsZod.toJSONSchema]) {
       const schema = toJSONSchema(Tool) as {
         description?: string
         properties: Record<string, { description?: string }>
