@@ -175,6 +175,13 @@ describe('Agent loop against MockLanguageModelV4', () => {
       'read',
       'write',
     ])
+    // With core's schemas on zod's CJS build (docs/architecture.md §9) and the tools' on its ESM
+    // build in one process, the JSON Schema sent still carries the tools' descriptions.
+    expect(model.doStreamCalls[0]!.tools?.find((t) => t.name === 'read')).toMatchObject({
+      inputSchema: {
+        properties: { path: { type: 'string', description: 'File path relative to the working directory' } },
+      },
+    })
     const third = model.doStreamCalls[2]!.prompt
     expect(third.filter((message) => message.role === 'tool')).toHaveLength(2)
     // Flushes: 3 model calls + 3 tools + turn/end.

@@ -1,5 +1,6 @@
 // The slash commands of `tangent chat`: parsed with zod so a typo gets a clear answer.
-import { z } from 'zod'
+import { lazySchema } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 
 export const chatHelp = [
   '/fork [seq]   branch after the turn holding seq (default: the last completed turn) and switch to it',
@@ -11,17 +12,21 @@ export const chatHelp = [
   '/exit         leave (Ctrl-C at an idle prompt or Ctrl-D too; Ctrl-C during a turn aborts it)',
 ]
 
-const Seq = z.string().regex(/^\d+$/, 'expected a non-negative integer seq').transform(Number)
+const Seq = lazySchema((z) =>
+  z.string().regex(/^\d+$/, 'expected a non-negative integer seq').transform(Number),
+)
 
-export const SlashCommand = z.discriminatedUnion('name', [
-  z.object({ name: z.literal('fork'), seq: Seq.optional() }),
-  z.object({ name: z.literal('tree') }),
-  z.object({ name: z.literal('switch'), id: z.string().min(1, 'usage: /switch ID') }),
-  z.object({ name: z.literal('model'), model: z.string().min(1, 'usage: /model provider:model') }),
-  z.object({ name: z.literal('compact') }),
-  z.object({ name: z.literal('help') }),
-  z.object({ name: z.literal('exit') }),
-])
+export const SlashCommand = lazySchema((z) =>
+  z.discriminatedUnion('name', [
+    z.object({ name: z.literal('fork'), seq: Seq.optional() }),
+    z.object({ name: z.literal('tree') }),
+    z.object({ name: z.literal('switch'), id: z.string().min(1, 'usage: /switch ID') }),
+    z.object({ name: z.literal('model'), model: z.string().min(1, 'usage: /model provider:model') }),
+    z.object({ name: z.literal('compact') }),
+    z.object({ name: z.literal('help') }),
+    z.object({ name: z.literal('exit') }),
+  ]),
+)
 export type SlashCommand = z.infer<typeof SlashCommand>
 
 /** Parses `/name args…`; returns a message saying what is wrong instead of throwing. */

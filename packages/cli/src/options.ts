@@ -1,25 +1,32 @@
 // Flag parsers shared by commands. Values that do not parse are bad usage (exit 2).
+import { lazySchema } from '@tangent/core/lazy-zod'
 import { InvalidArgumentError } from 'commander'
-import { z } from 'zod'
+import type { z } from 'zod'
 
-const SeqFlag = z.string().regex(/^\d+$/, 'expected a non-negative integer seq').transform(Number)
-const PortFlag = z
-  .string()
-  .regex(/^\d+$/, 'expected a port number')
-  .transform(Number)
-  .pipe(z.number().int().min(0).max(65535))
+const SeqFlag = lazySchema((z) =>
+  z.string().regex(/^\d+$/, 'expected a non-negative integer seq').transform(Number),
+)
+const PortFlag = lazySchema((z) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'expected a port number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(65535)),
+)
 
-const CountFlag = z
-  .string()
-  .regex(/^\d+$/, 'expected a whole number from 1 to 8')
-  .transform(Number)
-  .pipe(
-    z
-      .number()
-      .int()
-      .min(1, 'expected a whole number from 1 to 8')
-      .max(8, 'expected a whole number from 1 to 8'),
-  )
+const CountFlag = lazySchema((z) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'expected a whole number from 1 to 8')
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, 'expected a whole number from 1 to 8')
+        .max(8, 'expected a whole number from 1 to 8'),
+    ),
+)
 
 /** Commander parser for `-n N` / `--concurrency N` of explore (1–8, as session.explore takes). */
 export function parseBranchCount(value: string): number {

@@ -1,6 +1,8 @@
-// The event vocabulary of a session log and the zod schemas of each core event's data.
+// The event vocabulary of a session log and the zod schemas of each core event's data (built
+// on first use: lazy-zod.ts).
 // Parts use the AI SDK's shapes so replay is a direct mapping.
-import { z } from 'zod'
+import type { z } from 'zod'
+import { lazySchema } from './lazy-zod.js'
 
 export type SessionSeq = number & { readonly __brand: 'SessionSeq' }
 
@@ -16,111 +18,141 @@ export interface SessionEvent<T extends string = string, D = unknown> {
   readonly data: D
 }
 
-export const TextPart = z.object({ type: z.literal('text'), text: z.string() })
+export const TextPart = lazySchema((z) => z.object({ type: z.literal('text'), text: z.string() }))
 export type TextPart = z.infer<typeof TextPart>
-export const ReasoningPart = z.object({ type: z.literal('reasoning'), text: z.string() })
+export const ReasoningPart = lazySchema((z) => z.object({ type: z.literal('reasoning'), text: z.string() }))
 export type ReasoningPart = z.infer<typeof ReasoningPart>
-export const ToolCallPart = z.object({
-  type: z.literal('tool-call'),
-  toolCallId: z.string().min(1),
-  toolName: z.string().min(1),
-  input: z.unknown(),
-})
+export const ToolCallPart = lazySchema((z) =>
+  z.object({
+    type: z.literal('tool-call'),
+    toolCallId: z.string().min(1),
+    toolName: z.string().min(1),
+    input: z.unknown(),
+  }),
+)
 export type ToolCallPart = z.infer<typeof ToolCallPart>
-export const FilePart = z.object({ type: z.literal('file'), mediaType: z.string(), data: z.string() })
+export const FilePart = lazySchema((z) =>
+  z.object({ type: z.literal('file'), mediaType: z.string(), data: z.string() }),
+)
 export type FilePart = z.infer<typeof FilePart>
 
-export const UserPart = z.discriminatedUnion('type', [TextPart, FilePart])
+export const UserPart = lazySchema((z) => z.discriminatedUnion('type', [TextPart, FilePart]))
 export type UserPart = z.infer<typeof UserPart>
-export const AssistantPart = z.discriminatedUnion('type', [TextPart, ReasoningPart, ToolCallPart])
+export const AssistantPart = lazySchema((z) =>
+  z.discriminatedUnion('type', [TextPart, ReasoningPart, ToolCallPart]),
+)
 export type AssistantPart = z.infer<typeof AssistantPart>
 
-export const ModelSelectionData = z.object({
-  provider: z.string().min(1),
-  model: z.string().min(1),
-  reasoningEffort: z.string().optional(),
-})
+export const ModelSelectionData = lazySchema((z) =>
+  z.object({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    reasoningEffort: z.string().optional(),
+  }),
+)
 export type ModelSelectionData = z.infer<typeof ModelSelectionData>
-export const SessionTitleData = z.object({ title: z.string() })
+export const SessionTitleData = lazySchema((z) => z.object({ title: z.string() }))
 export type SessionTitleData = z.infer<typeof SessionTitleData>
-export const TurnStartData = z.object({}).passthrough()
+export const TurnStartData = lazySchema((z) => z.object({}).passthrough())
 export type TurnStartData = z.infer<typeof TurnStartData>
-export const UserMessageData = z.object({ content: z.array(UserPart) })
+export const UserMessageData = lazySchema((z) => z.object({ content: z.array(UserPart) }))
 export type UserMessageData = z.infer<typeof UserMessageData>
-export const StepStartData = z.object({}).passthrough()
+export const StepStartData = lazySchema((z) => z.object({}).passthrough())
 export type StepStartData = z.infer<typeof StepStartData>
-export const AssistantMessageData = z.object({ content: z.array(AssistantPart) })
+export const AssistantMessageData = lazySchema((z) => z.object({ content: z.array(AssistantPart) }))
 export type AssistantMessageData = z.infer<typeof AssistantMessageData>
-export const ToolResultData = z.object({
-  callId: z.string().min(1),
-  toolName: z.string().min(1),
-  output: z.unknown(),
-  isError: z.boolean(),
-})
+export const ToolResultData = lazySchema((z) =>
+  z.object({
+    callId: z.string().min(1),
+    toolName: z.string().min(1),
+    output: z.unknown(),
+    isError: z.boolean(),
+  }),
+)
 export type ToolResultData = z.infer<typeof ToolResultData>
-export const Usage = z
-  .object({
-    inputTokens: z.number().optional(),
-    outputTokens: z.number().optional(),
-    totalTokens: z.number().optional(),
-    /** Input tokens the provider read from its prompt cache (part of inputTokens). */
-    cachedInputTokens: z.number().optional(),
-    /** Output tokens spent on reasoning (part of outputTokens). */
-    reasoningTokens: z.number().optional(),
-  })
-  .passthrough()
+export const Usage = lazySchema((z) =>
+  z
+    .object({
+      inputTokens: z.number().optional(),
+      outputTokens: z.number().optional(),
+      totalTokens: z.number().optional(),
+      /** Input tokens the provider read from its prompt cache (part of inputTokens). */
+      cachedInputTokens: z.number().optional(),
+      /** Output tokens spent on reasoning (part of outputTokens). */
+      reasoningTokens: z.number().optional(),
+    })
+    .passthrough(),
+)
 export type Usage = z.infer<typeof Usage>
-export const StepEndData = z.object({ finishReason: z.string(), usage: Usage.optional() })
+export const StepEndData = lazySchema((z) => z.object({ finishReason: z.string(), usage: Usage.optional() }))
 export type StepEndData = z.infer<typeof StepEndData>
-export const TurnEndReason = z.enum(['completed', 'aborted', 'error', 'max-steps', 'interrupted'])
+export const TurnEndReason = lazySchema((z) =>
+  z.enum(['completed', 'aborted', 'error', 'max-steps', 'interrupted']),
+)
 export type TurnEndReason = z.infer<typeof TurnEndReason>
-export const TurnEndData = z.object({ reason: TurnEndReason, error: z.string().optional() })
+export const TurnEndData = lazySchema((z) =>
+  z.object({ reason: TurnEndReason, error: z.string().optional() }),
+)
 export type TurnEndData = z.infer<typeof TurnEndData>
-export const SnapshotTakenData = z
-  .object({ tree: z.string().min(1), changed: z.array(z.string()), skipped: z.array(z.string()).optional() })
-  .passthrough()
+export const SnapshotTakenData = lazySchema((z) =>
+  z
+    .object({
+      tree: z.string().min(1),
+      changed: z.array(z.string()),
+      skipped: z.array(z.string()).optional(),
+    })
+    .passthrough(),
+)
 export type SnapshotTakenData = z.infer<typeof SnapshotTakenData>
 
 /** An `ask` of the permission policy: the turn waits for `permission/answered` of this callId. */
-export const PermissionRequestedData = z.object({
-  callId: z.string().min(1),
-  toolName: z.string().min(1),
-  input: z.unknown(),
-  /** What an `always` answer would allow from now on in this session (a command prefix, a path glob). */
-  pattern: z.string(),
-})
+export const PermissionRequestedData = lazySchema((z) =>
+  z.object({
+    callId: z.string().min(1),
+    toolName: z.string().min(1),
+    input: z.unknown(),
+    /** What an `always` answer would allow from now on in this session (a command prefix, a path glob). */
+    pattern: z.string(),
+  }),
+)
 export type PermissionRequestedData = z.infer<typeof PermissionRequestedData>
-export const PermissionDecision = z.enum(['once', 'always', 'deny'])
+export const PermissionDecision = lazySchema((z) => z.enum(['once', 'always', 'deny']))
 export type PermissionDecision = z.infer<typeof PermissionDecision>
-export const PermissionAnsweredData = z.object({
-  callId: z.string().min(1),
-  decision: PermissionDecision,
-  reason: z.string().optional(),
-  /** For `always`: the rule the session keeps (a fork inherits those before its fork point). */
-  rule: z.object({ tool: z.string().min(1), pattern: z.string() }).optional(),
-  /** Who answered: a person (`user`), a run flag (`flag`), or the Host closing a waiting turn (`interrupted`). */
-  by: z.enum(['user', 'flag', 'interrupted']).optional(),
-})
+export const PermissionAnsweredData = lazySchema((z) =>
+  z.object({
+    callId: z.string().min(1),
+    decision: PermissionDecision,
+    reason: z.string().optional(),
+    /** For `always`: the rule the session keeps (a fork inherits those before its fork point). */
+    rule: z.object({ tool: z.string().min(1), pattern: z.string() }).optional(),
+    /** Who answered: a person (`user`), a run flag (`flag`), or the Host closing a waiting turn (`interrupted`). */
+    by: z.enum(['user', 'flag', 'interrupted']).optional(),
+  }),
+)
 export type PermissionAnsweredData = z.infer<typeof PermissionAnsweredData>
 /** The project and user instruction files the model saw from here on (content, not just paths). */
-export const InstructionsData = z.object({
-  files: z.array(
-    z.object({ path: z.string().min(1), scope: z.enum(['project', 'user']), content: z.string() }),
-  ),
-})
+export const InstructionsData = lazySchema((z) =>
+  z.object({
+    files: z.array(
+      z.object({ path: z.string().min(1), scope: z.enum(['project', 'user']), content: z.string() }),
+    ),
+  }),
+)
 export type InstructionsData = z.infer<typeof InstructionsData>
 /** A summary that stands for every event up to `throughSeq` when the history is replayed to a model. */
-export const CompactionData = z.object({
-  summary: z.string().min(1),
-  throughSeq: z.number().int().min(0),
-  /** The model that wrote the summary (`provider:model`). */
-  model: z.string().min(1),
-  trigger: z.enum(['auto', 'manual']),
-  /** Context tokens before (the last step's input) and an estimate after, when known. */
-  tokensBefore: z.number().optional(),
-  tokensAfter: z.number().optional(),
-  usage: Usage.optional(),
-})
+export const CompactionData = lazySchema((z) =>
+  z.object({
+    summary: z.string().min(1),
+    throughSeq: z.number().int().min(0),
+    /** The model that wrote the summary (`provider:model`). */
+    model: z.string().min(1),
+    trigger: z.enum(['auto', 'manual']),
+    /** Context tokens before (the last step's input) and an estimate after, when known. */
+    tokensBefore: z.number().optional(),
+    tokensAfter: z.number().optional(),
+    usage: Usage.optional(),
+  }),
+)
 export type CompactionData = z.infer<typeof CompactionData>
 
 /** Data schema of each core event type. Other types (`<plugin>/<name>`) carry any data. */

@@ -5,7 +5,7 @@ import {
   type MethodName,
   type MethodResult,
   type Methods,
-  methods,
+  parseMethodParams,
   type RpcErrorObject,
   type RpcId,
   RpcRequest,
@@ -65,7 +65,7 @@ export function createRpcRouter(handlers: MethodHandlers, report: (error: unknow
         }),
       }
     }
-    const parsed = methods[method].params.safeParse(params ?? {})
+    const parsed = parseMethodParams(method, params ?? {})
     if (!parsed.success) return { error: invalidParamsError(method, parsed.error.issues) }
     try {
       const handler = handlers[method] as (params: unknown, context: CallContext) => Promise<unknown>

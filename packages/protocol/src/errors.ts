@@ -2,7 +2,8 @@
 // `error.data.code` strings every error carries. The strings are core's one closed list,
 // imported from the dependency-free `@tangent/core/error-codes` (this package runs in browsers).
 import { type ErrorCode, errorCodeList, isErrorCode } from '@tangent/core/error-codes'
-import { z } from 'zod'
+import { lazySchema } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 
 export { type ErrorCode, errorCodeList, errorCodes, isErrorCode } from '@tangent/core/error-codes'
 
@@ -16,21 +17,23 @@ export const rpcErrorCodes = {
 } as const
 
 /** Every `error.data.code` a client can receive (core's `errorCodeList`). */
-export const ErrorDataCode = z.enum(errorCodeList)
+export const ErrorDataCode = lazySchema((z) => z.enum(errorCodeList))
 export type ErrorDataCode = z.infer<typeof ErrorDataCode>
 
 /**
  * `error.data`: always a `code`; other fields depend on it (`sessionId`, `issues`, `paths`, …).
  * `code` stays a plain string on the wire so that a newer Host's codes still parse.
  */
-export const RpcErrorData = z.looseObject({ code: z.string() })
+export const RpcErrorData = lazySchema((z) => z.looseObject({ code: z.string() }))
 export type RpcErrorData = z.infer<typeof RpcErrorData>
 
-export const RpcErrorObject = z.object({
-  code: z.number().int(),
-  message: z.string(),
-  data: RpcErrorData.optional(),
-})
+export const RpcErrorObject = lazySchema((z) =>
+  z.object({
+    code: z.number().int(),
+    message: z.string(),
+    data: RpcErrorData.optional(),
+  }),
+)
 export type RpcErrorObject = z.infer<typeof RpcErrorObject>
 
 /** A JSON-RPC error as the client sees it: `code` is the numeric code, `data.code` the stable string. */

@@ -11,3 +11,6 @@ export const maxTitleChars = 200
 export const maxPathChars = 4096
 export const maxModelIdChars = 200
 export const maxRequestIdChars = 200
+
+/** Most events one `session.get` may ask for with `last`. */
+export const maxLastEvents = 1_000_000

@@ -1,8 +1,9 @@
 // Every method of docs/protocol.md ("Methods"): a params schema and a result schema each,
 // and the `methods` map the Host routes by and the client types its calls with.
-import { z } from 'zod'
+import { lazySchema } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 import { FilePath, Seq, SessionId, WorkspaceId } from './ids.js'
-import { maxModelIdChars, maxPromptChars, maxRequestIdChars, maxTitleChars } from './limits.js'
+import { maxLastEvents, maxModelIdChars, maxPromptChars, maxRequestIdChars, maxTitleChars } from './limits.js'
 import {
   FileDiff,
   FileMode,
@@ -16,12 +17,12 @@ import {
   Workspace,
 } from './types.js'
 
-const Title = z.string().max(maxTitleChars)
+const Title = lazySchema((z) => z.string().max(maxTitleChars))
 /** `provider:model`, e.g. `demo:scripted` or `openai:gpt-4.1`. */
-export const ModelId = z.string().min(1).max(maxModelIdChars)
+export const ModelId = lazySchema((z) => z.string().min(1).max(maxModelIdChars))
 export type ModelId = z.infer<typeof ModelId>
-const ReasoningEffort = z.string().min(1).max(50)
-const Empty = z.object({})
+const ReasoningEffort = lazySchema((z) => z.string().min(1).max(50))
+const Empty = lazySchema((z) => z.object({}))
 
 export const HostInfoParams = Empty
 export type HostInfoParams = z.infer<typeof HostInfoParams>
@@ -30,202 +31,238 @@ export type HostInfoParams = z.infer<typeof HostInfoParams>
  * `unsandboxed` (mode `off`, or `auto` where no sandbox is available); `refused` (mode
  * `required` where none is: bash refuses every command). `reason` says why it is not sandboxed.
  */
-export const BashSandboxInfo = z.object({
-  bash: z.enum(['sandboxed', 'unsandboxed', 'refused']),
-  mode: z.enum(['off', 'auto', 'required']),
-  kind: z.enum(['bubblewrap', 'seatbelt']).optional(),
-  reason: z.string().optional(),
-})
+export const BashSandboxInfo = lazySchema((z) =>
+  z.object({
+    bash: z.enum(['sandboxed', 'unsandboxed', 'refused']),
+    mode: z.enum(['off', 'auto', 'required']),
+    kind: z.enum(['bubblewrap', 'seatbelt']).optional(),
+    reason: z.string().optional(),
+  }),
+)
 export type BashSandboxInfo = z.infer<typeof BashSandboxInfo>
-export const HostInfoResult = z.object({
-  version: z.string(),
-  dataDir: z.string(),
-  defaultModel: z.string(),
-  models: z.array(z.object({ id: z.string(), available: z.boolean(), reason: z.string().optional() })),
-  /** Extension: the folder the Host was started in (its workspace is opened at start). */
-  startFolder: z.string().optional(),
-  /** Extension: the user's home directory (what `~` means in folder paths). */
-  homeDir: z.string().optional(),
-  /** Extension: whether the bash tool runs in an OS sandbox, and why not. */
-  sandbox: BashSandboxInfo.optional(),
-})
+export const HostInfoResult = lazySchema((z) =>
+  z.object({
+    version: z.string(),
+    dataDir: z.string(),
+    defaultModel: z.string(),
+    models: z.array(z.object({ id: z.string(), available: z.boolean(), reason: z.string().optional() })),
+    /** Extension: the folder the Host was started in (its workspace is opened at start). */
+    startFolder: z.string().optional(),
+    /** Extension: the user's home directory (what `~` means in folder paths). */
+    homeDir: z.string().optional(),
+    /** Extension: whether the bash tool runs in an OS sandbox, and why not. */
+    sandbox: BashSandboxInfo.optional(),
+  }),
+)
 export type HostInfoResult = z.infer<typeof HostInfoResult>
 
 export const WorkspaceListParams = Empty
 export type WorkspaceListParams = z.infer<typeof WorkspaceListParams>
-export const WorkspaceListResult = z.array(Workspace)
+export const WorkspaceListResult = lazySchema((z) => z.array(Workspace))
 export type WorkspaceListResult = z.infer<typeof WorkspaceListResult>
 
 /** `path`: absolute, `~` or `~/…` (the Host user's home), or relative to the Host's start folder. */
-export const WorkspaceOpenParams = z.object({ path: FilePath })
+export const WorkspaceOpenParams = lazySchema((z) => z.object({ path: FilePath }))
 export type WorkspaceOpenParams = z.infer<typeof WorkspaceOpenParams>
 export const WorkspaceOpenResult = Workspace
 export type WorkspaceOpenResult = z.infer<typeof WorkspaceOpenResult>
 
 /** Extension: the subfolders of a folder, for a folder picker. */
-export const WorkspaceBrowseParams = z.object({
-  /** Absolute, `~`, `~/…` or relative to the Host's start folder; default: the start folder. */
-  path: FilePath.optional(),
-  /** Include folders whose name starts with a dot (default false). */
-  hidden: z.boolean().optional(),
-})
+export const WorkspaceBrowseParams = lazySchema((z) =>
+  z.object({
+    /** Absolute, `~`, `~/…` or relative to the Host's start folder; default: the start folder. */
+    path: FilePath.optional(),
+    /** Include folders whose name starts with a dot (default false). */
+    hidden: z.boolean().optional(),
+  }),
+)
 export type WorkspaceBrowseParams = z.infer<typeof WorkspaceBrowseParams>
-export const WorkspaceBrowseResult = z.object({
-  /** The real path listed. */
-  path: z.string(),
-  /** Its parent, null at the root. */
-  parent: z.string().nullable(),
-  /** Subfolders sorted by name (symlinks to folders included); at most 1,000. */
-  folders: z.array(FolderEntry),
-  /** True when more than 1,000 subfolders exist. */
-  truncated: z.boolean(),
-})
+export const WorkspaceBrowseResult = lazySchema((z) =>
+  z.object({
+    /** The real path listed. */
+    path: z.string(),
+    /** Its parent, null at the root. */
+    parent: z.string().nullable(),
+    /** Subfolders sorted by name (symlinks to folders included); at most 1,000. */
+    folders: z.array(FolderEntry),
+    /** True when more than 1,000 subfolders exist. */
+    truncated: z.boolean(),
+  }),
+)
 export type WorkspaceBrowseResult = z.infer<typeof WorkspaceBrowseResult>
 
-export const SessionListParams = z.object({
-  workspaceId: WorkspaceId.optional(),
-  /** Default false. */
-  includeArchived: z.boolean().optional(),
-})
+export const SessionListParams = lazySchema((z) =>
+  z.object({
+    workspaceId: WorkspaceId.optional(),
+    /** Default false. */
+    includeArchived: z.boolean().optional(),
+  }),
+)
 export type SessionListParams = z.infer<typeof SessionListParams>
-export const SessionListResult = z.array(SessionSummary)
+export const SessionListResult = lazySchema((z) => z.array(SessionSummary))
 export type SessionListResult = z.infer<typeof SessionListResult>
 
-export const SessionCreateParams = z.object({
-  workspaceId: WorkspaceId.optional(),
-  /** Default: the workspace's path, else the Host's working directory. */
-  cwd: FilePath.optional(),
-  title: Title.optional(),
-  model: ModelId.optional(),
-})
+export const SessionCreateParams = lazySchema((z) =>
+  z.object({
+    workspaceId: WorkspaceId.optional(),
+    /** Default: the workspace's path, else the Host's working directory. */
+    cwd: FilePath.optional(),
+    title: Title.optional(),
+    model: ModelId.optional(),
+  }),
+)
 export type SessionCreateParams = z.infer<typeof SessionCreateParams>
 export const SessionCreateResult = SessionSummary
 export type SessionCreateResult = z.infer<typeof SessionCreateResult>
 
-export const SessionGetParams = z.object({
-  sessionId: SessionId,
-  /** Only events with `seq >= fromSeq` (default 0). */
-  fromSeq: Seq.optional(),
-  /** Only events with `seq < beforeSeq` (default: the end of the log). */
-  beforeSeq: Seq.optional(),
-  /**
-   * Only the last `last` of the events the range selects: `{last: 2000}` is the log's tail,
-   * `{beforeSeq: s, last: 2000}` the page just before `s` (a long session loaded tail first).
-   */
-  last: z.number().int().min(1).max(1_000_000).optional(),
-})
+export const SessionGetParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    /** Only events with `seq >= fromSeq` (default 0). */
+    fromSeq: Seq.optional(),
+    /** Only events with `seq < beforeSeq` (default: the end of the log). */
+    beforeSeq: Seq.optional(),
+    /**
+     * Only the last `last` of the events the range selects: `{last: 2000}` is the log's tail,
+     * `{beforeSeq: s, last: 2000}` the page just before `s` (a long session loaded tail first).
+     */
+    last: z.number().int().min(1).max(maxLastEvents).optional(),
+  }),
+)
 export type SessionGetParams = z.infer<typeof SessionGetParams>
-export const SessionGetResult = z.object({
-  session: SessionSummary,
-  events: z.array(SessionEvent),
-  /** Extension: tokens and cost per turn and in all (own vs inherited), and the context meter. */
-  usage: SessionUsage.optional(),
-})
+export const SessionGetResult = lazySchema((z) =>
+  z.object({
+    session: SessionSummary,
+    events: z.array(SessionEvent),
+    /** Extension: tokens and cost per turn and in all (own vs inherited), and the context meter. */
+    usage: SessionUsage.optional(),
+  }),
+)
 export type SessionGetResult = z.infer<typeof SessionGetResult>
 
 /**
  * Extension: a session id from a person — the whole id or a unique prefix of it, in any case
  * (at least 4 characters) — to the full id. Archived sessions resolve; deleted ones do not.
  */
-export const SessionResolveParams = z.object({ id: SessionId })
+export const SessionResolveParams = lazySchema((z) => z.object({ id: SessionId }))
 export type SessionResolveParams = z.infer<typeof SessionResolveParams>
-export const SessionResolveResult = z.object({ sessionId: z.string() })
+export const SessionResolveResult = lazySchema((z) => z.object({ sessionId: z.string() }))
 export type SessionResolveResult = z.infer<typeof SessionResolveResult>
 
-export const SessionSubscribeParams = z.object({
-  sessionId: SessionId,
-  /**
-   * Extension: first send (as `session.event`) every event with `seq >= fromSeq`, then the
-   * live ones — no gap, no duplicate. Typical: `session.get` then subscribe with
-   * `fromSeq = events.length`. Omitted: only events appended after this call.
-   */
-  fromSeq: Seq.optional(),
-})
+export const SessionSubscribeParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    /**
+     * Extension: first send (as `session.event`) every event with `seq >= fromSeq`, then the
+     * live ones — no gap, no duplicate. Typical: `session.get` then subscribe with
+     * `fromSeq = events.length`. Omitted: only events appended after this call.
+     */
+    fromSeq: Seq.optional(),
+  }),
+)
 export type SessionSubscribeParams = z.infer<typeof SessionSubscribeParams>
 export const SessionSubscribeResult = Empty
 export type SessionSubscribeResult = z.infer<typeof SessionSubscribeResult>
 
-export const SessionUnsubscribeParams = z.object({ sessionId: SessionId })
+export const SessionUnsubscribeParams = lazySchema((z) => z.object({ sessionId: SessionId }))
 export type SessionUnsubscribeParams = z.infer<typeof SessionUnsubscribeParams>
 export const SessionUnsubscribeResult = Empty
 export type SessionUnsubscribeResult = z.infer<typeof SessionUnsubscribeResult>
 
-export const SessionPromptParams = z.object({
-  sessionId: SessionId,
-  text: z.string().min(1).max(maxPromptChars),
-})
+export const SessionPromptParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    text: z.string().min(1).max(maxPromptChars),
+  }),
+)
 export type SessionPromptParams = z.infer<typeof SessionPromptParams>
-export const SessionPromptResult = z.object({ turnStartSeq: Seq, turnEndSeq: Seq, reason: TurnEndReason })
+export const SessionPromptResult = lazySchema((z) =>
+  z.object({ turnStartSeq: Seq, turnEndSeq: Seq, reason: TurnEndReason }),
+)
 export type SessionPromptResult = z.infer<typeof SessionPromptResult>
 
-export const SessionAbortParams = z.object({ sessionId: SessionId })
+export const SessionAbortParams = lazySchema((z) => z.object({ sessionId: SessionId }))
 export type SessionAbortParams = z.infer<typeof SessionAbortParams>
-export const SessionAbortResult = z.object({ aborted: z.boolean() })
+export const SessionAbortResult = lazySchema((z) => z.object({ aborted: z.boolean() }))
 export type SessionAbortResult = z.infer<typeof SessionAbortResult>
 
 /** Extension: answers a tool call the permission policy asked about (`permission/requested`). */
-export const SessionAnswerPermissionParams = z.object({
-  sessionId: SessionId,
-  callId: z.string().min(1).max(200),
-  decision: z.enum(['once', 'always', 'deny']),
-  /** Shown to the model with a denial (and kept in the log). */
-  reason: z.string().max(2000).optional(),
-  /** Who answers: a person (default) or a flag of a non-interactive run (`tangent run --allow`). */
-  by: z.enum(['user', 'flag']).optional(),
-})
+export const SessionAnswerPermissionParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    callId: z.string().min(1).max(200),
+    decision: z.enum(['once', 'always', 'deny']),
+    /** Shown to the model with a denial (and kept in the log). */
+    reason: z.string().max(2000).optional(),
+    /** Who answers: a person (default) or a flag of a non-interactive run (`tangent run --allow`). */
+    by: z.enum(['user', 'flag']).optional(),
+  }),
+)
 export type SessionAnswerPermissionParams = z.infer<typeof SessionAnswerPermissionParams>
-export const SessionAnswerPermissionResult = z.object({ answered: z.literal(true) })
+export const SessionAnswerPermissionResult = lazySchema((z) => z.object({ answered: z.literal(true) }))
 export type SessionAnswerPermissionResult = z.infer<typeof SessionAnswerPermissionResult>
 
-export const SessionForkParams = z.object({
-  sessionId: SessionId,
-  /** An anchor inside the wanted turn; omitted or past the end: the last completed turn. */
-  atSeq: Seq.optional(),
-  /** Fork just before the turn that holds `atSeq` (default false). */
-  before: z.boolean().optional(),
-  /** Default 'shared'. */
-  files: FileMode.optional(),
-  title: Title.optional(),
-  /** The same requestId twice returns the same child. */
-  requestId: z.string().min(1).max(maxRequestIdChars).optional(),
-})
+export const SessionForkParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    /** An anchor inside the wanted turn; omitted or past the end: the last completed turn. */
+    atSeq: Seq.optional(),
+    /** Fork just before the turn that holds `atSeq` (default false). */
+    before: z.boolean().optional(),
+    /** Default 'shared'. */
+    files: FileMode.optional(),
+    title: Title.optional(),
+    /** The same requestId twice returns the same child. */
+    requestId: z.string().min(1).max(maxRequestIdChars).optional(),
+  }),
+)
 export type SessionForkParams = z.infer<typeof SessionForkParams>
-export const SessionForkResult = z.object({ session: SessionSummary, boundary: z.number().int().min(-1) })
+export const SessionForkResult = lazySchema((z) =>
+  z.object({ session: SessionSummary, boundary: z.number().int().min(-1) }),
+)
 export type SessionForkResult = z.infer<typeof SessionForkResult>
 
-export const SessionRenameParams = z.object({ sessionId: SessionId, title: Title })
+export const SessionRenameParams = lazySchema((z) => z.object({ sessionId: SessionId, title: Title }))
 export type SessionRenameParams = z.infer<typeof SessionRenameParams>
 export const SessionRenameResult = SessionSummary
 export type SessionRenameResult = z.infer<typeof SessionRenameResult>
 
-export const SessionArchiveParams = z.object({ sessionId: SessionId, archived: z.boolean() })
+export const SessionArchiveParams = lazySchema((z) =>
+  z.object({ sessionId: SessionId, archived: z.boolean() }),
+)
 export type SessionArchiveParams = z.infer<typeof SessionArchiveParams>
 export const SessionArchiveResult = SessionSummary
 export type SessionArchiveResult = z.infer<typeof SessionArchiveResult>
 
-export const SessionDeleteParams = z.object({
-  sessionId: SessionId,
-  /**
-   * Extension, for a session forked with `files: 'worktree'`: `remove` (default) removes its
-   * directory only when it has no uncommitted changes; `keep` leaves it; `force` removes it anyway.
-   */
-  worktree: z.enum(['remove', 'keep', 'force']).optional(),
-})
+export const SessionDeleteParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    /**
+     * Extension, for a session forked with `files: 'worktree'`: `remove` (default) removes its
+     * directory only when it has no uncommitted changes; `keep` leaves it; `force` removes it anyway.
+     */
+    worktree: z.enum(['remove', 'keep', 'force']).optional(),
+  }),
+)
 export type SessionDeleteParams = z.infer<typeof SessionDeleteParams>
-export const SessionDeleteResult = z.object({
-  deleted: z.literal(true),
-  /** Children that got their inherited prefix written inline. */
-  materialized: z.array(z.string()),
-  /** Extension: what happened to a worktree the session owned (absent when it had none). */
-  worktree: z.object({ path: z.string(), removed: z.boolean(), reason: z.string().optional() }).optional(),
-})
+export const SessionDeleteResult = lazySchema((z) =>
+  z.object({
+    deleted: z.literal(true),
+    /** Children that got their inherited prefix written inline. */
+    materialized: z.array(z.string()),
+    /** Extension: what happened to a worktree the session owned (absent when it had none). */
+    worktree: z.object({ path: z.string(), removed: z.boolean(), reason: z.string().optional() }).optional(),
+  }),
+)
 export type SessionDeleteResult = z.infer<typeof SessionDeleteResult>
 
-export const SessionSetModelParams = z.object({
-  sessionId: SessionId,
-  model: ModelId,
-  reasoningEffort: ReasoningEffort.optional(),
-})
+export const SessionSetModelParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    model: ModelId,
+    reasoningEffort: ReasoningEffort.optional(),
+  }),
+)
 export type SessionSetModelParams = z.infer<typeof SessionSetModelParams>
 export const SessionSetModelResult = SessionSummary
 export type SessionSetModelResult = z.infer<typeof SessionSetModelResult>
@@ -234,183 +271,217 @@ export type SessionSetModelResult = z.infer<typeof SessionSetModelResult>
  * Extension: summarise the session's history into a `context/compacted` event (docs/architecture.md
  * §12.4); later turns send the summary plus what follows it. Nothing is removed from the log.
  */
-export const SessionCompactParams = z.object({ sessionId: SessionId })
+export const SessionCompactParams = lazySchema((z) => z.object({ sessionId: SessionId }))
 export type SessionCompactParams = z.infer<typeof SessionCompactParams>
-export const SessionCompactResult = z.object({
-  /** The seq of the `context/compacted` event. */
-  seq: Seq,
-  /** The last seq the summary stands for. */
-  throughSeq: Seq,
-  summary: z.string(),
-  /** The model that wrote it (`provider:model`). */
-  model: z.string(),
-  /** Estimated context tokens before and after. */
-  tokensBefore: z.number().optional(),
-  tokensAfter: z.number().optional(),
-})
+export const SessionCompactResult = lazySchema((z) =>
+  z.object({
+    /** The seq of the `context/compacted` event. */
+    seq: Seq,
+    /** The last seq the summary stands for. */
+    throughSeq: Seq,
+    summary: z.string(),
+    /** The model that wrote it (`provider:model`). */
+    model: z.string(),
+    /** Estimated context tokens before and after. */
+    tokensBefore: z.number().optional(),
+    tokensAfter: z.number().optional(),
+  }),
+)
 export type SessionCompactResult = z.infer<typeof SessionCompactResult>
 
-export const SessionCompareParams = z.object({ a: SessionId, b: SessionId })
+export const SessionCompareParams = lazySchema((z) => z.object({ a: SessionId, b: SessionId }))
 export type SessionCompareParams = z.infer<typeof SessionCompareParams>
-export const SessionCompareResult = z.object({
-  ancestor: z.string().nullable(),
-  forkSeq: z.number().int().nullable(),
-  /** Extension `usage`: `own` is what the side spent after `forkSeq`, `inherited` the shared prefix. */
-  a: z.object({ events: z.array(SessionEvent), usage: UsageSplit.optional() }),
-  b: z.object({ events: z.array(SessionEvent), usage: UsageSplit.optional() }),
-  files: z.array(FileDiff),
-})
+export const SessionCompareResult = lazySchema((z) =>
+  z.object({
+    ancestor: z.string().nullable(),
+    forkSeq: z.number().int().nullable(),
+    /** Extension `usage`: `own` is what the side spent after `forkSeq`, `inherited` the shared prefix. */
+    a: z.object({ events: z.array(SessionEvent), usage: UsageSplit.optional() }),
+    b: z.object({ events: z.array(SessionEvent), usage: UsageSplit.optional() }),
+    files: z.array(FileDiff),
+  }),
+)
 export type SessionCompareResult = z.infer<typeof SessionCompareResult>
 
 /** One way to try in `session.explore`: its prompt, and a model other than the source's if wanted. */
-export const ExploreBranch = z.object({
-  prompt: z.string().min(1).max(maxPromptChars),
-  model: ModelId.optional(),
-})
+export const ExploreBranch = lazySchema((z) =>
+  z.object({
+    prompt: z.string().min(1).max(maxPromptChars),
+    model: ModelId.optional(),
+  }),
+)
 export type ExploreBranch = z.infer<typeof ExploreBranch>
 
 /** Extension: N branches from one fork point, run in parallel (docs/architecture.md §13). */
-export const SessionExploreParams = z.object({
-  sessionId: SessionId,
-  /** The fork anchor, as in `session.fork` (default: the last completed turn). */
-  atSeq: Seq.optional(),
-  before: z.boolean().optional(),
-  branches: z.array(ExploreBranch).min(1).max(8),
-  /** Default `worktree`: each branch in its own directory. */
-  files: FileMode.optional(),
-  /** A command run in each branch's directory after each of its turns (e.g. `npm test`). */
-  check: z.string().min(1).max(4000).optional(),
-  /** Branches whose turns run at once (default 3). */
-  concurrency: z.number().int().min(1).max(8).optional(),
-  requestId: z.string().min(1).max(maxRequestIdChars).optional(),
-})
+export const SessionExploreParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    /** The fork anchor, as in `session.fork` (default: the last completed turn). */
+    atSeq: Seq.optional(),
+    before: z.boolean().optional(),
+    branches: z.array(ExploreBranch).min(1).max(8),
+    /** Default `worktree`: each branch in its own directory. */
+    files: FileMode.optional(),
+    /** A command run in each branch's directory after each of its turns (e.g. `npm test`). */
+    check: z.string().min(1).max(4000).optional(),
+    /** Branches whose turns run at once (default 3). */
+    concurrency: z.number().int().min(1).max(8).optional(),
+    requestId: z.string().min(1).max(maxRequestIdChars).optional(),
+  }),
+)
 export type SessionExploreParams = z.infer<typeof SessionExploreParams>
-export const SessionExploreResult = z.object({
-  exploration: z.string(),
-  boundary: z.number().int(),
-  sessions: z.array(SessionSummary),
-})
+export const SessionExploreResult = lazySchema((z) =>
+  z.object({
+    exploration: z.string(),
+    boundary: z.number().int(),
+    sessions: z.array(SessionSummary),
+  }),
+)
 export type SessionExploreResult = z.infer<typeof SessionExploreResult>
 
 /** A check's result, as recorded in the branch's log (`check/ran`). */
-export const CheckResult = z.object({
-  seq: z.number().int(),
-  command: z.string(),
-  exitCode: z.number().int().nullable(),
-  ok: z.boolean(),
-  /** The last lines of its output (at most 4 KB). */
-  output: z.string(),
-  durationMs: z.number(),
-  timedOut: z.boolean().optional(),
-})
+export const CheckResult = lazySchema((z) =>
+  z.object({
+    seq: z.number().int(),
+    command: z.string(),
+    exitCode: z.number().int().nullable(),
+    ok: z.boolean(),
+    /** The last lines of its output (at most 4 KB). */
+    output: z.string(),
+    durationMs: z.number(),
+    timedOut: z.boolean().optional(),
+  }),
+)
 export type CheckResult = z.infer<typeof CheckResult>
 
 /** Extension: the N-way compare board of branches (docs/architecture.md §13.3). */
-export const SessionBoardParams = z.object({ sessionIds: z.array(SessionId).min(1).max(8) })
+export const SessionBoardParams = lazySchema((z) =>
+  z.object({ sessionIds: z.array(SessionId).min(1).max(8) }),
+)
 export type SessionBoardParams = z.infer<typeof SessionBoardParams>
-export const BoardFile = z.object({
-  path: z.string(),
-  status: z.enum(['added', 'deleted', 'modified']),
-  added: z.number().int(),
-  removed: z.number().int(),
-  binary: z.boolean().optional(),
-})
+export const BoardFile = lazySchema((z) =>
+  z.object({
+    path: z.string(),
+    status: z.enum(['added', 'deleted', 'modified']),
+    added: z.number().int(),
+    removed: z.number().int(),
+    binary: z.boolean().optional(),
+  }),
+)
 export type BoardFile = z.infer<typeof BoardFile>
-export const BoardBranch = z.object({
-  session: SessionSummary,
-  /** The session's own turns (after its fork point) and how many completed. */
-  turns: z.number().int(),
-  completedTurns: z.number().int(),
-  /** From its first own turn's start to its last turn's end (running: to now); null before any turn. */
-  durationMs: z.number().nullable(),
-  /** Files changed since the common fork point, with a diffstat. */
-  files: z.array(BoardFile),
-  check: CheckResult.nullable(),
-  /** Its own tokens (input, output, cached) summed over its steps. */
-  tokens: z.object({ input: z.number(), output: z.number(), cached: z.number() }),
-})
+export const BoardBranch = lazySchema((z) =>
+  z.object({
+    session: SessionSummary,
+    /** The session's own turns (after its fork point) and how many completed. */
+    turns: z.number().int(),
+    completedTurns: z.number().int(),
+    /** From its first own turn's start to its last turn's end (running: to now); null before any turn. */
+    durationMs: z.number().nullable(),
+    /** Files changed since the common fork point, with a diffstat. */
+    files: z.array(BoardFile),
+    check: CheckResult.nullable(),
+    /** Its own tokens (input, output, cached) summed over its steps. */
+    tokens: z.object({ input: z.number(), output: z.number(), cached: z.number() }),
+  }),
+)
 export type BoardBranch = z.infer<typeof BoardBranch>
-export const SessionBoardResult = z.object({
-  /** The session every branch descends from (their nearest common ancestor), null when none. */
-  ancestor: z.string().nullable(),
-  /** The files' tree the file columns compare against (the fork point's), null when unknown. */
-  baseTree: z.string().nullable(),
-  branches: z.array(BoardBranch),
-})
+export const SessionBoardResult = lazySchema((z) =>
+  z.object({
+    /** The session every branch descends from (their nearest common ancestor), null when none. */
+    ancestor: z.string().nullable(),
+    /** The files' tree the file columns compare against (the fork point's), null when unknown. */
+    baseTree: z.string().nullable(),
+    branches: z.array(BoardBranch),
+  }),
+)
 export type SessionBoardResult = z.infer<typeof SessionBoardResult>
 
 /** Extension: one file as each branch has it now, and at the fork point, for a side-by-side diff. */
-export const SessionFileAcrossParams = z.object({
-  sessionIds: z.array(SessionId).min(1).max(8),
-  path: FilePath,
-})
+export const SessionFileAcrossParams = lazySchema((z) =>
+  z.object({
+    sessionIds: z.array(SessionId).min(1).max(8),
+    path: FilePath,
+  }),
+)
 export type SessionFileAcrossParams = z.infer<typeof SessionFileAcrossParams>
-export const FileVersion = z.object({
-  /** UTF-8 text, null when the file does not exist there (or is binary). */
-  content: z.string().nullable(),
-  binary: z.boolean(),
-  /** True when the text was cut at 512 KB. */
-  truncated: z.boolean(),
-})
-export const SessionFileAcrossResult = z.object({
-  path: z.string(),
-  base: FileVersion,
-  versions: z.array(FileVersion.extend({ sessionId: z.string() })),
-})
+export const FileVersion = lazySchema((z) =>
+  z.object({
+    /** UTF-8 text, null when the file does not exist there (or is binary). */
+    content: z.string().nullable(),
+    binary: z.boolean(),
+    /** True when the text was cut at 512 KB. */
+    truncated: z.boolean(),
+  }),
+)
+export const SessionFileAcrossResult = lazySchema((z) =>
+  z.object({
+    path: z.string(),
+    base: FileVersion,
+    versions: z.array(FileVersion.extend({ sessionId: z.string() })),
+  }),
+)
 export type SessionFileAcrossResult = z.infer<typeof SessionFileAcrossResult>
 
 /** Extension: keep a branch — bring its file changes into its parent, archive its siblings (§13.4). */
-export const SessionKeepParams = z.object({
-  sessionId: SessionId,
-  /** Archive the other branches of its exploration and remove their clean worktrees (default true). */
-  archiveOthers: z.boolean().optional(),
-})
-export type SessionKeepParams = z.infer<typeof SessionKeepParams>
-export const SessionKeepResult = z.object({
-  kept: z.string(),
-  parent: z.string(),
-  /** Seq of the `branch/kept` event in the parent's log. */
-  seq: z.number().int(),
-  files: z.object({
-    /** `shared`: the branch worked in the parent's directory, so keeping it is the conversation only. */
-    mode: FileMode,
-    /** Paths written into the parent's directory. */
-    applied: z.array(z.string()),
-    /** Seq of the parent's `files/restored` event (undo it with snapshot.undoRestore), when files were written. */
-    restoreSeq: z.number().int().optional(),
+export const SessionKeepParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    /** Archive the other branches of its exploration and remove their clean worktrees (default true). */
+    archiveOthers: z.boolean().optional(),
   }),
-  archived: z.array(z.string()),
-  worktrees: z.array(
-    z.object({
-      sessionId: z.string(),
-      path: z.string(),
-      removed: z.boolean(),
-      reason: z.string().optional(),
+)
+export type SessionKeepParams = z.infer<typeof SessionKeepParams>
+export const SessionKeepResult = lazySchema((z) =>
+  z.object({
+    kept: z.string(),
+    parent: z.string(),
+    /** Seq of the `branch/kept` event in the parent's log. */
+    seq: z.number().int(),
+    files: z.object({
+      /** `shared`: the branch worked in the parent's directory, so keeping it is the conversation only. */
+      mode: FileMode,
+      /** Paths written into the parent's directory. */
+      applied: z.array(z.string()),
+      /** Seq of the parent's `files/restored` event (undo it with snapshot.undoRestore), when files were written. */
+      restoreSeq: z.number().int().optional(),
     }),
-  ),
-})
+    archived: z.array(z.string()),
+    worktrees: z.array(
+      z.object({
+        sessionId: z.string(),
+        path: z.string(),
+        removed: z.boolean(),
+        reason: z.string().optional(),
+      }),
+    ),
+  }),
+)
 export type SessionKeepResult = z.infer<typeof SessionKeepResult>
 
-export const SnapshotListParams = z.object({ sessionId: SessionId })
+export const SnapshotListParams = lazySchema((z) => z.object({ sessionId: SessionId }))
 export type SnapshotListParams = z.infer<typeof SnapshotListParams>
-export const SnapshotListResult = z.array(SnapshotEntry)
+export const SnapshotListResult = lazySchema((z) => z.array(SnapshotEntry))
 export type SnapshotListResult = z.infer<typeof SnapshotListResult>
 
-export const SnapshotRestoreParams = z.object({
-  sessionId: SessionId,
-  seq: Seq,
-  force: z.boolean().optional(),
-})
+export const SnapshotRestoreParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    seq: Seq,
+    force: z.boolean().optional(),
+  }),
+)
 export type SnapshotRestoreParams = z.infer<typeof SnapshotRestoreParams>
-export const SnapshotRestoreResult = z.object({
-  restored: z.array(z.string()),
-  /** Extension: paths to rewind that were left alone (a directory or a symlinked parent stands there now). */
-  kept: z.array(z.string()).optional(),
-  /** The tree taken before writing: the restore's undo. */
-  undoTree: z.string(),
-  /** Extension: the seq of the `files/restored` event that records it (undo it with snapshot.undoRestore). */
-  seq: Seq.optional(),
-})
+export const SnapshotRestoreResult = lazySchema((z) =>
+  z.object({
+    restored: z.array(z.string()),
+    /** Extension: paths to rewind that were left alone (a directory or a symlinked parent stands there now). */
+    kept: z.array(z.string()).optional(),
+    /** The tree taken before writing: the restore's undo. */
+    undoTree: z.string(),
+    /** Extension: the seq of the `files/restored` event that records it (undo it with snapshot.undoRestore). */
+    seq: Seq.optional(),
+  }),
+)
 export type SnapshotRestoreResult = z.infer<typeof SnapshotRestoreResult>
 
 /**
@@ -418,12 +489,14 @@ export type SnapshotRestoreResult = z.infer<typeof SnapshotRestoreResult>
  * content they had before it; refuses with `files-conflict` when one of them changed since
  * the restore (unless `force`). Recorded as a `files/restored` event with `undoOf`.
  */
-export const SnapshotUndoRestoreParams = z.object({
-  sessionId: SessionId,
-  /** The seq of the `files/restored` event to undo; default the latest restore not undone yet. */
-  seq: Seq.optional(),
-  force: z.boolean().optional(),
-})
+export const SnapshotUndoRestoreParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    /** The seq of the `files/restored` event to undo; default the latest restore not undone yet. */
+    seq: Seq.optional(),
+    force: z.boolean().optional(),
+  }),
+)
 export type SnapshotUndoRestoreParams = z.infer<typeof SnapshotUndoRestoreParams>
 export const SnapshotUndoRestoreResult = SnapshotRestoreResult
 export type SnapshotUndoRestoreResult = z.infer<typeof SnapshotUndoRestoreResult>

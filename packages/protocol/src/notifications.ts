@@ -1,22 +1,29 @@
 // Server → client notifications of docs/protocol.md (WebSocket only) and their params.
-import { z } from 'zod'
+import { lazySchema } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 import { SessionId } from './ids.js'
 import { DeltaKind, SessionEvent, SessionSummary } from './types.js'
 
-export const SessionCreatedNotification = z.object({ session: SessionSummary })
+export const SessionCreatedNotification = lazySchema((z) => z.object({ session: SessionSummary }))
 export type SessionCreatedNotification = z.infer<typeof SessionCreatedNotification>
-export const SessionUpdatedNotification = z.object({ session: SessionSummary })
+export const SessionUpdatedNotification = lazySchema((z) => z.object({ session: SessionSummary }))
 export type SessionUpdatedNotification = z.infer<typeof SessionUpdatedNotification>
-export const SessionDeletedNotification = z.object({ sessionId: SessionId })
+export const SessionDeletedNotification = lazySchema((z) => z.object({ sessionId: SessionId }))
 export type SessionDeletedNotification = z.infer<typeof SessionDeletedNotification>
 /** To subscribers of the session, in seq order, without gaps. */
-export const SessionEventNotification = z.object({ sessionId: SessionId, event: SessionEvent })
+export const SessionEventNotification = lazySchema((z) =>
+  z.object({ sessionId: SessionId, event: SessionEvent }),
+)
 export type SessionEventNotification = z.infer<typeof SessionEventNotification>
 /** Streaming text of the running step (not part of the log). */
-export const SessionDeltaNotification = z.object({ sessionId: SessionId, kind: DeltaKind, text: z.string() })
+export const SessionDeltaNotification = lazySchema((z) =>
+  z.object({ sessionId: SessionId, kind: DeltaKind, text: z.string() }),
+)
 export type SessionDeltaNotification = z.infer<typeof SessionDeltaNotification>
 /** Two or more sessions run turns in one directory at once. */
-export const FilesSharedActivityNotification = z.object({ cwd: z.string(), sessionIds: z.array(SessionId) })
+export const FilesSharedActivityNotification = lazySchema((z) =>
+  z.object({ cwd: z.string(), sessionIds: z.array(SessionId) }),
+)
 export type FilesSharedActivityNotification = z.infer<typeof FilesSharedActivityNotification>
 
 /** Notification name → its params schema. */

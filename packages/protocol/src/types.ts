@@ -1,101 +1,118 @@
 // The shared value types of docs/protocol.md ("Types"): what the Host says about sessions,
 // events, workspaces and file diffs.
-import { z } from 'zod'
+import { lazySchema } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 import { Seq } from './ids.js'
 
-export const SessionEvent = z.object({
-  seq: Seq,
-  time: z.number(),
-  type: z.string(),
-  data: z.unknown(),
-})
+export const SessionEvent = lazySchema((z) =>
+  z.object({
+    seq: Seq,
+    time: z.number(),
+    type: z.string(),
+    data: z.unknown(),
+  }),
+)
 export type SessionEvent = z.infer<typeof SessionEvent>
 
-export const ModelSelection = z.object({
-  provider: z.string(),
-  model: z.string(),
-  reasoningEffort: z.string().optional(),
-})
+export const ModelSelection = lazySchema((z) =>
+  z.object({
+    provider: z.string(),
+    model: z.string(),
+    reasoningEffort: z.string().optional(),
+  }),
+)
 export type ModelSelection = z.infer<typeof ModelSelection>
 
-export const FileMode = z.enum(['shared', 'worktree'])
+export const FileMode = lazySchema((z) => z.enum(['shared', 'worktree']))
 export type FileMode = z.infer<typeof FileMode>
 
-export const SessionFiles = z.object({
-  mode: FileMode,
-  path: z.string(),
-  baseTree: z.string().nullable(),
-})
+export const SessionFiles = lazySchema((z) =>
+  z.object({
+    mode: FileMode,
+    path: z.string(),
+    baseTree: z.string().nullable(),
+  }),
+)
 export type SessionFiles = z.infer<typeof SessionFiles>
 
-export const SessionStatus = z.enum(['idle', 'running'])
+export const SessionStatus = lazySchema((z) => z.enum(['idle', 'running']))
 export type SessionStatus = z.infer<typeof SessionStatus>
 
-export const SessionOrigin = z.enum(['user', 'fork', 'subagent'])
+export const SessionOrigin = lazySchema((z) => z.enum(['user', 'fork', 'subagent']))
 export type SessionOrigin = z.infer<typeof SessionOrigin>
 
-export const SessionSummary = z.object({
-  id: z.string(),
-  /** The latest title; '' when the session has none yet (clients show a placeholder). */
-  title: z.string(),
-  cwd: z.string(),
-  workspaceId: z.string().nullable(),
-  /** Lineage (forks only). `forkedAt` is the parent's seq the fork copied through (-1: empty prefix). */
-  parentSession: z.string().nullable(),
-  forkedAt: z.number().int().nullable(),
-  origin: SessionOrigin,
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  eventCount: z.number().int().min(0),
-  inheritedEventCount: z.number().int().min(0),
-  status: SessionStatus,
-  archived: z.boolean(),
-  model: ModelSelection.nullable(),
-  files: SessionFiles,
-  /**
-   * Extension: set when damaged headers make this session's parents a loop (A's parent is B,
-   * B's is A), or its lineage runs through one: the sessions of the loop, in order. Such a
-   * session is listed at the top of its tree (`parentSession` null) and cannot be loaded.
-   */
-  parentLoop: z.array(z.string()).optional(),
-  /** Extension: the exploration this session is a branch of (`session.explore`), and its label (A, B, …). */
-  exploration: z.object({ id: z.string(), label: z.string() }).optional(),
-  /** Extension: a subagent (origin `subagent`): the parent's `task` tool call that spawned it, and its depth. */
-  subagentOf: z.object({ callId: z.string(), depth: z.number().int() }).optional(),
-})
+export const SessionSummary = lazySchema((z) =>
+  z.object({
+    id: z.string(),
+    /** The latest title; '' when the session has none yet (clients show a placeholder). */
+    title: z.string(),
+    cwd: z.string(),
+    workspaceId: z.string().nullable(),
+    /** Lineage (forks only). `forkedAt` is the parent's seq the fork copied through (-1: empty prefix). */
+    parentSession: z.string().nullable(),
+    forkedAt: z.number().int().nullable(),
+    origin: SessionOrigin,
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    eventCount: z.number().int().min(0),
+    inheritedEventCount: z.number().int().min(0),
+    status: SessionStatus,
+    archived: z.boolean(),
+    model: ModelSelection.nullable(),
+    files: SessionFiles,
+    /**
+     * Extension: set when damaged headers make this session's parents a loop (A's parent is B,
+     * B's is A), or its lineage runs through one: the sessions of the loop, in order. Such a
+     * session is listed at the top of its tree (`parentSession` null) and cannot be loaded.
+     */
+    parentLoop: z.array(z.string()).optional(),
+    /** Extension: the exploration this session is a branch of (`session.explore`), and its label (A, B, …). */
+    exploration: z.object({ id: z.string(), label: z.string() }).optional(),
+    /** Extension: a subagent (origin `subagent`): the parent's `task` tool call that spawned it, and its depth. */
+    subagentOf: z.object({ callId: z.string(), depth: z.number().int() }).optional(),
+  }),
+)
 export type SessionSummary = z.infer<typeof SessionSummary>
 
-export const Workspace = z.object({
-  id: z.string(),
-  path: z.string(),
-  name: z.string(),
-  /** When the folder was last opened (epoch ms); workspace.list is most recent first. */
-  openedAt: z.number().optional(),
-})
+export const Workspace = lazySchema((z) =>
+  z.object({
+    id: z.string(),
+    path: z.string(),
+    name: z.string(),
+    /** When the folder was last opened (epoch ms); workspace.list is most recent first. */
+    openedAt: z.number().optional(),
+  }),
+)
 export type Workspace = z.infer<typeof Workspace>
 
-export const FileDiff = z.object({
-  path: z.string(),
-  status: z.enum(['added', 'deleted', 'modified']),
-  patch: z.string(),
-})
+export const FileDiff = lazySchema((z) =>
+  z.object({
+    path: z.string(),
+    status: z.enum(['added', 'deleted', 'modified']),
+    patch: z.string(),
+  }),
+)
 export type FileDiff = z.infer<typeof FileDiff>
 
-export const TurnEndReason = z.enum(['completed', 'aborted', 'error', 'max-steps', 'interrupted'])
+export const TurnEndReason = lazySchema((z) =>
+  z.enum(['completed', 'aborted', 'error', 'max-steps', 'interrupted']),
+)
 export type TurnEndReason = z.infer<typeof TurnEndReason>
 
-export const DeltaKind = z.enum(['text', 'reasoning', 'tool-input'])
+export const DeltaKind = lazySchema((z) => z.enum(['text', 'reasoning', 'tool-input']))
 export type DeltaKind = z.infer<typeof DeltaKind>
 
-export const SnapshotEntry = z.object({
-  seq: Seq,
-  tree: z.string(),
-  changed: z.array(z.string()),
-})
+export const SnapshotEntry = lazySchema((z) =>
+  z.object({
+    seq: Seq,
+    tree: z.string(),
+    changed: z.array(z.string()),
+  }),
+)
 export type SnapshotEntry = z.infer<typeof SnapshotEntry>
 
 /** One folder `workspace.browse` lists. */
-export const FolderEntry = z.object({ name: z.string(), path: z.string() })
+export const FolderEntry = lazySchema((z) => z.object({ name: z.string(), path: z.string() }))
 export type FolderEntry = z.infer<typeof FolderEntry>
 
 /**
@@ -104,56 +121,64 @@ export type FolderEntry = z.infer<typeof FolderEntry>
  * `tree`/`changed` are the directory after it (it counts as a snapshot of the session's timeline);
  * `undoTree` is the directory before it, which `snapshot.undoRestore` writes back.
  */
-export const FilesRestoredData = z.object({
-  toSeq: z.number().int().min(-1).optional(),
-  undoOf: z.number().int().min(0).optional(),
-  /** Extension: the files came from keeping this branch (`session.keep`), not from a rewind. */
-  keptFrom: z.object({ sessionId: z.string(), label: z.string().optional() }).optional(),
-  tree: z.string(),
-  changed: z.array(z.string()),
-  skipped: z.array(z.string()).optional(),
-  restored: z.array(z.string()),
-  kept: z.array(z.string()),
-  undoTree: z.string(),
-})
+export const FilesRestoredData = lazySchema((z) =>
+  z.object({
+    toSeq: z.number().int().min(-1).optional(),
+    undoOf: z.number().int().min(0).optional(),
+    /** Extension: the files came from keeping this branch (`session.keep`), not from a rewind. */
+    keptFrom: z.object({ sessionId: z.string(), label: z.string().optional() }).optional(),
+    tree: z.string(),
+    changed: z.array(z.string()),
+    skipped: z.array(z.string()).optional(),
+    restored: z.array(z.string()),
+    kept: z.array(z.string()),
+    undoTree: z.string(),
+  }),
+)
 export type FilesRestoredData = z.infer<typeof FilesRestoredData>
 
 /** Tokens and USD of some model calls (docs/protocol.md "Usage"). */
-export const UsageTotals = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  /** Part of inputTokens: read from the provider's prompt cache. */
-  cachedInputTokens: z.number(),
-  /** Part of outputTokens: spent on reasoning. */
-  reasoningTokens: z.number(),
-  steps: z.number().int().min(0),
-  /** USD; null when a call ran on a model without a known price. */
-  cost: z.number().nullable(),
-})
+export const UsageTotals = lazySchema((z) =>
+  z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    /** Part of inputTokens: read from the provider's prompt cache. */
+    cachedInputTokens: z.number(),
+    /** Part of outputTokens: spent on reasoning. */
+    reasoningTokens: z.number(),
+    steps: z.number().int().min(0),
+    /** USD; null when a call ran on a model without a known price. */
+    cost: z.number().nullable(),
+  }),
+)
 export type UsageTotals = z.infer<typeof UsageTotals>
 
-export const TurnUsage = UsageTotals.extend({ seq: Seq, model: z.string() })
+export const TurnUsage = lazySchema((z) => UsageTotals.extend({ seq: Seq, model: z.string() }))
 export type TurnUsage = z.infer<typeof TurnUsage>
 
 /** How full the context is: the last step's input + output against the current model's window. */
-export const ContextUsage = z.object({
-  used: z.number().nullable(),
-  window: z.number().nullable(),
-  percent: z.number().nullable(),
-  model: z.string(),
-})
+export const ContextUsage = lazySchema((z) =>
+  z.object({
+    used: z.number().nullable(),
+    window: z.number().nullable(),
+    percent: z.number().nullable(),
+    model: z.string(),
+  }),
+)
 export type ContextUsage = z.infer<typeof ContextUsage>
 
 /** Extension: `own` is at or after the split (a fork's own events), `inherited` before it. */
-export const UsageSplit = z.object({
-  own: UsageTotals,
-  inherited: UsageTotals,
-  total: UsageTotals,
-  context: ContextUsage,
-  /** The catalog prices and windows come from, with its date. */
-  priceSource: z.string(),
-})
+export const UsageSplit = lazySchema((z) =>
+  z.object({
+    own: UsageTotals,
+    inherited: UsageTotals,
+    total: UsageTotals,
+    context: ContextUsage,
+    /** The catalog prices and windows come from, with its date. */
+    priceSource: z.string(),
+  }),
+)
 export type UsageSplit = z.infer<typeof UsageSplit>
 
-export const SessionUsage = UsageSplit.extend({ turns: z.array(TurnUsage) })
+export const SessionUsage = lazySchema((z) => UsageSplit.extend({ turns: z.array(TurnUsage) }))
 export type SessionUsage = z.infer<typeof SessionUsage>

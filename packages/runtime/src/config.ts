@@ -7,20 +7,25 @@ import os from 'node:os'
 import path from 'node:path'
 import { McpConfig, type PermissionConfig, type PermissionRule, rulesOf } from '@tangent/agent/light'
 import { TangentError } from '@tangent/core'
-import { z } from 'zod'
+import { lazySchema } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 
-const Action = z.enum(['allow', 'ask', 'deny'])
-const PermissionSchema = z.record(z.string().min(1), z.union([Action, z.record(z.string().min(1), Action)]))
+const Action = lazySchema((z) => z.enum(['allow', 'ask', 'deny']))
+const PermissionSchema = lazySchema((z) =>
+  z.record(z.string().min(1), z.union([Action, z.record(z.string().min(1), Action)])),
+)
 
 /** One config file. Unknown top-level keys are kept for other features and ignored here. */
-export const TangentConfigFile = z
-  .object({
-    $schema: z.string().optional(),
-    permission: PermissionSchema.optional(),
-    /** MCP servers (docs/architecture.md §14.3). */
-    mcp: McpConfig.optional(),
-  })
-  .passthrough()
+export const TangentConfigFile = lazySchema((z) =>
+  z
+    .object({
+      $schema: z.string().optional(),
+      permission: PermissionSchema.optional(),
+      /** MCP servers (docs/architecture.md §14.3). */
+      mcp: McpConfig.optional(),
+    })
+    .passthrough(),
+)
 export type TangentConfigFile = z.infer<typeof TangentConfigFile>
 
 export interface LoadedConfig {

@@ -3,7 +3,7 @@
 // contract suite (test/contract) are written once against it.
 import type { AgentDelta } from '@tangent/agent'
 import { TangentError } from '@tangent/core'
-import { type MethodParams, type MethodResult, methods } from '@tangent/protocol'
+import { type MethodParams, type MethodResult, parseMethodParams } from '@tangent/protocol'
 import type { Runtime, SessionListener } from './runtime.js'
 import type { SharedActivity } from './runtime-events.js'
 import { type RuntimeMethodName, runtimeMethods } from './runtime-methods.js'
@@ -29,13 +29,16 @@ export interface SessionApi {
   close(): Promise<void>
 }
 
-/** The runtime in this process, behind the same schemas the Host applies to its params. */
+/**
+ * The runtime in this process, behind the same schemas the Host applies to its params (the
+ * reads of short commands checked structurally first, without loading zod: docs/architecture.md §9).
+ */
 export function inProcessApi(runtime: Runtime, options: { close?: () => Promise<void> } = {}): SessionApi {
   const handlers = runtimeMethods(runtime)
   return {
     kind: 'local',
     async call(method, params) {
-      const parsed = methods[method].params.safeParse(params ?? {})
+      const parsed = parseMethodParams(method, params ?? {})
       if (!parsed.success) throw invalidParams(method, parsed.error.issues)
       const handler = handlers[method] as (params: unknown) => Promise<never>
       return handler(parsed.data)

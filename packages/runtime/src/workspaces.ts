@@ -5,11 +5,44 @@ import { randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
+import { lazySchema } from '@tangent/core/lazy-zod'
 import { Workspace } from '@tangent/protocol'
-import { z } from 'zod'
+import type { z } from 'zod'
 import { writeFileAtomic } from './write-file-atomic.js'
 
-const WorkspacesFile = z.object({ version: z.literal(1), workspaces: z.array(Workspace) })
+export const WorkspacesFile = lazySchema((z) =>
+  z.object({ version: z.literal(1), workspaces: z.array(Workspace) }),
+)
+
+const workspaceKeys: ReadonlySet<string> = new Set(['id', 'path', 'name', 'openedAt'])
+
+/**
+ * The fast check of a workspaces file (docs/architecture.md §9): true only for what
+ * `WorkspacesFile` accepts as it is (no key it would strip), so reading one loads no zod;
+ * anything else goes to the schema, which accepts or says why not.
+ */
+export function isWorkspacesFile(value: unknown): value is z.infer<typeof WorkspacesFile> {
+  if (!isPlainObject(value) || value.version !== 1 || !Array.isArray(value.workspaces)) return false
+  if (Object.keys(value).length !== 2) return false
+  return value.workspaces.every(
+    (workspace) =>
+      isPlainObject(workspace) &&
+      Object.keys(workspace).every((key) => workspaceKeys.has(key)) &&
+      typeof workspace.id === 'string' &&
+      typeof workspace.path === 'string' &&
+      typeof workspace.name === 'string' &&
+      (workspace.openedAt === undefined || Number.isFinite(workspace.openedAt)),
+  )
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  )
+}
 
 export class WorkspaceRegistry {
   readonly #file: string
@@ -42,7 +75,8 @@ export class WorkspaceRegistry {
     }
     let parsed: z.infer<typeof WorkspacesFile>
     try {
-      parsed = WorkspacesFile.parse(JSON.parse(text))
+      const value: unknown = JSON.parse(text)
+      parsed = isWorkspacesFile(value) ? value : WorkspacesFile.parse(value)
     } catch (error) {
       throw new TangentError(
         'corrupt-workspaces',

@@ -2,81 +2,94 @@
 // `catalog.json` and the journal `catalog.journal` — reading both (the journal applied to its
 // snapshot), the fast structural checks, and the replace-by-rename that both are written with.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from 'node:fs'
-import { z } from 'zod'
+import { lazySchema } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 import { fileKind, replaceFile } from './durable-fs.js'
-import { SessionOrigin } from './log-format.js'
+import { SessionOrigin, sessionOrigins } from './log-format.js'
 import { type StorePaths, storePaths } from './store-paths.js'
 
-export const ModelRefSchema = z.object({
-  provider: z.string(),
-  model: z.string(),
-  reasoningEffort: z.string().optional(),
-})
+export const ModelRefSchema = lazySchema((z) =>
+  z.object({
+    provider: z.string(),
+    model: z.string(),
+    reasoningEffort: z.string().optional(),
+  }),
+)
 
-export const CatalogEntry = z.object({
-  id: z.string(),
-  title: z.string().nullable(),
-  cwd: z.string(),
-  parentSession: z.string().nullable(),
-  forkedAt: z.number().nullable(),
-  origin: SessionOrigin,
-  archived: z.boolean(),
-  eventCount: z.number().int().nonnegative(),
-  inheritedEventCount: z.number().int().nonnegative(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  /** The header line as on disk, extra meta included. */
-  header: z.record(z.string(), z.unknown()),
-  model: ModelRefSchema.nullable(),
-  /**
-   * Set when the chain of parents of this session loops (damaged headers: A's parent is B,
-   * B's is A): the ids on the loop, in order. Such a session is listed, but neither it nor a
-   * fork that reads its prefix through the loop can load (`corrupt-log`).
-   */
-  parentLoop: z.array(z.string()).optional(),
-})
+export const CatalogEntry = lazySchema((z) =>
+  z.object({
+    id: z.string(),
+    title: z.string().nullable(),
+    cwd: z.string(),
+    parentSession: z.string().nullable(),
+    forkedAt: z.number().nullable(),
+    origin: SessionOrigin,
+    archived: z.boolean(),
+    eventCount: z.number().int().nonnegative(),
+    inheritedEventCount: z.number().int().nonnegative(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    /** The header line as on disk, extra meta included. */
+    header: z.record(z.string(), z.unknown()),
+    model: ModelRefSchema.nullable(),
+    /**
+     * Set when the chain of parents of this session loops (damaged headers: A's parent is B,
+     * B's is A): the ids on the loop, in order. Such a session is listed, but neither it nor a
+     * fork that reads its prefix through the loop can load (`corrupt-log`).
+     */
+    parentLoop: z.array(z.string()).optional(),
+  }),
+)
 export type CatalogEntry = z.infer<typeof CatalogEntry>
 
 /** What the catalog file stores per session: the entry plus what keeps it current cheaply. */
-export const CatalogRecord = CatalogEntry.extend({
-  /** Size of the log when this record was true (null: unknown, rescan after a crash). */
-  logBytes: z.number().int().nonnegative().nullable(),
-  /** Title and model as of the end of an inherited ("ref") prefix, which lives in another log. */
-  inheritedTitle: z.string().nullable(),
-  inheritedModel: ModelRefSchema.nullable(),
-})
+export const CatalogRecord = lazySchema((z) =>
+  CatalogEntry.extend({
+    /** Size of the log when this record was true (null: unknown, rescan after a crash). */
+    logBytes: z.number().int().nonnegative().nullable(),
+    /** Title and model as of the end of an inherited ("ref") prefix, which lives in another log. */
+    inheritedTitle: z.string().nullable(),
+    inheritedModel: ModelRefSchema.nullable(),
+  }),
+)
 export type CatalogRecord = z.infer<typeof CatalogRecord>
 
 /**
  * The snapshot `catalog.json`. Version 1 (commit 88184bf and before) has no token and no
  * journal; version 2 names itself with a token, which the journal's first line repeats.
  */
-export const CatalogFile = z.object({
-  version: z.union([z.literal(1), z.literal(2)]),
-  /** Version 2: this snapshot's name; only a journal that names it extends it. */
-  token: z.string().optional(),
-  sessions: z.array(CatalogRecord),
-  /** Logs without a readable header (kept for a human to look at, never listed). */
-  damaged: z.array(z.string()).default([]),
-})
+export const CatalogFile = lazySchema((z) =>
+  z.object({
+    version: z.union([z.literal(1), z.literal(2)]),
+    /** Version 2: this snapshot's name; only a journal that names it extends it. */
+    token: z.string().optional(),
+    sessions: z.array(CatalogRecord),
+    /** Logs without a readable header (kept for a human to look at, never listed). */
+    damaged: z.array(z.string()).default([]),
+  }),
+)
 export type StoredCatalog = z.infer<typeof CatalogFile>
 
 /** The first line of `catalog.journal`: which snapshot its records extend. */
-export const CatalogJournalHeader = z.object({
-  type: z.literal('catalog-journal'),
-  version: z.literal(1),
-  snapshot: z.string(),
-})
+export const CatalogJournalHeader = lazySchema((z) =>
+  z.object({
+    type: z.literal('catalog-journal'),
+    version: z.literal(1),
+    snapshot: z.string(),
+  }),
+)
 
 /**
  * One line of the journal after its header, applied in order: a session's whole record (new
  * or changed), a session gone, or a log found without a readable header.
  */
-export const CatalogJournalRecord = z.union([
-  z.object({ set: CatalogRecord }),
-  z.object({ delete: z.string() }),
-  z.object({ damaged: z.string() }),
-])
+export const CatalogJournalRecord = lazySchema((z) =>
+  z.union([
+    z.object({ set: CatalogRecord }),
+    z.object({ delete: z.string() }),
+    z.object({ damaged: z.string() }),
+  ]),
+)
 
 /**
  * Which file a name is: a file renamed over it has another inode, one appended to another size
@@ -288,7 +301,7 @@ const isModel = (value: unknown) =>
     typeof value.provider === 'string' &&
     typeof value.model === 'string' &&
     (value.reasoningEffort === undefined || typeof value.reasoningEffort === 'string'))
-const origins = new Set(SessionOrigin.options as readonly string[])
+const origins: ReadonlySet<string> = new Set(sessionOrigins)
 
 /**
  * The fast check of a catalog file, equivalent to `CatalogFile` (zod is ~10× slower on

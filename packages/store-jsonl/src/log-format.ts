@@ -1,35 +1,41 @@
 // The on-disk format of a session log: a header line, then one event per line.
-// Lines come from disk, so they are validated (zod, with a fast structural check first).
+// Lines come from disk, so they are validated: a structural check first, zod (loaded then,
+// docs/architecture.md §9) to explain what it refuses.
 import { eventTypePattern, type Session, type SessionEvent, sessionIdPattern } from '@tangent/core'
-import { z } from 'zod'
+import { lazySchema, zod } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 
 export const logFormatVersion = 1
 
-export const SessionOrigin = z.enum(['user', 'fork', 'subagent'])
+/** A header's `origin` (a plain list too: the fast checks use it without building the schema). */
+export const sessionOrigins = ['user', 'fork', 'subagent'] as const
+export const SessionOrigin = lazySchema((z) => z.enum(sessionOrigins))
 
 /** Line 1 of `sessions/<id>.jsonl`. Extra meta (workspaceId, files, baseTree, …) is kept as is. */
-export const SessionHeaderLine = z
-  .looseObject({
-    type: z.literal('session'),
-    version: z.literal(logFormatVersion),
-    id: z.string().regex(sessionIdPattern),
-    createdAt: z.number(),
-    cwd: z.string(),
-    title: z.string().optional(),
-    parentSession: z.string().regex(sessionIdPattern).optional(),
-    forkedAt: z.number().int().min(-1).optional(),
-    inheritedEventCount: z.number().int().nonnegative(),
-    /** "ref": the first inheritedEventCount events live in the parent's log; "inline": all are here. */
-    seed: z.enum(['ref', 'inline']),
-    origin: SessionOrigin,
-  })
-  .refine((header) => header.seed === 'inline' || header.parentSession !== undefined, {
-    message: 'a header with seed "ref" needs a parentSession',
-  })
+export const SessionHeaderLine = lazySchema((z) =>
+  z
+    .looseObject({
+      type: z.literal('session'),
+      version: z.literal(logFormatVersion),
+      id: z.string().regex(sessionIdPattern),
+      createdAt: z.number(),
+      cwd: z.string(),
+      title: z.string().optional(),
+      parentSession: z.string().regex(sessionIdPattern).optional(),
+      forkedAt: z.number().int().min(-1).optional(),
+      inheritedEventCount: z.number().int().nonnegative(),
+      /** "ref": the first inheritedEventCount events live in the parent's log; "inline": all are here. */
+      seed: z.enum(['ref', 'inline']),
+      origin: SessionOrigin,
+    })
+    .refine((header) => header.seed === 'inline' || header.parentSession !== undefined, {
+      message: 'a header with seed "ref" needs a parentSession',
+    }),
+)
 export type SessionHeaderLine = z.infer<typeof SessionHeaderLine>
 
 const headerSeeds: ReadonlySet<unknown> = new Set(['ref', 'inline'])
-const headerOrigins: ReadonlySet<unknown> = new Set(SessionOrigin.options)
+const headerOrigins: ReadonlySet<unknown> = new Set(sessionOrigins)
 const isInteger = (value: unknown, min: number) =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= min
 const isOptional = (value: unknown, check: (value: unknown) => boolean) => value === undefined || check(value)
@@ -63,12 +69,14 @@ export function parseHeaderLine(value: unknown): z.ZodSafeParseResult<SessionHea
   return SessionHeaderLine.safeParse(value)
 }
 
-export const SessionEventLine = z.object({
-  seq: z.number().int().nonnegative(),
-  time: z.number(),
-  type: z.string().regex(eventTypePattern),
-  data: z.unknown().refine((value) => value !== undefined, { message: 'data is required' }),
-})
+export const SessionEventLine = lazySchema((z) =>
+  z.object({
+    seq: z.number().int().nonnegative(),
+    time: z.number(),
+    type: z.string().regex(eventTypePattern),
+    data: z.unknown().refine((value) => value !== undefined, { message: 'data is required' }),
+  }),
+)
 export type SessionEventLine = z.infer<typeof SessionEventLine>
 
 /** Header keys the store derives; extra meta may not override them. */
@@ -169,5 +177,5 @@ export function isEventLineShape(value: unknown): value is SessionEventLine {
 /** Why a parsed value is not an event line, in zod's words. */
 export function eventLineProblem(value: unknown): string {
   const result = SessionEventLine.safeParse(value)
-  return result.success ? 'not an event line' : z.prettifyError(result.error)
+  return result.success ? 'not an event line' : zod().prettifyError(result.error)
 }

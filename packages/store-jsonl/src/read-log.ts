@@ -1,7 +1,8 @@
 // Parses one session log file: the header, its events (checked and in seq order),
 // and what follows the last good line (a torn tail). Never repairs: callers decide.
 import { type SessionEvent, TangentError } from '@tangent/core'
-import { z } from 'zod'
+import { zod } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 import { maxLineBytes, readLines } from './line-reader.js'
 import {
   eventLineProblem,
@@ -117,5 +118,5 @@ export function headerError(file: string, value: unknown, error: z.ZodError): Ta
       `Session log ${file} is in format version ${JSON.stringify(version)}, and this version of Tangent reads version ${logFormatVersion} (was it written by a newer Tangent?). It is left as it is: open it with the version that wrote it.`,
       { file, line: 1, version },
     )
-  return corruptLog(file, 1, `not a session header (${z.prettifyError(error)})`)
+  return corruptLog(file, 1, `not a session header (${zod().prettifyError(error)})`)
 }

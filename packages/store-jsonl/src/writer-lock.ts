@@ -8,15 +8,18 @@ import { unlink } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
-import { z } from 'zod'
+import { lazySchema } from '@tangent/core/lazy-zod'
+import type { z } from 'zod'
 import { openFlags, privateFileMode, tempFileFor } from './durable-fs.js'
 
-export const LockHolder = z.looseObject({
-  pid: z.number().int().positive(),
-  hostname: z.string(),
-  startedAt: z.number(),
-  token: z.string().optional(),
-})
+export const LockHolder = lazySchema((z) =>
+  z.looseObject({
+    pid: z.number().int().positive(),
+    hostname: z.string(),
+    startedAt: z.number(),
+    token: z.string().optional(),
+  }),
+)
 export type LockHolder = z.infer<typeof LockHolder>
 
 const maxAttempts = 20
