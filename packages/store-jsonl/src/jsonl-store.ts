@@ -72,6 +72,7 @@ export class JsonlStore implements SessionPersistence {
   readonly store: SessionStore
   readonly #paths: StorePaths
   readonly #lock: WriterLock | null
+  /** A writer's catalog from its open; a reader's from its first list or get (empty before). */
   #catalog: Catalog
   readonly #catalogDelayMs: number
   readonly #writers = new Map<string, SessionWriter>()
@@ -81,8 +82,10 @@ export class JsonlStore implements SessionPersistence {
   /** Failures no caller has seen yet (a retired writer, a background catalog write). */
   readonly #failures: unknown[] = []
   readonly #unsubscribe: (() => void)[] = []
-  /** A reader's view of the catalog file and sessions directory when it last read them. */
-  #catalogStamp = ''
+  /** A reader's view of the catalog files and sessions directory when it last read them; null: never. */
+  #catalogStamp: string | null = null
+  /** A reader's read of the catalog in progress (concurrent callers share it). */
+  #catalogReading: Promise<void> | null = null
   #catalogTimer: NodeJS.Timeout | null = null
   #catalogWrite: Promise<void> = Promise.resolve()
   #closed = false
@@ -96,13 +99,13 @@ export class JsonlStore implements SessionPersistence {
     paths: StorePaths,
     options: JsonlStoreOptions,
     lock: WriterLock | null,
-    catalog: Catalog,
+    catalog: Catalog | null,
   ) {
     this.#paths = paths
     this.dir = paths.dir
     this.readOnly = options.readOnly === true
     this.#lock = lock
-    this.#catalog = catalog
+    this.#catalog = catalog ?? new Catalog()
     this.#catalogDelayMs = options.catalogDelayMs ?? 1000
     this.#onWarning = options.onWarning
     this.#maxLineBytes = options.maxLineBytes ?? maxLineBytes
@@ -115,20 +118,17 @@ export class JsonlStore implements SessionPersistence {
     )
   }
 
-  /** Opens a data directory: takes the writer lock (unless readOnly) and reads the catalog. */
+  /**
+   * Opens a data directory: a writer takes the writer lock and reads the catalog; a reader
+   * checks the directories' permissions only, and reads the catalog when it first lists or
+   * gets (a reader that only loads never needs it: docs/architecture.md §4).
+   */
   static async open(options: JsonlStoreOptions): Promise<JsonlStore> {
     const paths = storePaths(options.dir)
     if (options.readOnly) {
-      const stamp = catalogStamp(paths)
       const permissions = permissionWarnings(paths)
-      // A live writer's catalog lags its logs; so does one that was not closed cleanly.
-      const verifySizes = existsSync(paths.lockFile) || !existsSync(paths.catalogCleanFile)
-      const catalog = await Catalog.open(paths, { verifySizes })
-      const store = new JsonlStore(paths, options, null, catalog)
-      store.#catalogStamp = stamp
+      const store = new JsonlStore(paths, options, null, null)
       for (const warning of permissions) store.#warn(warning)
-      await store.#reviewDamaged()
-      await store.#saveCatalog()
       return store
     }
     const permissions = makePrivateDirs(paths)
@@ -159,6 +159,7 @@ export class JsonlStore implements SessionPersistence {
    * What the store skipped, left alone or repaired since it opened (a file in `sessions/`
    * that is not a regular file, a log of another format version, a loop of parents, a data
    * directory other users can read), each naming its file. Nothing here stops the store.
+   * A reader finds those of the catalog when it first reads it (its first list or get).
    */
   warnings(): StoreWarning[] {
     return [...this.#warnings]
@@ -224,6 +225,7 @@ export class JsonlStore implements SessionPersistence {
   /**
    * Every listed session's id and header line as the catalog holds it, in no order and
    * without copies: for indexes built once at start (a Host's fork requestIds). Read only.
+   * A reader answers from the catalog as of its last list or get (none before the first).
    */
   headers(): Iterable<{ readonly id: string; readonly header: Readonly<Record<string, unknown>> }> {
     this.#assertOpen()
@@ -240,7 +242,8 @@ export class JsonlStore implements SessionPersistence {
 
   /**
    * Ids of logs that have no readable header, and of `<id>.jsonl` entries that are not
-   * regular files (never listed; look at them by hand — `warnings()` says why).
+   * regular files (never listed; look at them by hand — `warnings()` says why). A reader
+   * answers as of its last list or get, like `headers()`.
    */
   damaged(): string[] {
     return [...this.#catalog.damaged, ...this.#catalog.skipped.keys()]
@@ -543,18 +546,22 @@ export class JsonlStore implements SessionPersistence {
         new SessionWriter({ file, exists: true, size: log.goodBytes, maxLineBytes: this.#maxLineBytes }),
       )
     }
-    const markers = markersOf(events)
-    this.#markers.set(id, markers)
-    const previous = this.#catalog.get(id)
-    const inheritedMarkers = markersOf(prefix)
-    this.#catalog.set(
-      this.#recordOf(session, header, markers, {
-        archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
-        inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
-        inheritedModel: inheritedMarkers.models.at(-1)?.model ?? null,
-        logBytes: log.goodBytes, // what it was read from: a load of an unchanged log changes no record
-      }),
-    )
+    // A reader that has not read the catalog has no record to keep current: when it reads the
+    // catalog, that is checked against the logs (docs/architecture.md §4).
+    if (!this.readOnly || this.#catalogStamp !== null) {
+      const markers = markersOf(events)
+      this.#markers.set(id, markers)
+      const previous = this.#catalog.get(id)
+      const inheritedMarkers = markersOf(prefix)
+      this.#catalog.set(
+        this.#recordOf(session, header, markers, {
+          archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
+          inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
+          inheritedModel: inheritedMarkers.models.at(-1)?.model ?? null,
+          logBytes: log.goodBytes, // what it was read from: a load of an unchanged log changes no record
+        }),
+      )
+    }
     if (!this.readOnly && session.isTurnOpen) {
       // Written, not just patched in memory: the session must be forkable after a restart too.
       for (const closing of closingEventsForOpenTurn(session.grammar, 'interrupted', interruptedMessage))
@@ -683,12 +690,27 @@ export class JsonlStore implements SessionPersistence {
     return [...this.#writers].map(([id, writer]) => [id, writer.idle && !writer.error ? writer.size : null])
   }
 
-  /** A reader re-reads the catalog when the writer has changed it or added or removed logs. */
-  async #refreshCatalog(): Promise<void> {
+  /**
+   * A reader reads the catalog on first use, and again when the writer has changed it or added
+   * or removed logs. Concurrent callers share one read.
+   */
+  #refreshCatalog(): Promise<void> {
+    this.#catalogReading ??= this.#readCatalog().finally(() => {
+      this.#catalogReading = null
+    })
+    return this.#catalogReading
+  }
+
+  async #readCatalog(): Promise<void> {
     const stamp = catalogStamp(this.#paths)
     if (stamp === this.#catalogStamp) return
-    this.#catalog = await Catalog.open(this.#paths, { verifySizes: false })
+    const first = this.#catalogStamp === null
+    // A live writer's catalog lags its logs; so does one that was not closed cleanly.
+    const verifySizes =
+      first && (existsSync(this.#paths.lockFile) || !existsSync(this.#paths.catalogCleanFile))
+    this.#catalog = await Catalog.open(this.#paths, { verifySizes })
     this.#catalogStamp = stamp
+    if (first) await this.#reviewDamaged()
     await this.#saveCatalog()
   }
 
@@ -706,7 +728,7 @@ export class JsonlStore implements SessionPersistence {
     try {
       if (await catalog.saveSnapshot(this.#paths, noWriter)) {
         // Its own write is not a change a reader must re-read for; the rest of the stamp stays.
-        const [, journal, sessions] = this.#catalogStamp.split('|')
+        const [, journal, sessions] = (this.#catalogStamp ?? '').split('|')
         this.#catalogStamp = [fileStamp(this.#paths.catalogFile), journal, sessions].join('|')
       }
     } catch {
