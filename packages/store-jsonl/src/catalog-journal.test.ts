@@ -346,7 +346,11 @@ describe('catalog journal: a read-only open saves what it rebuilt', () => {
     expect(warnings.map((warning) => [warning.kind, warning.file])).toEqual([['skipped-file', fifo]])
     expect(reader.damaged()).toEqual(['X'])
     expect([...written.keys()]).toEqual(['catalog.json'])
-    expect(readStoredCatalog(dir)?.sessions.map((record) => record.id).sort()).toEqual(['a', 'b', 'c'])
+    expect(
+      readStoredCatalog(dir)
+        ?.sessions.map((record) => record.id)
+        .sort(),
+    ).toEqual(['a', 'b', 'c'])
   })
 
   it('a catalog that is current is not saved again: readers after a crash write nothing, however often', async () => {

@@ -72,8 +72,8 @@ export class JsonlStore implements SessionPersistence {
   readonly store: SessionStore
   readonly #paths: StorePaths
   readonly #lock: WriterLock | null
-  /** A writer's catalog from its open; a reader's from its first list or get (empty before). */
-  #catalog: Catalog
+  /** A writer's catalog from its open; a reader's from its first list or get (null before). */
+  #catalog: Catalog | null
   readonly #catalogDelayMs: number
   readonly #writers = new Map<string, SessionWriter>()
   readonly #markers = new Map<string, Markers>()
@@ -105,7 +105,7 @@ export class JsonlStore implements SessionPersistence {
     this.dir = paths.dir
     this.readOnly = options.readOnly === true
     this.#lock = lock
-    this.#catalog = catalog ?? new Catalog()
+    this.#catalog = catalog
     this.#catalogDelayMs = options.catalogDelayMs ?? 1000
     this.#onWarning = options.onWarning
     this.#maxLineBytes = options.maxLineBytes ?? maxLineBytes
@@ -208,7 +208,7 @@ export class JsonlStore implements SessionPersistence {
   async list(): Promise<CatalogEntry[]> {
     this.#assertOpen()
     if (this.readOnly) await this.#refreshCatalog()
-    return this.#catalog.sorted().map(entryOf)
+    return this.#known.sorted().map(entryOf)
   }
 
   /**
@@ -219,7 +219,7 @@ export class JsonlStore implements SessionPersistence {
   async listView(): Promise<readonly Readonly<CatalogEntry>[]> {
     this.#assertOpen()
     if (this.readOnly) await this.#refreshCatalog()
-    return this.#catalog.sorted()
+    return this.#known.sorted()
   }
 
   /**
@@ -229,14 +229,14 @@ export class JsonlStore implements SessionPersistence {
    */
   headers(): Iterable<{ readonly id: string; readonly header: Readonly<Record<string, unknown>> }> {
     this.#assertOpen()
-    return this.#catalog.records()
+    return this.#catalog?.records() ?? []
   }
 
   async get(id: string): Promise<CatalogEntry | undefined> {
     assertValidSessionId(id)
     this.#assertOpen()
     if (this.readOnly) await this.#refreshCatalog()
-    const record = this.#catalog.get(id)
+    const record = this.#known.get(id)
     return record ? entryOf(record) : undefined
   }
 
@@ -246,6 +246,7 @@ export class JsonlStore implements SessionPersistence {
    * answers as of its last list or get, like `headers()`.
    */
   damaged(): string[] {
+    if (this.#catalog === null) return []
     return [...this.#catalog.damaged, ...this.#catalog.skipped.keys()]
   }
 
@@ -257,14 +258,14 @@ export class JsonlStore implements SessionPersistence {
   async setArchived(id: string, archived: boolean): Promise<CatalogEntry> {
     assertValidSessionId(id)
     this.#assertWritable()
-    const record = this.#catalog.get(id)
+    const record = this.#known.get(id)
     if (!record) throw sessionNotFound(id)
     const marker = archivedMarkerFile(this.#paths, id)
     if (archived) await touchPrivateFile(marker)
     else await unlinkIfPresent(marker)
     await fsyncDirectory(this.#paths.sessionsDir)
     const updated = { ...record, archived }
-    this.#catalog.set(updated)
+    this.#known.set(updated)
     await this.#persistCatalog()
     return entryOf(updated)
   }
@@ -289,7 +290,7 @@ export class JsonlStore implements SessionPersistence {
         this.#writers.delete(id)
       }
       const materialized: string[] = []
-      for (const record of [...this.#catalog.records()]) {
+      for (const record of [...this.#known.records()]) {
         if (record.parentSession !== id || record.header.seed !== 'ref') continue
         await this.#materialize(record)
         materialized.push(record.id)
@@ -298,8 +299,8 @@ export class JsonlStore implements SessionPersistence {
       await unlinkIfPresent(archivedMarkerFile(this.#paths, id))
       await unlinkIfPresent(tornFile(this.#paths, id))
       await fsyncDirectory(this.#paths.sessionsDir)
-      this.#catalog.delete(id)
-      this.#catalog.findLoops() // deleting one session of a loop of parents ends the loop
+      this.#known.delete(id)
+      this.#known.findLoops() // deleting one session of a loop of parents ends the loop
       this.#scheduleCatalog()
       return { materialized }
     } finally {
@@ -402,7 +403,7 @@ export class JsonlStore implements SessionPersistence {
     }
     this.#writers.set(session.id, writer)
     this.#markers.set(session.id, markers)
-    this.#catalog.set(this.#recordOf(session, header, markers, { archived: false, ...inherited }))
+    this.#known.set(this.#recordOf(session, header, markers, { archived: false, ...inherited }))
     this.#scheduleCatalog()
   }
 
@@ -411,9 +412,9 @@ export class JsonlStore implements SessionPersistence {
     if (this.readOnly) return storeReadOnly('create or fork sessions')
     if (
       this.#deleting.has(id) ||
-      this.#catalog.get(id) ||
-      this.#catalog.damaged.has(id) ||
-      this.#catalog.skipped.has(id)
+      this.#known.get(id) ||
+      this.#known.damaged.has(id) ||
+      this.#known.skipped.has(id)
     )
       return sessionExists(id)
     if (this.#writers.has(id) || entryExists(sessionLogFile(this.#paths, id))) return sessionExists(id)
@@ -447,7 +448,7 @@ export class JsonlStore implements SessionPersistence {
     this.#checked = null
     if (checked?.event === event) writer.enqueueEventLine(event, checked.line)
     else writer.enqueueEvent(event)
-    const record = this.#catalog.get(session.id)
+    const record = this.#known.get(session.id)
     if (!record) return
     // Updated in place: this runs on every append, and the catalog is written later.
     record.eventCount = event.seq + 1
@@ -462,7 +463,7 @@ export class JsonlStore implements SessionPersistence {
       markers?.models.push({ seq: event.seq, model })
       record.model = model
     }
-    this.#catalog.touch(session.id)
+    this.#known.touch(session.id)
     this.#scheduleCatalog()
   }
 
@@ -487,7 +488,8 @@ export class JsonlStore implements SessionPersistence {
   // ── disk → live sessions ────────────────────────────────────────────────────────
 
   async #loadFromDisk(id: string): Promise<Session> {
-    await this.#writers.get(id)?.settle() // a disposed session's writer may still be draining
+    const draining = this.#writers.get(id) // a disposed session's writer may still be draining
+    if (draining) await draining.settle()
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#readAndPublish(id)
@@ -512,7 +514,7 @@ export class JsonlStore implements SessionPersistence {
       // Not even a complete header: a creation that never became durable.
       if (!this.readOnly) {
         await cutTornTail(file, tornFile(this.#paths, id), 0)
-        this.#catalog.delete(id)
+        this.#known.delete(id)
         this.#scheduleCatalog()
       }
       throw sessionNotFound(id)
@@ -548,12 +550,12 @@ export class JsonlStore implements SessionPersistence {
     }
     // A reader that has not read the catalog has no record to keep current: when it reads the
     // catalog, that is checked against the logs (docs/architecture.md §4).
-    if (!this.readOnly || this.#catalogStamp !== null) {
+    if (this.#catalog !== null) {
       const markers = markersOf(events)
       this.#markers.set(id, markers)
-      const previous = this.#catalog.get(id)
+      const previous = this.#known.get(id)
       const inheritedMarkers = markersOf(prefix)
-      this.#catalog.set(
+      this.#known.set(
         this.#recordOf(session, header, markers, {
           archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
           inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
@@ -633,8 +635,8 @@ export class JsonlStore implements SessionPersistence {
       await writer.close()
       this.#writers.delete(record.id)
     }
-    const current = this.#catalog.get(record.id)
-    if (done && current) this.#catalog.set({ ...current, header: done.header })
+    const current = this.#known.get(record.id)
+    if (done && current) this.#known.set({ ...current, header: done.header })
   }
 
   // ── catalog ─────────────────────────────────────────────────────────────────────
@@ -680,7 +682,7 @@ export class JsonlStore implements SessionPersistence {
    * is recorded only when nothing of it is pending.
    */
   #persistCatalog(sizes?: [string, number | null][]): Promise<void> {
-    const write = this.#catalogWrite.then(() => this.#catalog.persist(this.#paths, sizes ?? this.#logSizes()))
+    const write = this.#catalogWrite.then(() => this.#known.persist(this.#paths, sizes ?? this.#logSizes()))
     this.#catalogWrite = write.catch(() => undefined) // the failure reaches whoever awaits `write`
     return write
   }
@@ -722,7 +724,7 @@ export class JsonlStore implements SessionPersistence {
    * reader the same work.
    */
   async #saveCatalog(): Promise<void> {
-    const catalog = this.#catalog
+    const catalog = this.#known
     const noWriter = () => !entryExists(this.#paths.lockFile)
     if (!catalog.dirty || !noWriter()) return
     try {
@@ -743,7 +745,7 @@ export class JsonlStore implements SessionPersistence {
    * is, and said; so are files skipped and loops of parents.
    */
   async #reviewDamaged(): Promise<void> {
-    const catalog = this.#catalog
+    const catalog = this.#known
     if (catalog.catalogProblem !== null)
       this.#warn({
         kind: 'catalog-rebuilt',
@@ -795,6 +797,12 @@ export class JsonlStore implements SessionPersistence {
         file: sessionLogFile(this.#paths, loop[0]!),
         message: `Sessions ${[...loop, loop[0]].join(' → ')} name each other as parents (damaged headers): they are listed with parentLoop set, and neither they nor forks reading through them can load. Fix the parentSession in the header of one of them.`,
       })
+  }
+
+  /** The catalog, once read: a writer's always, a reader's after its first list or get. */
+  get #known(): Catalog {
+    if (this.#catalog === null) throw new Error('internal: the catalog was used before it was read')
+    return this.#catalog
   }
 
   #warn(warning: StoreWarning): void {
