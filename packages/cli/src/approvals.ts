@@ -1,7 +1,6 @@
 // How the CLI answers approvals (docs/architecture.md §12.1): a call the policy asks about
 // (`permission/requested`) is answered from `--yes`/`--allow` flags, else by asking the person
 // at the terminal, else denied with one line naming the flag to pass. Nothing runs unasked.
-import readline from 'node:readline'
 import { permissionSubject, ruleCovers } from '@tangent/agent/light'
 import type { PermissionRequestedData } from '@tangent/core'
 import type { Backend, SessionEvent, TurnDelta, TurnObserver } from './backend.js'
@@ -142,7 +141,8 @@ export function askAtTerminal(context: CliContext, printer: { pause(): void }): 
   if (context.stdin.isTTY !== true) return async () => null
   return async (request) => {
     printer.pause()
-    const rl = readline.createInterface({
+    // node:readline on first use: importing it costs start-up that a command that only reads never needs.
+    const rl = process.getBuiltinModule('node:readline').createInterface({
       input: context.stdin,
       output: context.stderr as NodeJS.WritableStream,
       terminal: true,

@@ -12,6 +12,9 @@ export function deepFreeze<T>(value: T): T {
 // `Object.freeze({content: [...]})`), so frozen objects are walked too. Event data
 // is shallow, so the walk runs without bookkeeping; past a depth that only a
 // cycle (or absurd nesting) reaches, it continues with a `seen` set.
+// Only objects are visited (most values are strings and numbers), and an array by its elements:
+// loading a log freezes every event, and Object.keys of an array is a string per element. (Other
+// own properties of an array are not data: JSON drops them.)
 function freezeShallowFirst(value: unknown, depth: number): void {
   if (typeof value !== 'object' || value === null) return
   if (depth > depthBeforeCycleTracking) {
@@ -19,7 +22,17 @@ function freezeShallowFirst(value: unknown, depth: number): void {
     return
   }
   Object.freeze(value)
-  for (const key of Object.keys(value)) freezeShallowFirst((value as Record<string, unknown>)[key], depth + 1)
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      if (typeof item === 'object' && item !== null) freezeShallowFirst(item, depth + 1)
+    }
+    return
+  }
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key]
+    if (typeof item === 'object' && item !== null) freezeShallowFirst(item, depth + 1)
+  }
 }
 
 function freezeTracked(value: unknown, seen: Set<object>): void {

@@ -41,11 +41,7 @@ export class GrammarState {
 
   /** Checks that `type` may come next, then advances. Throws `grammar-violation`. */
   accept(seq: number, type: string, data: unknown): void {
-    if (isLogOnlyEventType(type)) return
-    if (standaloneEventTypes.has(type)) {
-      if (this.phase !== 'idle') this.fail(seq, type, 'standalone events may only stand between turns')
-      return
-    }
+    // The turn's own types first (most events are), then standalone and log-only ones.
     switch (type) {
       case 'turn/start':
         if (this.phase !== 'idle') this.fail(seq, type, `turn ${this.openTurnSeq} is still open`)
@@ -73,8 +69,9 @@ export class GrammarState {
           if (typeof part !== 'object' || part === null)
             this.invalid(seq, type, 'every part must be an object')
           if (part.type !== 'tool-call') continue
-          if (calls.some((c) => c.toolCallId === part.toolCallId))
-            this.fail(seq, type, `duplicate tool call id ${part.toolCallId}`)
+          for (const earlier of calls)
+            if (earlier.toolCallId === part.toolCallId)
+              this.fail(seq, type, `duplicate tool call id ${part.toolCallId}`)
           calls.push({ toolCallId: part.toolCallId, toolName: part.toolName })
         }
         this.phase = 'step-answered'
@@ -86,8 +83,10 @@ export class GrammarState {
           this.fail(seq, type, 'a tool result must follow the assistant message')
         const callId = (data as Partial<ToolResultData> | null)?.callId
         if (typeof callId !== 'string') this.invalid(seq, type, 'callId must be a string')
-        const index = this.pendingCalls.findIndex((c) => c.toolCallId === callId)
-        if (index < 0) this.fail(seq, type, `no unanswered tool call ${callId} in this step`)
+        const pending = this.pendingCalls
+        let index = 0
+        while (index < pending.length && pending[index]!.toolCallId !== callId) index++
+        if (index === pending.length) this.fail(seq, type, `no unanswered tool call ${callId} in this step`)
         this.pendingCalls.splice(index, 1)
         return
       }
@@ -108,7 +107,11 @@ export class GrammarState {
         this.openTurnSeq = null
         return
       default:
-        this.fail(seq, type, 'unknown core event type')
+        if (standaloneEventTypes.has(type)) {
+          if (this.phase !== 'idle') this.fail(seq, type, 'standalone events may only stand between turns')
+          return
+        }
+        if (!isLogOnlyEventType(type)) this.fail(seq, type, 'unknown core event type')
     }
   }
 

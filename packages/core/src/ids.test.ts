@@ -73,6 +73,28 @@ describe('session ids', () => {
     expect([...ids].sort()).toEqual(ids)
   })
 
+  it('makes ULIDs: ten base32 characters of the time in ms, then sixteen random ones, counted up within a millisecond', () => {
+    const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+    const decode = (text: string) =>
+      [...text].reduce((value, char) => value * 32n + BigInt(alphabet.indexOf(char)), 0n)
+    const before = Date.now()
+    const next = createSessionIdGenerator()
+    const ids = Array.from({ length: 200 }, () => next())
+    const after = Date.now()
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-7][0-9A-HJKMNP-TV-Z]{25}$/)
+      expect(decode(id.slice(0, 10))).toBeGreaterThanOrEqual(BigInt(before))
+      expect(decode(id.slice(0, 10))).toBeLessThanOrEqual(BigInt(after))
+    }
+    // Within one millisecond the random part goes up by exactly one.
+    const pairs = ids.slice(1).map((id, i) => [ids[i]!, id] as const)
+    const sameMs = pairs.filter(([previous, id]) => id.slice(0, 10) === previous.slice(0, 10))
+    expect(sameMs.length).toBeGreaterThan(0)
+    for (const [previous, id] of sameMs) expect(decode(id.slice(10)) - decode(previous.slice(10))).toBe(1n)
+    // Two generators draw their own randomness.
+    expect(createSessionIdGenerator()().slice(10)).not.toBe(createSessionIdGenerator()().slice(10))
+  })
+
   it('orders ids of two generators by time across milliseconds', async () => {
     const first = createSessionIdGenerator()()
     await new Promise((resolve) => setTimeout(resolve, 3))

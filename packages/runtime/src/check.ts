@@ -1,7 +1,6 @@
 // A branch's check (docs/architecture.md §13.2): a command the user gave (e.g. `npm test`) run in
 // the branch's directory after each of its turns. Its exit code and the tail of its output are
 // recorded as `check/ran` in the branch's log, so the result is history and survives a restart.
-import { spawn } from 'node:child_process'
 import { killGroup } from '@tangent/agent/light'
 
 export interface CheckRanData {
@@ -50,7 +49,10 @@ export function runCheck(
     }
     let killTimer: NodeJS.Timeout | undefined
     let timedOut = false
-    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    // node:child_process on first use: importing it costs start-up that a command that only reads never needs.
+    const child = process
+      .getBuiltinModule('node:child_process')
+      .spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     const timer = setTimeout(() => {
       timedOut = true
       killGroup(child.pid, 'SIGTERM')

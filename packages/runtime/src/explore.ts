@@ -2,7 +2,6 @@
 // model — each in its own worktree by default, grouped as one exploration (labels A, B, C…),
 // their first turns run in parallel with a concurrency limit. Built on the runtime's fork and
 // prompt, so every rule of those (anchors, busy sessions, approvals, checks) holds here too.
-import { createHash, randomBytes } from 'node:crypto'
 import type { Session } from '@tangent/core'
 import type {
   SessionExploreParams,
@@ -47,6 +46,8 @@ export class Explorations {
   }
 
   explore(params: SessionExploreParams): Promise<SessionExploreResult> {
+    // node:crypto on first use: importing it costs start-up that a command that only reads never needs.
+    const { createHash, randomBytes } = process.getBuiltinModule('node:crypto')
     if (params.requestId === undefined) return this.#explore(params, `ex_${randomBytes(8).toString('hex')}`)
     // Idempotent like fork: the same requestId gives the same exploration and the same branches.
     const id = `ex_${createHash('sha256').update(`${params.sessionId}\0${params.requestId}`).digest('hex').slice(0, 16)}`

@@ -1,7 +1,6 @@
 // Workspaces: folders that group sessions, persisted in `home/workspaces.json`. A path is
 // realpath'd, so one folder is one workspace however it was named. A session belongs to the
 // deepest workspace folder that holds its cwd, whenever either was made (docs/architecture.md §7).
-import { randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
@@ -119,7 +118,13 @@ export class WorkspaceRegistry {
     let workspace = [...this.#workspaces.values()].find((candidate) => candidate.path === real)
     workspace = workspace
       ? { ...workspace, openedAt: now }
-      : { id: randomUUID(), path: real, name: path.basename(real) || real, openedAt: now }
+      : // node:crypto on first use: importing it costs start-up that a command that only reads never needs.
+        {
+          id: process.getBuiltinModule('node:crypto').randomUUID(),
+          path: real,
+          name: path.basename(real) || real,
+          openedAt: now,
+        }
     this.#workspaces.set(workspace.id, workspace)
     await this.#save()
     return workspace

@@ -2,6 +2,7 @@
 // bytes in proportion to the change, whatever the number of sessions; a torn or damaged journal
 // loses nothing the logs hold; a read-only open saves a catalog it rebuilt, once, and never
 // over a writer's newer one.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -323,6 +324,33 @@ describe('catalog journal: a read-only open saves what it rebuilt', () => {
     expect(await second.list()).toEqual(await first.list())
     expect(total(written)).toBe(0)
     expect(fs.readdirSync(dir).filter((name) => name.includes('.tmp-'))).toEqual([])
+  })
+
+  it('a reader that only loads never reads the catalog; its first list reads it, warns and saves it', async () => {
+    const { dir, expected } = await storeWithJournal()
+    const file = path.join(dir, 'catalog.json')
+    fs.writeFileSync(file, '{"version":2,"tok') // damaged: rebuilt from the logs (no warning)
+    const fifo = path.join(dir, 'sessions', 'X.jsonl') // the catalog's read says it skips this
+    execFileSync('mkfifo', [fifo])
+    const warnings: StoreWarning[] = []
+    const written = countWrites()
+    const reader = await openStore(dir, { readOnly: true, onWarning: (warning) => warnings.push(warning) })
+    const b = await reader.load('b') // a fork: its prefix is read from a's log
+    expect(b.events.map((event) => event.type).slice(0, 2)).toEqual(['session/title', 'turn/start'])
+    expect(b.title).toBe('B')
+    await expect(reader.load('nope')).rejects.toMatchObject({ code: 'session-not-found' })
+    expect(warnings).toEqual([])
+    expect(total(written)).toBe(0)
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"version":2,"tok')
+    expect(summary(await reader.list())).toEqual(expected)
+    expect(warnings.map((warning) => [warning.kind, warning.file])).toEqual([['skipped-file', fifo]])
+    expect(reader.damaged()).toEqual(['X'])
+    expect([...written.keys()]).toEqual(['catalog.json'])
+    expect(
+      readStoredCatalog(dir)
+        ?.sessions.map((record) => record.id)
+        .sort(),
+    ).toEqual(['a', 'b', 'c'])
   })
 
   it('a catalog that is current is not saved again: readers after a crash write nothing, however often', async () => {

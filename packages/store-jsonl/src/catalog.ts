@@ -3,7 +3,6 @@
 // atomically) plus a journal of the changes since (`<dir>/catalog.journal`, appended), so a
 // change writes bytes in proportion to the change (docs/architecture.md §4); rebuilt from the
 // logs when missing, damaged or stale.
-import { randomBytes } from 'node:crypto'
 import { type Dirent, lstatSync, readdirSync } from 'node:fs'
 import {
   type CatalogEntry,
@@ -272,7 +271,7 @@ export class Catalog {
    * abandons the write.
    */
   async #writeSnapshot(paths: StorePaths, beforeRename?: () => boolean): Promise<boolean> {
-    const token = randomBytes(8).toString('hex')
+    const token = process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex') // node:crypto on first use: a reader never writes
     const text = JSON.stringify({ version: 2, token, sessions: this.sorted(), damaged: [...this.damaged] })
     const written = await writeReplacing(paths.catalogFile, Buffer.from(text), beforeRename)
     if (written === null) return false

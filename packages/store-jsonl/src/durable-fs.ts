@@ -2,7 +2,6 @@
 // Every file the store opens is opened without following a symbolic link and without blocking
 // on a FIFO, and must be a regular file; every file and directory it creates is private
 // (0600 / 0700, whatever the umask).
-import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs'
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises'
 import path from 'node:path'
@@ -148,7 +147,8 @@ export async function writeAll(handle: FileHandle, data: Buffer, file: string): 
 export function tempFileFor(file: string): string {
   return path.join(
     path.dirname(file),
-    `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`,
+    // node:crypto on first use: importing it costs start-up that a command that only reads never needs.
+    `.${path.basename(file)}.tmp-${process.pid}-${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}`,
   )
 }
 

@@ -51,6 +51,32 @@ describe('JsonlStore: logs and reload', () => {
     expect(await again.load('s1')).toBe(loaded)
   })
 
+  it('a small log read whole as text counts bytes, not characters (what its writer and catalog record)', async () => {
+    const dir = tempDataDir()
+    const first = await openStore(dir)
+    appendTurn(first.store.create('s1', { meta: { cwd: '/wörk' } }), 'start')
+    await first.close()
+    open.splice(0)
+    // Characters of two, three and four bytes, and U+FFFD itself (valid UTF-8: the byte-exact reader decides).
+    for (const text of ['héllo ✓ 🌿', 'a \uFFFD in the text', 'plain']) {
+      const writer = await openStore(dir)
+      const loaded = await writer.load('s1')
+      appendTurn(loaded, text)
+      const expected = eventsOf(loaded)
+      await writer.close()
+      open.splice(0)
+      const reloaded = await openStore(dir)
+      expect(eventsOf(await reloaded.load('s1'))).toEqual(expected)
+      await reloaded.close() // records the size its load counted
+      open.splice(0)
+      expect(readStoredCatalog(dir)?.sessions[0]?.logBytes).toBe(fs.statSync(logFile(dir, 's1')).size)
+      const reader = await openStore(dir, true)
+      expect(eventsOf(await reader.load('s1'))).toEqual(expected)
+      expect(reader.warnings()).toEqual([])
+    }
+    expect(fs.existsSync(`${logFile(dir, 's1')}.torn`)).toBe(false)
+  })
+
   it('rejects unknown and invalid ids with typed errors', async () => {
     const db = await openStore(tempDataDir())
     await expect(db.load('nope')).rejects.toMatchObject({ code: 'session-not-found' })

@@ -72,7 +72,8 @@ export class JsonlStore implements SessionPersistence {
   readonly store: SessionStore
   readonly #paths: StorePaths
   readonly #lock: WriterLock | null
-  #catalog: Catalog
+  /** A writer's catalog from its open; a reader's from its first list or get (null before). */
+  #catalog: Catalog | null
   readonly #catalogDelayMs: number
   readonly #writers = new Map<string, SessionWriter>()
   readonly #markers = new Map<string, Markers>()
@@ -81,8 +82,10 @@ export class JsonlStore implements SessionPersistence {
   /** Failures no caller has seen yet (a retired writer, a background catalog write). */
   readonly #failures: unknown[] = []
   readonly #unsubscribe: (() => void)[] = []
-  /** A reader's view of the catalog file and sessions directory when it last read them. */
-  #catalogStamp = ''
+  /** A reader's view of the catalog files and sessions directory when it last read them; null: never. */
+  #catalogStamp: string | null = null
+  /** A reader's read of the catalog in progress (concurrent callers share it). */
+  #catalogReading: Promise<void> | null = null
   #catalogTimer: NodeJS.Timeout | null = null
   #catalogWrite: Promise<void> = Promise.resolve()
   #closed = false
@@ -96,7 +99,7 @@ export class JsonlStore implements SessionPersistence {
     paths: StorePaths,
     options: JsonlStoreOptions,
     lock: WriterLock | null,
-    catalog: Catalog,
+    catalog: Catalog | null,
   ) {
     this.#paths = paths
     this.dir = paths.dir
@@ -115,20 +118,17 @@ export class JsonlStore implements SessionPersistence {
     )
   }
 
-  /** Opens a data directory: takes the writer lock (unless readOnly) and reads the catalog. */
+  /**
+   * Opens a data directory: a writer takes the writer lock and reads the catalog; a reader
+   * checks the directories' permissions only, and reads the catalog when it first lists or
+   * gets (a reader that only loads never needs it: docs/architecture.md §4).
+   */
   static async open(options: JsonlStoreOptions): Promise<JsonlStore> {
     const paths = storePaths(options.dir)
     if (options.readOnly) {
-      const stamp = catalogStamp(paths)
       const permissions = permissionWarnings(paths)
-      // A live writer's catalog lags its logs; so does one that was not closed cleanly.
-      const verifySizes = existsSync(paths.lockFile) || !existsSync(paths.catalogCleanFile)
-      const catalog = await Catalog.open(paths, { verifySizes })
-      const store = new JsonlStore(paths, options, null, catalog)
-      store.#catalogStamp = stamp
+      const store = new JsonlStore(paths, options, null, null)
       for (const warning of permissions) store.#warn(warning)
-      await store.#reviewDamaged()
-      await store.#saveCatalog()
       return store
     }
     const permissions = makePrivateDirs(paths)
@@ -159,6 +159,7 @@ export class JsonlStore implements SessionPersistence {
    * What the store skipped, left alone or repaired since it opened (a file in `sessions/`
    * that is not a regular file, a log of another format version, a loop of parents, a data
    * directory other users can read), each naming its file. Nothing here stops the store.
+   * A reader finds those of the catalog when it first reads it (its first list or get).
    */
   warnings(): StoreWarning[] {
     return [...this.#warnings]
@@ -207,7 +208,7 @@ export class JsonlStore implements SessionPersistence {
   async list(): Promise<CatalogEntry[]> {
     this.#assertOpen()
     if (this.readOnly) await this.#refreshCatalog()
-    return this.#catalog.sorted().map(entryOf)
+    return this.#known.sorted().map(entryOf)
   }
 
   /**
@@ -218,31 +219,34 @@ export class JsonlStore implements SessionPersistence {
   async listView(): Promise<readonly Readonly<CatalogEntry>[]> {
     this.#assertOpen()
     if (this.readOnly) await this.#refreshCatalog()
-    return this.#catalog.sorted()
+    return this.#known.sorted()
   }
 
   /**
    * Every listed session's id and header line as the catalog holds it, in no order and
    * without copies: for indexes built once at start (a Host's fork requestIds). Read only.
+   * A reader answers from the catalog as of its last list or get (none before the first).
    */
   headers(): Iterable<{ readonly id: string; readonly header: Readonly<Record<string, unknown>> }> {
     this.#assertOpen()
-    return this.#catalog.records()
+    return this.#catalog?.records() ?? []
   }
 
   async get(id: string): Promise<CatalogEntry | undefined> {
     assertValidSessionId(id)
     this.#assertOpen()
     if (this.readOnly) await this.#refreshCatalog()
-    const record = this.#catalog.get(id)
+    const record = this.#known.get(id)
     return record ? entryOf(record) : undefined
   }
 
   /**
    * Ids of logs that have no readable header, and of `<id>.jsonl` entries that are not
-   * regular files (never listed; look at them by hand — `warnings()` says why).
+   * regular files (never listed; look at them by hand — `warnings()` says why). A reader
+   * answers as of its last list or get, like `headers()`.
    */
   damaged(): string[] {
+    if (this.#catalog === null) return []
     return [...this.#catalog.damaged, ...this.#catalog.skipped.keys()]
   }
 
@@ -254,14 +258,14 @@ export class JsonlStore implements SessionPersistence {
   async setArchived(id: string, archived: boolean): Promise<CatalogEntry> {
     assertValidSessionId(id)
     this.#assertWritable()
-    const record = this.#catalog.get(id)
+    const record = this.#known.get(id)
     if (!record) throw sessionNotFound(id)
     const marker = archivedMarkerFile(this.#paths, id)
     if (archived) await touchPrivateFile(marker)
     else await unlinkIfPresent(marker)
     await fsyncDirectory(this.#paths.sessionsDir)
     const updated = { ...record, archived }
-    this.#catalog.set(updated)
+    this.#known.set(updated)
     await this.#persistCatalog()
     return entryOf(updated)
   }
@@ -286,7 +290,7 @@ export class JsonlStore implements SessionPersistence {
         this.#writers.delete(id)
       }
       const materialized: string[] = []
-      for (const record of [...this.#catalog.records()]) {
+      for (const record of [...this.#known.records()]) {
         if (record.parentSession !== id || record.header.seed !== 'ref') continue
         await this.#materialize(record)
         materialized.push(record.id)
@@ -295,8 +299,8 @@ export class JsonlStore implements SessionPersistence {
       await unlinkIfPresent(archivedMarkerFile(this.#paths, id))
       await unlinkIfPresent(tornFile(this.#paths, id))
       await fsyncDirectory(this.#paths.sessionsDir)
-      this.#catalog.delete(id)
-      this.#catalog.findLoops() // deleting one session of a loop of parents ends the loop
+      this.#known.delete(id)
+      this.#known.findLoops() // deleting one session of a loop of parents ends the loop
       this.#scheduleCatalog()
       return { materialized }
     } finally {
@@ -399,7 +403,7 @@ export class JsonlStore implements SessionPersistence {
     }
     this.#writers.set(session.id, writer)
     this.#markers.set(session.id, markers)
-    this.#catalog.set(this.#recordOf(session, header, markers, { archived: false, ...inherited }))
+    this.#known.set(this.#recordOf(session, header, markers, { archived: false, ...inherited }))
     this.#scheduleCatalog()
   }
 
@@ -408,9 +412,9 @@ export class JsonlStore implements SessionPersistence {
     if (this.readOnly) return storeReadOnly('create or fork sessions')
     if (
       this.#deleting.has(id) ||
-      this.#catalog.get(id) ||
-      this.#catalog.damaged.has(id) ||
-      this.#catalog.skipped.has(id)
+      this.#known.get(id) ||
+      this.#known.damaged.has(id) ||
+      this.#known.skipped.has(id)
     )
       return sessionExists(id)
     if (this.#writers.has(id) || entryExists(sessionLogFile(this.#paths, id))) return sessionExists(id)
@@ -444,7 +448,7 @@ export class JsonlStore implements SessionPersistence {
     this.#checked = null
     if (checked?.event === event) writer.enqueueEventLine(event, checked.line)
     else writer.enqueueEvent(event)
-    const record = this.#catalog.get(session.id)
+    const record = this.#known.get(session.id)
     if (!record) return
     // Updated in place: this runs on every append, and the catalog is written later.
     record.eventCount = event.seq + 1
@@ -459,7 +463,7 @@ export class JsonlStore implements SessionPersistence {
       markers?.models.push({ seq: event.seq, model })
       record.model = model
     }
-    this.#catalog.touch(session.id)
+    this.#known.touch(session.id)
     this.#scheduleCatalog()
   }
 
@@ -484,7 +488,8 @@ export class JsonlStore implements SessionPersistence {
   // ── disk → live sessions ────────────────────────────────────────────────────────
 
   async #loadFromDisk(id: string): Promise<Session> {
-    await this.#writers.get(id)?.settle() // a disposed session's writer may still be draining
+    const draining = this.#writers.get(id) // a disposed session's writer may still be draining
+    if (draining) await draining.settle()
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#readAndPublish(id)
@@ -509,7 +514,7 @@ export class JsonlStore implements SessionPersistence {
       // Not even a complete header: a creation that never became durable.
       if (!this.readOnly) {
         await cutTornTail(file, tornFile(this.#paths, id), 0)
-        this.#catalog.delete(id)
+        this.#known.delete(id)
         this.#scheduleCatalog()
       }
       throw sessionNotFound(id)
@@ -543,18 +548,22 @@ export class JsonlStore implements SessionPersistence {
         new SessionWriter({ file, exists: true, size: log.goodBytes, maxLineBytes: this.#maxLineBytes }),
       )
     }
-    const markers = markersOf(events)
-    this.#markers.set(id, markers)
-    const previous = this.#catalog.get(id)
-    const inheritedMarkers = markersOf(prefix)
-    this.#catalog.set(
-      this.#recordOf(session, header, markers, {
-        archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
-        inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
-        inheritedModel: inheritedMarkers.models.at(-1)?.model ?? null,
-        logBytes: log.goodBytes, // what it was read from: a load of an unchanged log changes no record
-      }),
-    )
+    // A reader that has not read the catalog has no record to keep current: when it reads the
+    // catalog, that is checked against the logs (docs/architecture.md §4).
+    if (this.#catalog !== null) {
+      const markers = markersOf(events)
+      this.#markers.set(id, markers)
+      const previous = this.#known.get(id)
+      const inheritedMarkers = markersOf(prefix)
+      this.#known.set(
+        this.#recordOf(session, header, markers, {
+          archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
+          inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
+          inheritedModel: inheritedMarkers.models.at(-1)?.model ?? null,
+          logBytes: log.goodBytes, // what it was read from: a load of an unchanged log changes no record
+        }),
+      )
+    }
     if (!this.readOnly && session.isTurnOpen) {
       // Written, not just patched in memory: the session must be forkable after a restart too.
       for (const closing of closingEventsForOpenTurn(session.grammar, 'interrupted', interruptedMessage))
@@ -626,8 +635,8 @@ export class JsonlStore implements SessionPersistence {
       await writer.close()
       this.#writers.delete(record.id)
     }
-    const current = this.#catalog.get(record.id)
-    if (done && current) this.#catalog.set({ ...current, header: done.header })
+    const current = this.#known.get(record.id)
+    if (done && current) this.#known.set({ ...current, header: done.header })
   }
 
   // ── catalog ─────────────────────────────────────────────────────────────────────
@@ -673,7 +682,7 @@ export class JsonlStore implements SessionPersistence {
    * is recorded only when nothing of it is pending.
    */
   #persistCatalog(sizes?: [string, number | null][]): Promise<void> {
-    const write = this.#catalogWrite.then(() => this.#catalog.persist(this.#paths, sizes ?? this.#logSizes()))
+    const write = this.#catalogWrite.then(() => this.#known.persist(this.#paths, sizes ?? this.#logSizes()))
     this.#catalogWrite = write.catch(() => undefined) // the failure reaches whoever awaits `write`
     return write
   }
@@ -683,12 +692,27 @@ export class JsonlStore implements SessionPersistence {
     return [...this.#writers].map(([id, writer]) => [id, writer.idle && !writer.error ? writer.size : null])
   }
 
-  /** A reader re-reads the catalog when the writer has changed it or added or removed logs. */
-  async #refreshCatalog(): Promise<void> {
+  /**
+   * A reader reads the catalog on first use, and again when the writer has changed it or added
+   * or removed logs. Concurrent callers share one read.
+   */
+  #refreshCatalog(): Promise<void> {
+    this.#catalogReading ??= this.#readCatalog().finally(() => {
+      this.#catalogReading = null
+    })
+    return this.#catalogReading
+  }
+
+  async #readCatalog(): Promise<void> {
     const stamp = catalogStamp(this.#paths)
     if (stamp === this.#catalogStamp) return
-    this.#catalog = await Catalog.open(this.#paths, { verifySizes: false })
+    const first = this.#catalogStamp === null
+    // A live writer's catalog lags its logs; so does one that was not closed cleanly.
+    const verifySizes =
+      first && (existsSync(this.#paths.lockFile) || !existsSync(this.#paths.catalogCleanFile))
+    this.#catalog = await Catalog.open(this.#paths, { verifySizes })
     this.#catalogStamp = stamp
+    if (first) await this.#reviewDamaged()
     await this.#saveCatalog()
   }
 
@@ -700,13 +724,13 @@ export class JsonlStore implements SessionPersistence {
    * reader the same work.
    */
   async #saveCatalog(): Promise<void> {
-    const catalog = this.#catalog
+    const catalog = this.#known
     const noWriter = () => !entryExists(this.#paths.lockFile)
     if (!catalog.dirty || !noWriter()) return
     try {
       if (await catalog.saveSnapshot(this.#paths, noWriter)) {
         // Its own write is not a change a reader must re-read for; the rest of the stamp stays.
-        const [, journal, sessions] = this.#catalogStamp.split('|')
+        const [, journal, sessions] = (this.#catalogStamp ?? '').split('|')
         this.#catalogStamp = [fileStamp(this.#paths.catalogFile), journal, sessions].join('|')
       }
     } catch {
@@ -721,7 +745,7 @@ export class JsonlStore implements SessionPersistence {
    * is, and said; so are files skipped and loops of parents.
    */
   async #reviewDamaged(): Promise<void> {
-    const catalog = this.#catalog
+    const catalog = this.#known
     if (catalog.catalogProblem !== null)
       this.#warn({
         kind: 'catalog-rebuilt',
@@ -773,6 +797,12 @@ export class JsonlStore implements SessionPersistence {
         file: sessionLogFile(this.#paths, loop[0]!),
         message: `Sessions ${[...loop, loop[0]].join(' → ')} name each other as parents (damaged headers): they are listed with parentLoop set, and neither they nor forks reading through them can load. Fix the parentSession in the header of one of them.`,
       })
+  }
+
+  /** The catalog, once read: a writer's always, a reader's after its first list or get. */
+  get #known(): Catalog {
+    if (this.#catalog === null) throw new Error('internal: the catalog was used before it was read')
+    return this.#catalog
   }
 
   #warn(warning: StoreWarning): void {

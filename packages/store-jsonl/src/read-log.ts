@@ -1,8 +1,10 @@
 // Parses one session log file: the header, its events (checked and in seq order),
 // and what follows the last good line (a torn tail). Never repairs: callers decide.
+import { closeSync, readFileSync } from 'node:fs'
 import { type SessionEvent, TangentError } from '@tangent/core'
 import { zod } from '@tangent/core/lazy-zod'
 import type { z } from 'zod'
+import { openRegularFileForReading } from './durable-fs.js'
 import { maxLineBytes, readLines } from './line-reader.js'
 import {
   eventLineProblem,
@@ -33,6 +35,13 @@ export function corruptLog(file: string, line: number, why: string): TangentErro
   )
 }
 
+/**
+ * The biggest log read whole as text. A bigger one goes through `readLines`, whose single read
+ * into a buffer and block-wise decoding cost less per byte than decoding a file through
+ * `readFileSync` (measured: 1.2× slower at 0.7 MB); for a small log the fewer steps win.
+ */
+const wholeReadBytes = 64 * 1024
+
 /** A line that failed to parse; it is a torn tail if nothing but a partial line follows it. */
 interface BadLine {
   line: number
@@ -50,43 +59,89 @@ interface BadLine {
  * `maxEvents` stops after that many events (reading a parent's prefix).
  */
 export async function readSessionLog(file: string, maxEvents = Number.POSITIVE_INFINITY): Promise<ParsedLog> {
-  let header: SessionHeaderLine | null = null
-  let startSeq = 0
-  const events: SessionEvent[] = []
-  let bad: BadLine | null = null
-  const result = await readLines(file, (text, line, utf8) => {
-    if (bad) throw corruptLog(file, bad.line, bad.why)
+  return readWholeLog(file, maxEvents) ?? readLogByLines(file, maxEvents)
+}
+
+/** The checks of each line, in order; `bad` is the first line that failed (and stops it). */
+function logParser(file: string, maxEvents: number) {
+  const state = {
+    header: null as SessionHeaderLine | null,
+    startSeq: 0,
+    events: [] as SessionEvent[],
+    bad: null as BadLine | null,
+  }
+  const onLine = (text: string, line: number, utf8: boolean): boolean | undefined => {
+    if (state.bad) throw corruptLog(file, state.bad.line, state.bad.why)
     if (!utf8) {
-      bad = { line, why: 'not valid UTF-8' }
+      state.bad = { line, why: 'not valid UTF-8' }
       return undefined
     }
     let value: unknown
     try {
       value = JSON.parse(text)
     } catch (error) {
-      bad = { line, why: `not JSON (${(error as Error).message})` }
+      state.bad = { line, why: `not JSON (${(error as Error).message})` }
       return undefined
     }
     if (line === 1) {
       const parsed = parseHeaderLine(value)
       if (!parsed.success) throw headerError(file, value, parsed.error)
-      header = parsed.data
-      startSeq = header.seed === 'ref' ? header.inheritedEventCount : 0
+      state.header = parsed.data
+      state.startSeq = parsed.data.seed === 'ref' ? parsed.data.inheritedEventCount : 0
       return maxEvents > 0
     }
     if (!isEventLineShape(value)) {
-      bad = { line, why: `not an event line (${eventLineProblem(value)})` }
+      state.bad = { line, why: `not an event line (${eventLineProblem(value)})` }
       return undefined
     }
-    const expected = startSeq + events.length
+    const expected = state.startSeq + state.events.length
     if (value.seq !== expected) {
-      bad = { line, why: `seq ${value.seq} where ${expected} was expected` }
+      state.bad = { line, why: `seq ${value.seq} where ${expected} was expected` }
       return undefined
     }
-    events.push(value as SessionEvent)
-    return events.length < maxEvents
-  })
-  const badLine = bad as BadLine | null
+    state.events.push(value as SessionEvent)
+    return state.events.length < maxEvents
+  }
+  return { state, onLine }
+}
+
+/**
+ * The common case in one read (docs/architecture.md §4): a log of up to `wholeReadBytes` whose
+ * lines are all complete and good, read as text through one descriptor (still opened without
+ * following a link and checked to be a regular file). Null for anything else — a torn tail, a
+ * bad line, a U+FFFD (bytes that may not be UTF-8), a bigger log —, which `readLogByLines` then
+ * reads byte by byte, from the start: it alone decides what is torn and what is corrupt.
+ */
+function readWholeLog(file: string, maxEvents: number): ParsedLog | null {
+  const { fd, size } = openRegularFileForReading(file)
+  let text: string
+  try {
+    if (size > wholeReadBytes) return null
+    text = readFileSync(fd, 'utf8') // to the end: a log that grew since the fstat is read whole
+  } finally {
+    closeSync(fd)
+  }
+  if ((text.length > 0 && text.charCodeAt(text.length - 1) !== 10) || text.includes('\uFFFD')) return null
+  const { state, onLine } = logParser(file, maxEvents)
+  const lines = text.split('\n')
+  lines.pop() // the empty string after the last newline
+  let end = 0 // in characters
+  for (let i = 0; i < lines.length; i++) {
+    const more = onLine(lines[i]!, i + 1, true)
+    if (state.bad) return null
+    end += lines[i]!.length + 1
+    if (more === false) break
+  }
+  // Bytes, not characters: the same count as the byte-exact reader's.
+  const goodBytes = end === text.length ? Buffer.byteLength(text) : Buffer.byteLength(text.slice(0, end))
+  return { header: state.header, events: state.events, startSeq: state.startSeq, goodBytes, torn: false }
+}
+
+async function readLogByLines(file: string, maxEvents: number): Promise<ParsedLog> {
+  const { state, onLine } = logParser(file, maxEvents)
+  const result = await readLines(file, onLine)
+  const { header, events, startSeq } = state
+  const badLine = state.bad as BadLine | null
   if (badLine && (result.tail.length > 0 || result.oversized))
     throw corruptLog(file, badLine.line, badLine.why)
   if (result.oversized)

@@ -18,29 +18,33 @@ export interface StorePaths {
   readonly lockFile: string
 }
 
+// Joined by hand: `root` is resolved (absolute, normalised, no trailing separator but for "/"), and
+// ids are validated by core before they reach here (no separators, no dots), so `path.join` would
+// change nothing; every open and load builds these.
 export function storePaths(dir: string): StorePaths {
   const root = path.resolve(dir)
+  const base = root === path.sep ? root : root + path.sep
   return {
     dir: root,
-    sessionsDir: path.join(root, 'sessions'),
-    catalogFile: path.join(root, 'catalog.json'),
-    catalogJournalFile: path.join(root, 'catalog.journal'),
-    catalogCleanFile: path.join(root, 'catalog.clean'),
-    lockFile: path.join(root, 'lock'),
+    sessionsDir: `${base}sessions`,
+    catalogFile: `${base}catalog.json`,
+    catalogJournalFile: `${base}catalog.journal`,
+    catalogCleanFile: `${base}catalog.clean`,
+    lockFile: `${base}lock`,
   }
 }
 
-/** `sessions/<id>.jsonl`; ids are validated by core before they reach here. */
+/** `sessions/<id>.jsonl`. */
 export function sessionLogFile(paths: StorePaths, id: string): string {
-  return path.join(paths.sessionsDir, `${id}.jsonl`)
+  return `${paths.sessionsDir}${path.sep}${id}.jsonl`
 }
 
 /** Where torn tails cut off a log are kept (appended, never dropped). */
 export function tornFile(paths: StorePaths, id: string): string {
-  return path.join(paths.sessionsDir, `${id}.jsonl.torn`)
+  return `${paths.sessionsDir}${path.sep}${id}.jsonl.torn`
 }
 
 /** Marker of an archived session: survives a catalog rebuild without touching the log. */
 export function archivedMarkerFile(paths: StorePaths, id: string): string {
-  return path.join(paths.sessionsDir, `${id}.archived`)
+  return `${paths.sessionsDir}${path.sep}${id}.archived`
 }

@@ -2,7 +2,6 @@
 // temp file, so it is never seen half-written) and names its holder. A lock whose holder
 // is dead is taken over under a second exclusive file, so two processes racing for a
 // stale lock cannot both win.
-import { randomBytes } from 'node:crypto'
 import { closeSync, fchmodSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import os from 'node:os'
@@ -50,7 +49,7 @@ export async function acquireWriterLock(file: string): Promise<WriterLock> {
     pid: process.pid,
     hostname: os.hostname(),
     startedAt: Date.now(),
-    token: randomBytes(8).toString('hex'),
+    token: process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex'), // node:crypto on first use (durable-fs.ts)
   }
   let tookOver = false
   let lastHolder: LockHolder | null = null

@@ -1,6 +1,6 @@
 // `tangent chat [ID]`: an interactive conversation with streaming answers, Ctrl-C to abort
 // a turn, and slash commands to fork, look at the tree and switch branches.
-import readline from 'node:readline'
+import type { Interface } from 'node:readline'
 import type { Command } from 'commander'
 import {
   type ApprovalFlags,
@@ -132,7 +132,8 @@ class ChatLoop {
   async run(): Promise<void> {
     // Before the interface exists: piped input could otherwise end (and close it) during this await.
     const where = await this.#where()
-    const rl = readline.createInterface({
+    // node:readline on first use: importing it costs start-up that other commands never need.
+    const rl = process.getBuiltinModule('node:readline').createInterface({
       input: this.#context.stdin,
       output: this.#context.stdout as NodeJS.WritableStream,
       terminal: this.#context.stdin.isTTY === true,
@@ -175,13 +176,13 @@ class ChatLoop {
     })
   }
 
-  #leave(rl: readline.Interface): void {
+  #leave(rl: Interface): void {
     this.#leaving = true
     this.#queue.length = 0
     rl.close()
   }
 
-  async #drain(rl: readline.Interface): Promise<void> {
+  async #drain(rl: Interface): Promise<void> {
     while (this.#queue.length > 0 && !this.#leaving) {
       const line = this.#queue.shift()!
       if (line === '') continue
@@ -206,7 +207,7 @@ class ChatLoop {
     return false
   }
 
-  #prompt(rl: readline.Interface): void {
+  #prompt(rl: Interface): void {
     if (!this.#closed) rl.prompt()
   }
 
