@@ -125,3 +125,18 @@ describe('lazySchema', () => {
     expect(Tree.safeParse({ children: [{ children: [3] }] }).success).toBe(false)
   })
 })
+
+describe('the browser build (lazy-zod-browser)', () => {
+  it('holds no zod: a schema is not built until touched, and touching one says why it cannot be', async () => {
+    const browser = await import('./lazy-zod-browser.js')
+    let built = 0
+    const schema = browser.lazySchema((z) => {
+      built++
+      return z.string()
+    })
+    expect(built).toBe(0)
+    expect(() => schema.safeParse('x')).toThrow(/not in the browser build.*validate on the Host/)
+    expect(() => browser.zod()).toThrow(/not in the browser build/)
+    expect(built).toBe(0)
+  })
+})
