@@ -327,9 +327,9 @@ export class Catalog {
     const loopOf = new Map<string, string[] | null>()
     const onPath = new Map<string, number>()
     const path: string[] = []
-    for (const [start, startRecord] of this.#records) {
-      if (startRecord.parentSession === null || loopOf.has(start)) continue
-      let current: string | null = start
+    for (const startRecord of this.#records.values()) {
+      if (startRecord.parentSession === null || loopOf.has(startRecord.id)) continue
+      let current: string | null = startRecord.id
       while (current !== null && !loopOf.has(current) && !onPath.has(current)) {
         const record = this.#records.get(current)
         if (record === undefined) break
