@@ -333,7 +333,7 @@ export async function listFixture(root: string, pi: PiSessionManagerClass, count
   return { home, piDir }
 }
 
-async function listRow(
+export async function listRow(
   many: { home: string; piDir: string },
   pi: PiSessionManagerClass,
   count: number,

@@ -23,7 +23,7 @@ export function toSessionSummary(
   const workspaceOf = options.workspaceOf ?? recordedOnly
   // A lineage through a loop of parents (damaged headers) is shown at the top, flagged.
   const parentLoop = entry?.parentLoop
-  return {
+  const summary: SessionSummary = {
     id,
     title: (live ? live.title : entry?.title) ?? '',
     cwd,
@@ -48,10 +48,13 @@ export function toSessionSummary(
       path: meta.files?.path ?? cwd,
       baseTree: typeof meta.baseTree === 'string' ? meta.baseTree : null,
     },
-    ...(parentLoop !== undefined ? { parentLoop: [...parentLoop] } : {}),
-    ...(meta.exploration ? { exploration: { id: meta.exploration.id, label: meta.exploration.label } } : {}),
-    ...(meta.subagentOf ? { subagentOf: { ...meta.subagentOf } } : {}),
   }
+  // Added after, not spread in (no empty object per summary, ~10-20% of 10,000 summaries);
+  // the key order, and so the JSON, is the same.
+  if (parentLoop !== undefined) summary.parentLoop = [...parentLoop]
+  if (meta.exploration) summary.exploration = { id: meta.exploration.id, label: meta.exploration.label }
+  if (meta.subagentOf) summary.subagentOf = { ...meta.subagentOf }
+  return summary
 }
 
 function originOf(value: unknown): SessionSummary['origin'] {
