@@ -365,7 +365,11 @@ async function listRow(
   }
 }
 
-export function processRows(root: string, fixtures: Fixture[], many: { home: string; piDir: string }): BenchRow[] {
+export function processRows(
+  root: string,
+  fixtures: Fixture[],
+  many: { home: string; piDir: string },
+): BenchRow[] {
   const rows: BenchRow[] = []
   const out = path.join(root, 'stdout.txt')
   const envFor = (home: string): NodeJS.ProcessEnv => ({ ...process.env, TANGENT_HOME: home, NO_COLOR: '1' })
