@@ -196,11 +196,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     } else await admin(`CREATE DATABASE "${name}"`)
     return url(name)
   }
-  /** Waits for a copy in flight (the server is about to stop); the next migrated database makes a new one. */
-  const settleSpare = async () => {
-    const pending = spare
+  /**
+   * Drops a copy in flight (the server is about to stop, which ends it: its rejection is already
+   * handled); the next migrated database makes a new one. Not awaited, so a stop never waits on it.
+   */
+  const dropSpare = () => {
     spare = null
-    await pending?.catch(() => undefined)
   }
   await createDatabase('tangent')
   let stopped = false
@@ -211,12 +212,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     port,
     createDatabase,
     async restart() {
-      await settleSpare()
+      dropSpare()
       await stopServer()
       await start()
     },
     async halt() {
-      await settleSpare()
+      dropSpare()
       await stopServer()
     },
     async start() {
@@ -226,7 +227,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       if (stopped) return
       stopped = true
       process.off('exit', stopAtExit)
-      await settleSpare()
+      dropSpare()
       await stopServer().catch(() => undefined)
       rmSync(root, { recursive: true, force: true })
     },
