@@ -20,7 +20,7 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
   })
   runSessionContract({
     open: async ({ home, start, homeDir, demoDelayMs }) => {
-      const store = await server.createDatabase(`contract_${++databases}`)
+      const store = await server.createDatabase(`contract_${++databases}`, { migrated: true })
       const runtime = await Runtime.open({
         home,
         store,

@@ -70,7 +70,7 @@ const postgres: Engine = {
     await server?.stop()
   },
   async newStorage() {
-    const url = await server!.createDatabase(`contract_${++databases}`)
+    const url = await server!.createDatabase(`contract_${++databases}`, { migrated: true })
     const query = async <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []) => {
       const client = new pg.Client({ connectionString: url })
       await client.connect()

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import type { Session } from '@tangent/core'
 import pg from 'pg'
+import { migrate } from './schema.js'
 
 const run = promisify(execFile)
 
@@ -20,8 +21,13 @@ export interface TestPostgres {
   readonly socketUrl: string
   readonly dataDir: string
   readonly port: number
-  /** A new empty database on the same server; its URL. */
-  createDatabase(name: string): Promise<string>
+  /**
+   * A new database on the same server; its URL. Empty by default; with `migrated`, it already
+   * has the engine's current schema (a copy of a template database migrated once per server,
+   * much cheaper than migrating each: for suites that open many stores and do not test the
+   * migrations themselves).
+   */
+  createDatabase(name: string, options?: { migrated?: boolean }): Promise<string>
   /** Stops the server (fast: connections are closed) and starts it again on the same port. */
   restart(): Promise<void>
   /** Stops the server, keeping its data: `start()` brings it back on the same port. */
@@ -140,9 +146,62 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   }
   process.once('exit', stopAtExit)
   const url = (db: string) => `postgres://tangent@127.0.0.1:${port}/${db}`
-  const createDatabase = async (name: string) => {
-    await run('psql', ['-v', 'ON_ERROR_STOP=1', url('postgres'), '-c', `CREATE DATABASE "${name}"`])
+  // One connection per statement (no psql process): the server may be restarted between calls.
+  const admin = async (statement: string, db = 'postgres') => {
+    const client = new pg.Client({ connectionString: url(db) })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  const template = 'tangent_migrated_template'
+  let templateReady: Promise<void> | null = null
+  const migrateTemplate = async () => {
+    await admin(`CREATE DATABASE "${template}"`)
+    const client = new pg.Client({ connectionString: url(template) })
+    await client.connect()
+    try {
+      await migrate(client, false, template)
+    } finally {
+      // CREATE DATABASE … TEMPLATE needs the template without connections.
+      await client.end()
+    }
+  }
+  // The next migrated database, copied while the test that took the last one runs (a copy is
+  // mostly waiting on the disk): a suite taking one per test rarely waits for it. Taken by a
+  // rename, so the caller's name is the database's.
+  let spares = 0
+  let spare: Promise<string> | null = null
+  const copyTemplate = async () => {
+    templateReady ??= migrateTemplate()
+    await templateReady
+    const name = `tangent_spare_${++spares}`
+    await admin(`CREATE DATABASE "${name}" TEMPLATE "${template}"`)
+    return name
+  }
+  const prepareSpare = () => {
+    spare = copyTemplate()
+    // Awaited by the next createDatabase (or stop): not an unhandled rejection meanwhile.
+    spare.catch(() => undefined)
+  }
+  const createDatabase = async (name: string, options: { migrated?: boolean } = {}) => {
+    if (options.migrated) {
+      const ready = spare ?? copyTemplate()
+      spare = null
+      const copy = await ready
+      await admin(`ALTER DATABASE "${copy}" RENAME TO "${name}"`)
+      prepareSpare()
+    } else await admin(`CREATE DATABASE "${name}"`)
     return url(name)
+  }
+  /**
+   * Drops a copy in flight (the server is about to stop, which ends it: its rejection is already
+   * handled); the next migrated database makes a new one. Not awaited, so a stop never waits on it.
+   */
+  const dropSpare = () => {
+    spare = null
   }
   await createDatabase('tangent')
   let stopped = false
@@ -153,10 +212,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     port,
     createDatabase,
     async restart() {
+      dropSpare()
       await stopServer()
       await start()
     },
     async halt() {
+      dropSpare()
       await stopServer()
     },
     async start() {
@@ -166,6 +227,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       if (stopped) return
       stopped = true
       process.off('exit', stopAtExit)
+      dropSpare()
       await stopServer().catch(() => undefined)
       rmSync(root, { recursive: true, force: true })
     },
