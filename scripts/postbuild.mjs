@@ -58,15 +58,29 @@ function bindingsOf(clause) {
   return lookups
 }
 
+// Builtins that cost a lot to load and that a chunk may bind without using on most paths:
+// commander binds `node:child_process` for its executable subcommands, which Tangent has none of,
+// and loading it (with net, dgram, …) is ~6 ms of every command. A default or namespace binding
+// of one that the chunk uses only as `name.member` gets the module on its first member read.
+const builtinsOnFirstUse = new Set(['node:child_process'])
+
+function onlyMemberReads(code, name) {
+  const uses = code.match(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])(.?)`, 'g')) ?? []
+  // The binding itself (`const name = …`) and then member reads only.
+  return uses.filter((use) => !use.endsWith('.')).length === 1
+}
+
 const builtinsWithoutFacades = {
   name: 'builtins-without-facades',
   renderChunk(code) {
     const rewritten = code.replace(builtinImport, (_line, clause, specifier) =>
       bindingsOf(clause)
-        .map(
-          (binding) =>
-            `const ${binding} = globalThis.process.getBuiltinModule(${JSON.stringify(specifier)});`,
-        )
+        .map((binding) => {
+          const lookup = `globalThis.process.getBuiltinModule(${JSON.stringify(specifier)})`
+          if (builtinsOnFirstUse.has(specifier) && !binding.startsWith('{') && onlyMemberReads(code, binding))
+            return `const ${binding} = new Proxy({}, { get: (_target, key) => ${lookup}[key] });`
+          return `const ${binding} = ${lookup};`
+        })
         .join('\n'),
     )
     return rewritten === code ? null : { code: rewritten, map: null }

@@ -3,7 +3,7 @@
 // everything written to stdout and stderr has left the process.
 import module from 'node:module'
 import { resolveHome } from './home.js'
-import { flushAndExit, quietOnClosedPipe } from './process-output.js'
+import { flushAndExit, onFirstRead, quietOnClosedPipe } from './process-output.js'
 
 // Start-up is mostly loading modules (a few hundred): Node keeps their compiled code between runs
 // in its compile cache (in the OS temp directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
@@ -20,18 +20,25 @@ const { runCli } = await import('./program.js')
 
 // A reader that went away (`tangent sessions | head -1`) ends the output quietly: no EPIPE
 // stack trace; the command still finishes what it was doing (a turn is not cut in half).
+// stderr is built on first use (most commands never write to it): the listener comes with it.
 quietOnClosedPipe(process.stdout)
-quietOnClosedPipe(process.stderr)
+const stderrBuilt = onFirstRead('stderr', quietOnClosedPipe)
 
 const code = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   home: resolveHome(process.env),
   stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
+  get stderr() {
+    return process.stderr
+  },
+  // Read on first use: Node builds a standard stream when it is first read (for a pipe, a socket
+  // and the net module); only `chat`, `acp` and approvals at a terminal read stdin.
+  get stdin() {
+    return process.stdin
+  },
 })
 // Exit explicitly, so a provider's keep-alive socket or any other handle cannot hold a
 // finished command open — but only after stdout and stderr have drained: writes to a pipe
 // are asynchronous, and exiting with output still queued cuts it (at 64 KB, the pipe's size).
-await flushAndExit(code, [process.stdout, process.stderr])
+await flushAndExit(code, stderrBuilt() ? [process.stdout, process.stderr] : [process.stdout])

@@ -24,6 +24,38 @@ export function quietOnClosedPipe(stream: ProcessOutput & NodeJS.EventEmitter): 
   })
 }
 
+/**
+ * Runs `setup` on `process[name]` when it is first read, and returns a function that tells
+ * whether it has been. Node builds a standard stream on its first read (for a pipe, a socket and
+ * the net module), so a command that never writes to stderr does not pay for it; anything that
+ * reads it, through the CLI's context or not, gets it with `setup` done.
+ */
+export function onFirstRead(
+  name: 'stdout' | 'stderr',
+  setup: (stream: NodeJS.WriteStream) => void,
+): () => boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(process, name)
+  const build = descriptor?.get
+  if (descriptor === undefined || build === undefined || descriptor.configurable !== true) {
+    setup(process[name])
+    return () => true
+  }
+  let built = false
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: descriptor.enumerable ?? true,
+    get() {
+      // Node's own getter from now on; it returns the stream it built, every time.
+      Object.defineProperty(process, name, descriptor)
+      const stream = build.call(process) as NodeJS.WriteStream
+      built = true
+      setup(stream)
+      return stream
+    },
+  })
+  return () => built
+}
+
 /** Resolves once everything written to `stream` so far has left the process (or cannot any more). */
 export function drained(stream: ProcessOutput): Promise<void> {
   if (stream.destroyed) return Promise.resolve()

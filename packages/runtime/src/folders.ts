@@ -133,10 +133,13 @@ export async function browseFolders(
   }
 }
 
-const collator = new Intl.Collator(undefined, { numeric: true })
+// Made on the first sort, not when the module loads: building a collator loads ICU's collation
+// data (a few ms), and most commands that load the runtime never list folders.
+let collator: Intl.Collator | undefined
 
 /** `localeCompare` with numeric order (`v2` before `v10`); ties broken by code points, so it is total. */
 function compareNames(a: string, b: string): number {
+  collator ??= new Intl.Collator(undefined, { numeric: true })
   return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
 }
 

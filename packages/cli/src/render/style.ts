@@ -11,8 +11,22 @@ export function styleFor(stream: OutputStream, env: Record<string, string | unde
 
 /** Cuts `text` to one line of at most `max` characters. */
 export function clip(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim()
+  // What `oneLine(text)` would give, without collapsing the whitespace of a long text (a tool's
+  // whole output) past what is shown: a prefix that is already longer than `max` + 1 once
+  // collapsed is the start of the collapsed whole, whose length is then over `max` too (only a
+  // final space of the prefix could still be trimmed).
+  for (let end = 2 * max + 2; end < text.length; end *= 4) {
+    const start = oneLine(text.slice(0, end), false)
+    if (start.length > max + 1) return `${start.slice(0, max - 1)}…`
+  }
+  const line = oneLine(text, true)
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** Runs of whitespace as one space, leading whitespace dropped (and trailing, for a whole text). */
+function oneLine(text: string, whole: boolean): string {
+  const collapsed = text.replace(/\s+/g, ' ')
+  return whole ? collapsed.trim() : collapsed.trimStart()
 }
 
 /** A session's title for display ('' means none yet). */

@@ -46,7 +46,8 @@ export function renderTranscript(
     const spent = event.type === 'turn/end' ? turnUsage.get(turnStart) : undefined
     // The turn's usage goes under its end, before the blank line that closes it.
     if (spent) shown.splice(1, 0, `${' '.repeat(seqWidth)}  ${style.dim(`usage      ${formatUsage(spent)}`)}`)
-    lines.push(...shown)
+    // One by one: spreading each event's few lines into push costs more than the loop.
+    for (const line of shown) lines.push(line)
   }
   if (events.length === 0) lines.push(style.dim('(no events yet)'))
   return lines
