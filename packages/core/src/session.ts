@@ -70,7 +70,7 @@ export class Session {
     index: EventIndex | null = null,
   ) {
     this.id = header.id
-    this.header = Object.freeze({ ...header })
+    this.header = Object.freeze(header) // the store's own fresh object: frozen, not copied
     this.#events = events
     this.#index = index
     this.#grammar = grammar
