@@ -54,7 +54,8 @@ export class Session {
   readonly id: SessionId
   readonly header: Readonly<SessionHeader>
   readonly #events: SessionEvent[]
-  readonly #index: EventIndex
+  /** Built on first use (docs/architecture.md §4): a load that only reads the events never needs it. */
+  #index: EventIndex | null
   readonly #grammar: GrammarState
   readonly #hooks: SessionHooks
   readonly #now: () => number
@@ -66,10 +67,10 @@ export class Session {
     grammar: GrammarState,
     hooks: SessionHooks,
     now: () => number,
-    index: EventIndex = EventIndex.build(events),
+    index: EventIndex | null = null,
   ) {
     this.id = header.id
-    this.header = Object.freeze({ ...header })
+    this.header = Object.freeze(header) // the store's own fresh object: frozen, not copied
     this.#events = events
     this.#index = index
     this.#grammar = grammar
@@ -128,7 +129,7 @@ export class Session {
   latestOfType(type: string, atOrBefore: number = this.#events.length - 1): SessionEvent | undefined {
     const last = Math.min(atOrBefore, this.#events.length - 1)
     if (EventIndex.isIndexed(type)) {
-      const seq = this.#index.latest(type, last)
+      const seq = this.#indexed().latest(type, last)
       return seq < 0 ? undefined : this.#events[seq]
     }
     for (let i = last; i >= 0; i--) if (this.#events[i]!.type === type) return this.#events[i]
@@ -140,12 +141,12 @@ export class Session {
     if (!EventIndex.isIndexed(type)) {
       return this.#events.filter((event) => event.type === type).map((event) => event.seq)
     }
-    return this.#index.seqs(type)
+    return this.#indexed().seqs(type)
   }
 
   /** @internal The index of the first `count` events, for a fork's child. */
   indexPrefix(count: number): EventIndex {
-    return this.#index.prefix(count)
+    return this.#indexed().prefix(count)
   }
 
   /**
@@ -182,9 +183,14 @@ export class Session {
     this.#hooks.appending(this, event)
     this.#grammar.accept(seq, type, data)
     this.#events.push(event)
-    this.#index.add(event)
+    this.#index?.add(event) // else built from every event, this one included, on first use
     this.#hooks.appended(this, event)
     return event
+  }
+
+  #indexed(): EventIndex {
+    this.#index ??= EventIndex.build(this.#events)
+    return this.#index
   }
 
   eventAt(seq: SessionSeq | number): SessionEvent | undefined {

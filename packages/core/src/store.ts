@@ -60,11 +60,12 @@ export class SessionStore {
     disposed: new Set(),
   }
   readonly #now: () => number
-  readonly #generateId: () => SessionId
+  /** Made on first use: a store that only loads never generates an id. */
+  #generateId: (() => SessionId) | null
 
   constructor(options: SessionStoreOptions = {}) {
     this.#now = options.now ?? Date.now
-    this.#generateId = options.generateId ?? createSessionIdGenerator()
+    this.#generateId = options.generateId ?? null
   }
 
   /** Subscribes to store events; returns the unsubscribe function. */
@@ -88,11 +89,16 @@ export class SessionStore {
 
   /** Generates a fresh id (time-sortable) without creating anything. */
   newId(): SessionId {
+    return this.#newId()
+  }
+
+  #newId(): SessionId {
+    this.#generateId ??= createSessionIdGenerator()
     return this.#generateId()
   }
 
   create(id?: SessionId, options: CreateSessionOptions = {}): Session {
-    const sessionId = id ?? this.#generateId()
+    const sessionId = id ?? this.#newId()
     assertValidSessionId(sessionId)
     if (this.#sessions.has(sessionId)) {
       throw new TangentError('session-exists', `Session ${sessionId} already exists.`, { sessionId })
@@ -165,7 +171,7 @@ export class SessionStore {
         { sessionId: parent.id, boundary: cut, turnStartSeq: openTurnSeq },
       )
     }
-    const id = childId ?? this.#generateId()
+    const id = childId ?? this.#newId()
     assertValidSessionId(id)
     if (this.#sessions.has(id)) {
       throw new TangentError('session-exists', `Session ${id} already exists.`, { sessionId: id })

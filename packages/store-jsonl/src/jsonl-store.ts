@@ -24,7 +24,7 @@ import {
 } from './log-format.js'
 import type { ModelRef } from './log-scan.js'
 import { materializeFork } from './materialize.js'
-import { corruptLog, readSessionLog } from './read-log.js'
+import { corruptLog, type ParsedLog, readSessionLog, readSmallLogSync } from './read-log.js'
 import { SessionWriter } from './session-writer.js'
 import {
   type StoreWarning,
@@ -174,7 +174,14 @@ export class JsonlStore implements SessionPersistence {
     if (this.#deleting.has(id)) throw sessionNotFound(id)
     let pending = this.#loading.get(id)
     if (!pending) {
-      pending = this.#loadFromDisk(id).finally(() => this.#loading.delete(id))
+      // The common case — a small log, all of it good, no prefix to read — without an await:
+      // the same checks, in one synchronous step (docs/architecture.md §4).
+      const small = this.#writers.has(id) ? null : this.#readSmallLog(id)
+      if (small !== null && this.readOnly && small.header !== null && !inheritsByRef(small.header)) {
+        if (small.header.id !== id) throw wrongHeaderId(sessionLogFile(this.#paths, id), small.header)
+        return this.#publishLog(id, sessionLogFile(this.#paths, id), small, [])
+      }
+      pending = this.#loadFromDisk(id, small).finally(() => this.#loading.delete(id))
       this.#loading.set(id, pending)
     }
     return pending
@@ -487,12 +494,13 @@ export class JsonlStore implements SessionPersistence {
 
   // ── disk → live sessions ────────────────────────────────────────────────────────
 
-  async #loadFromDisk(id: string): Promise<Session> {
+  /** `read`: the log as `load` already read it, used by the first attempt. */
+  async #loadFromDisk(id: string, read: ParsedLog | null): Promise<Session> {
     const draining = this.#writers.get(id) // a disposed session's writer may still be draining
     if (draining) await draining.settle()
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#readAndPublish(id)
+        return await this.#readAndPublish(id, attempt === 0 ? read : null)
       } catch (error) {
         // A reader can race a writer that materialises this fork and deletes its parent.
         if (attempt < 2 && TangentError.hasCode(error, 'parent-log-missing')) continue
@@ -501,11 +509,22 @@ export class JsonlStore implements SessionPersistence {
     }
   }
 
-  async #readAndPublish(id: string): Promise<Session> {
-    const file = sessionLogFile(this.#paths, id)
-    let log: Awaited<ReturnType<typeof readSessionLog>>
+  /** A log `readSmallLogSync` reads whole (a small log, all of it good), else null. */
+  #readSmallLog(id: string): ParsedLog | null {
     try {
-      log = await readSessionLog(file)
+      return readSmallLogSync(sessionLogFile(this.#paths, id))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw sessionNotFound(id)
+      throw error
+    }
+  }
+
+  /** `read`: the log as the caller already read it (else it is read here). */
+  async #readAndPublish(id: string, read: ParsedLog | null): Promise<Session> {
+    const file = sessionLogFile(this.#paths, id)
+    let log: ParsedLog
+    try {
+      log = read ?? (await readSessionLog(file))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw sessionNotFound(id)
       throw error
@@ -520,17 +539,31 @@ export class JsonlStore implements SessionPersistence {
       throw sessionNotFound(id)
     }
     const header = log.header
-    if (header.id !== id) throw corruptLog(file, 1, `the header names session ${header.id}`)
+    if (header.id !== id) throw wrongHeaderId(file, header)
     if (log.torn && !this.readOnly) await cutTornTail(file, tornFile(this.#paths, id), log.goodBytes)
     const prefix =
       header.seed === 'ref' && header.parentSession !== undefined
         ? await this.#readPrefix(header.parentSession, header.inheritedEventCount, file)
         : []
+    const live = this.store.get(id)
+    if (live) return live
+    const session = this.#publishLog(id, file, log, prefix)
+    if (!this.readOnly && session.isTurnOpen) {
+      // Written, not just patched in memory: the session must be forkable after a restart too.
+      for (const closing of closingEventsForOpenTurn(session.grammar, 'interrupted', interruptedMessage))
+        session.append(closing.type, closing.data)
+      await this.flush(id)
+    }
+    if (!this.readOnly) this.#scheduleCatalog()
+    return session
+  }
+
+  /** Creates the loaded session from its log and its inherited prefix (checked by the store). */
+  #publishLog(id: string, file: string, log: ParsedLog, prefix: SessionEvent[]): Session {
+    const header = log.header as SessionHeaderLine
     const events = prefix.length > 0 ? prefix.concat(log.events) : log.events
     if (events.length < header.inheritedEventCount)
       throw corruptLog(file, 1, `it inherits ${header.inheritedEventCount} events but holds ${events.length}`)
-    const live = this.store.get(id)
-    if (live) return live
     const { meta, lineage } = createOptionsOf(header)
     let session: Session
     try {
@@ -564,13 +597,6 @@ export class JsonlStore implements SessionPersistence {
         }),
       )
     }
-    if (!this.readOnly && session.isTurnOpen) {
-      // Written, not just patched in memory: the session must be forkable after a restart too.
-      for (const closing of closingEventsForOpenTurn(session.grammar, 'interrupted', interruptedMessage))
-        session.append(closing.type, closing.data)
-      await this.flush(id)
-    }
-    if (!this.readOnly) this.#scheduleCatalog()
     return session
   }
 
@@ -587,7 +613,7 @@ export class JsonlStore implements SessionPersistence {
     const live = this.store.get(id)
     if (live && live.events.length >= count) return live.events.slice(0, count)
     const file = sessionLogFile(this.#paths, id)
-    let log: Awaited<ReturnType<typeof readSessionLog>>
+    let log: ParsedLog
     try {
       log = await readSessionLog(file, count)
     } catch (error) {
@@ -886,6 +912,15 @@ function catalogStamp(paths: StorePaths): string {
     fileStamp(paths.catalogJournalFile),
     fileStamp(paths.sessionsDir),
   ].join('|')
+}
+
+/** A ref log whose prefix is read from its parent's. */
+function inheritsByRef(header: SessionHeaderLine): boolean {
+  return header.seed === 'ref' && header.inheritedEventCount > 0
+}
+
+function wrongHeaderId(file: string, header: SessionHeaderLine): TangentError {
+  return corruptLog(file, 1, `the header names session ${header.id}`)
 }
 
 function markersOf(events: readonly SessionEvent[]): Markers {

@@ -62,6 +62,15 @@ export async function readSessionLog(file: string, maxEvents = Number.POSITIVE_I
   return readWholeLog(file, maxEvents) ?? readLogByLines(file, maxEvents)
 }
 
+/**
+ * `readSessionLog`'s common case without a promise: a small log whose lines are all good, else
+ * null (then `readSessionLog` decides). Throws what `readSessionLog` throws (a missing file, a
+ * symbolic link, a damaged header).
+ */
+export function readSmallLogSync(file: string): ParsedLog | null {
+  return readWholeLog(file, Number.POSITIVE_INFINITY)
+}
+
 /** The checks of each line, in order; `bad` is the first line that failed (and stops it). */
 function logParser(file: string, maxEvents: number) {
   const state = {

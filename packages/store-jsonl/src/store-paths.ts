@@ -22,7 +22,7 @@ export interface StorePaths {
 // ids are validated by core before they reach here (no separators, no dots), so `path.join` would
 // change nothing; every open and load builds these.
 export function storePaths(dir: string): StorePaths {
-  const root = path.resolve(dir)
+  const root = isResolved(dir) ? dir : path.resolve(dir)
   const base = root === path.sep ? root : root + path.sep
   return {
     dir: root,
@@ -32,6 +32,22 @@ export function storePaths(dir: string): StorePaths {
     catalogCleanFile: `${base}catalog.clean`,
     lockFile: `${base}lock`,
   }
+}
+
+/**
+ * True when `path.resolve(dir)` would return `dir` itself (absolute, no empty, "." or ".."
+ * segment, no trailing separator): the usual TANGENT_HOME, checked without `path.resolve`'s
+ * steps (every open builds these paths). POSIX only; elsewhere `path.resolve` decides.
+ */
+function isResolved(dir: string): boolean {
+  if (path.sep !== '/' || dir.length < 2 || dir.charCodeAt(0) !== 47 || dir.endsWith('/')) return false
+  return (
+    !dir.includes('//') &&
+    !dir.includes('/./') &&
+    !dir.includes('/../') &&
+    !dir.endsWith('/.') &&
+    !dir.endsWith('/..')
+  )
 }
 
 /** `sessions/<id>.jsonl`. */
