@@ -171,6 +171,46 @@ describe('HostStore', () => {
     expect(memory.recall('/elsewhere', 'w2')).toBeNull()
   })
 
+  it('tells onOpened when the workspace is open, before the session remembered there has loaded', async () => {
+    const storage = new Map<string, string>()
+    const memory = new OpenSessionMemory({
+      getItem: (key) => storage.get(key) ?? null,
+      setItem: (key, value) => void storage.set(key, value),
+    })
+    memory.remember('/data', 'w1', 's1')
+    memory.remember('/data', 'w2', 's2')
+    const sessions = [session('s1', 'w1'), session('s2', 'w2')]
+    let release: () => void = () => {}
+    const loading = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const client = fakeClient({
+      'host.info': () => info('/start'),
+      'workspace.list': () => [ws('w1', '/start'), ws('w2', '/other')],
+      'workspace.open': () => ws('w2', '/other'),
+      'session.list': () => sessions,
+      'session.get': async (p) => {
+        if (p.sessionId === 's2') await loading
+        return { session: sessions.find((s) => s.id === p.sessionId), events: [] }
+      },
+      'session.subscribe': () => ({}),
+      'session.unsubscribe': () => ({}),
+    })
+    const store = new HostStore(() => client, null, memory)
+    await store.start()
+    const told: string[] = []
+    let settled = false
+    const opening = store.openWorkspace('/other', undefined, (workspace) => told.push(workspace.id))
+    void opening.then(() => {
+      settled = true
+    })
+    await vi.waitFor(() => expect(told).toEqual(['w2']))
+    expect(settled).toBe(false)
+    release()
+    expect(await opening).toMatchObject({ id: 'w2' })
+    expect(store.getState().openSessionId).toBe('s2')
+  })
+
   it('hands a failed open to the caller when asked, instead of a banner', async () => {
     const missing = new RpcError(rpcErrorCodes.application, 'No folder at /x', { code: 'folder-not-found' })
     const { store } = await started({

@@ -219,8 +219,14 @@ export class HostStore {
   /**
    * Opens a folder as a workspace (`~`, `~/x` and paths relative to the Host's start folder
    * work too) and selects it. Like `workspace.list`, the most recently opened comes first.
+   * Resolves once the session remembered there is open too; `onOpened` is told as soon as the
+   * workspace itself is (a form can take another folder while that session loads).
    */
-  async openWorkspace(path: string, onError?: (error: unknown) => void): Promise<Workspace | null> {
+  async openWorkspace(
+    path: string,
+    onError?: (error: unknown) => void,
+    onOpened?: (workspace: Workspace) => void,
+  ): Promise<Workspace | null> {
     const client = this.#need()
     try {
       const workspace = await client.call('workspace.open', { path })
@@ -232,6 +238,7 @@ export class HostStore {
         activeWorkspaceId: workspace.id,
         collapsedWorkspaces: collapsed,
       })
+      onOpened?.(workspace)
       const remembered = this.#recall(workspace.id)
       if (remembered !== null) await this.openSession(remembered)
       return workspace

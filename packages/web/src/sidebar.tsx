@@ -38,7 +38,12 @@ export function Sidebar({
     const trimmed = path.trim()
     if (trimmed === '') return
     setOpening(true)
-    if (await store.openWorkspace(trimmed)) setPath('')
+    // The button waits for the folder, not for the session remembered there to load.
+    const opened = () => {
+      setPath('')
+      setOpening(false)
+    }
+    await store.openWorkspace(trimmed, undefined, opened)
     setOpening(false)
   }
 
