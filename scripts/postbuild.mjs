@@ -14,7 +14,7 @@ const bin = `${cliDist}/main.js`
 // from node_modules at run time: zod (one instance per process: @tangent/core loads it through
 // require), the AI SDK, pg, the MCP and ACP SDKs, the sandbox runtime, ws, and anything with native
 // code or files of its own. A new dependency is external until it is listed here.
-const bundledPackages = new Set(['commander', 'picocolors', 'ulid', 'tokenlens', 'hono', '@hono/node-server'])
+const bundledPackages = new Set(['commander', 'picocolors', 'tokenlens', 'hono', '@hono/node-server'])
 const bundledScopes = ['@tangent/', '@tokenlens/']
 
 function packageOf(id) {
@@ -105,5 +105,6 @@ await bundle.write({
   chunkFileNames: 'chunks/[name]-[hash].js',
 })
 await bundle.close()
-// tsc does not keep file modes: `npx tangent` and the `tangent` bin link need the mode.
+// tsc does not keep file modes: main.js runs as a script of its own too (the `tangent` bin,
+// bin/tangent.js, imports it).
 chmodSync(bin, 0o755)

@@ -24,7 +24,13 @@ import {
 } from './log-format.js'
 import type { ModelRef } from './log-scan.js'
 import { materializeFork } from './materialize.js'
-import { corruptLog, type ParsedLog, readSessionLog, readSmallLogSync } from './read-log.js'
+import {
+  corruptLog,
+  type ParsedLog,
+  readSessionLog,
+  readSessionLogByLines,
+  readSmallLogSync,
+} from './read-log.js'
 import { SessionWriter } from './session-writer.js'
 import {
   type StoreWarning,
@@ -176,12 +182,14 @@ export class JsonlStore implements SessionPersistence {
     if (!pending) {
       // The common case — a small log, all of it good, no prefix to read — without an await:
       // the same checks, in one synchronous step (docs/architecture.md §4).
-      const small = this.#writers.has(id) ? null : this.#readSmallLog(id)
+      const triedWhole = !this.#writers.has(id)
+      const small = triedWhole ? this.#readSmallLog(id) : null
       if (small !== null && this.readOnly && small.header !== null && !inheritsByRef(small.header)) {
         if (small.header.id !== id) throw wrongHeaderId(sessionLogFile(this.#paths, id), small.header)
         return this.#publishLog(id, sessionLogFile(this.#paths, id), small, [])
       }
-      pending = this.#loadFromDisk(id, small).finally(() => this.#loading.delete(id))
+      const first = small ?? (triedWhole ? 'by-lines' : null)
+      pending = this.#loadFromDisk(id, first).finally(() => this.#loading.delete(id))
       this.#loading.set(id, pending)
     }
     return pending
@@ -494,8 +502,11 @@ export class JsonlStore implements SessionPersistence {
 
   // ── disk → live sessions ────────────────────────────────────────────────────────
 
-  /** `read`: the log as `load` already read it, used by the first attempt. */
-  async #loadFromDisk(id: string, read: ParsedLog | null): Promise<Session> {
+  /**
+   * `read`, for the first attempt: the log as `load` already read it, or `by-lines` when `load`
+   * found it not readable whole (too big, or not all good: the byte-exact reader decides).
+   */
+  async #loadFromDisk(id: string, read: ParsedLog | 'by-lines' | null): Promise<Session> {
     const draining = this.#writers.get(id) // a disposed session's writer may still be draining
     if (draining) await draining.settle()
     for (let attempt = 0; ; attempt++) {
@@ -519,12 +530,13 @@ export class JsonlStore implements SessionPersistence {
     }
   }
 
-  /** `read`: the log as the caller already read it (else it is read here). */
-  async #readAndPublish(id: string, read: ParsedLog | null): Promise<Session> {
+  /** `read`: as for `#loadFromDisk` (null: read here from scratch). */
+  async #readAndPublish(id: string, read: ParsedLog | 'by-lines' | null): Promise<Session> {
     const file = sessionLogFile(this.#paths, id)
     let log: ParsedLog
     try {
-      log = read ?? (await readSessionLog(file))
+      if (read === 'by-lines') log = await readSessionLogByLines(file)
+      else log = read ?? (await readSessionLog(file))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw sessionNotFound(id)
       throw error

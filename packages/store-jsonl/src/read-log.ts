@@ -63,6 +63,14 @@ export async function readSessionLog(file: string, maxEvents = Number.POSITIVE_I
 }
 
 /**
+ * `readSessionLog` after `readSmallLogSync` answered null for the same file: straight to the
+ * byte-exact reader, without opening and reading the file whole a second time.
+ */
+export function readSessionLogByLines(file: string): Promise<ParsedLog> {
+  return readLogByLines(file, Number.POSITIVE_INFINITY)
+}
+
+/**
  * `readSessionLog`'s common case without a promise: a small log whose lines are all good, else
  * null (then `readSessionLog` decides). Throws what `readSessionLog` throws (a missing file, a
  * symbolic link, a damaged header).
