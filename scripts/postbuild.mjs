@@ -24,7 +24,7 @@ function packageOf(id) {
 
 function isExternal(id, _importer, isResolved) {
   if (isResolved || id.startsWith('.') || id.startsWith('/') || id.startsWith('\0')) return false
-  if (id.startsWith('node:')) return true
+  if (id.startsWith('node:')) return !builtinsOnFirstCall.includes(id)
   const name = packageOf(id)
   if (bundledPackages.has(name)) return false
   return !bundledScopes.some((scope) => name.startsWith(scope))
@@ -87,6 +87,42 @@ const builtinsWithoutFacades = {
   },
 }
 
+// node:fs/promises costs ~3 ms to load, and a read-only command (`tangent show`) calls none of it:
+// the store reads synchronously. Every module that imports it gets instead a stand-in whose
+// functions load it on their first call (its `constants` are node:fs's, which is loaded anyway).
+// The stand-in's exports are the builtin's own names, read from it here, so one added in a later
+// Node is passed through too, and a name it lacks fails the build rather than at run time.
+const builtinsOnFirstCall = ['node:fs/promises']
+const onFirstCallPrefix = '\0on-first-call:'
+
+async function onFirstCallModule(specifier) {
+  const real = await import(specifier)
+  const lookup = `globalThis.process.getBuiltinModule(${JSON.stringify(specifier)})`
+  const lines = [`const load = () => ${lookup};`]
+  const names = []
+  for (const [name, value] of Object.entries(real)) {
+    if (name === 'default') continue
+    names.push(name)
+    if (typeof value === 'function')
+      lines.push(`export function ${name}(...args) { return load().${name}(...args); }`)
+    else if (name === 'constants')
+      lines.push(`export const constants = globalThis.process.getBuiltinModule("node:fs").constants;`)
+    else throw new Error(`postbuild: ${specifier} exports ${name} (${typeof value}), which has no stand-in`)
+  }
+  lines.push(`export default { ${names.join(', ')} };`)
+  return lines.join('\n')
+}
+
+const builtinsOnFirstCallPlugin = {
+  name: 'builtins-on-first-call',
+  resolveId(id) {
+    return builtinsOnFirstCall.includes(id) ? onFirstCallPrefix + id : null
+  },
+  load(id) {
+    return id.startsWith(onFirstCallPrefix) ? onFirstCallModule(id.slice(onFirstCallPrefix.length)) : null
+  },
+}
+
 if (!existsSync(entry)) {
   console.error(`postbuild: ${entry} is missing: did tsc -b fail?`)
   process.exit(1)
@@ -96,7 +132,7 @@ const bundle = await rolldown({
   input: { main: entry },
   platform: 'node',
   external: isExternal,
-  plugins: [builtinsWithoutFacades],
+  plugins: [builtinsOnFirstCallPlugin, builtinsWithoutFacades],
 })
 await bundle.write({
   dir: cliDist,

@@ -2,6 +2,7 @@
 // §7), over the store, file state, models and live agents. It alone holds the store and owns
 // durability — every operation that appends flushes before it answers — and it emits the
 // events front-ends turn into notifications. The Host's methods and the CLI are adapters.
+import { realpathSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -322,7 +323,9 @@ export class Runtime {
         console.error(`tangent: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
     if (!options.readOnly) await fs.mkdir(home, { recursive: true, mode: 0o700 })
     // Real paths everywhere, so one directory is always the same string (shared activity, workspaces).
-    const startFolder = await fs.realpath(options.startFolder ?? process.cwd())
+    // Synchronous, like the store's reads: a read-only command then never loads node:fs/promises
+    // (docs/architecture.md §9, start-up); each is one system call, once per runtime.
+    const startFolder = realpathSync(options.startFolder ?? process.cwd())
     // The store's warnings (odd files skipped, a loop of parents, a data dir others can read) are reported.
     const store = await openStoreEngine({
       url: options.store ?? (options.env ?? process.env).TANGENT_STORE,
@@ -336,7 +339,7 @@ export class Runtime {
       const runtime = new Runtime({
         options,
         home,
-        realHome: await fs.realpath(home).catch(() => home),
+        realHome: realHomeOf(home),
         version: runtimeVersion,
         startFolder,
         store,
@@ -1501,4 +1504,13 @@ function sandboxModeOf(value: string | undefined, report: (error: unknown) => vo
     `warning: TANGENT_SANDBOX=${value} is not off, auto or required; bash runs only sandboxed (required)`,
   )
   return 'required'
+}
+
+/** `home` as a real path; `home` itself while it does not exist (a reader on an empty data dir). */
+function realHomeOf(home: string): string {
+  try {
+    return realpathSync(home)
+  } catch {
+    return home
+  }
 }

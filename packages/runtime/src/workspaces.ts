@@ -1,7 +1,7 @@
 // Workspaces: folders that group sessions, persisted in `home/workspaces.json`. A path is
 // realpath'd, so one folder is one workspace however it was named. A session belongs to the
 // deepest workspace folder that holds its cwd, whenever either was made (docs/architecture.md §7).
-import fs from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { lazySchema } from '@tangent/core/lazy-zod'
@@ -67,7 +67,8 @@ export class WorkspaceRegistry {
     const file = path.join(home, 'workspaces.json')
     let text: string
     try {
-      text = await fs.readFile(file, 'utf8')
+      // Synchronous (a small file, read once): a read-only command never loads node:fs/promises.
+      text = readFileSync(file, 'utf8')
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new WorkspaceRegistry(file, [])
       throw error

@@ -25,9 +25,15 @@ export function clip(text: string, max: number): string {
 
 /** Runs of whitespace as one space, leading whitespace dropped (and trailing, for a whole text). */
 function oneLine(text: string, whole: boolean): string {
+  // Most texts are one line already: a search that finds nothing to change costs a fraction of a
+  // replace that swaps every single space for itself (`tangent show` clips a line per tool call).
+  if (!needsCollapsing.test(text)) return text
   const collapsed = text.replace(/\s+/g, ' ')
   return whole ? collapsed.trim() : collapsed.trimStart()
 }
+
+/** Whitespace other than a single space between words, or a space at either end. */
+const needsCollapsing = /[^\S ]| {2}|^ | $/
 
 /** A session's title for display ('' means none yet). */
 export function titleOf(session: { title: string }): string {
