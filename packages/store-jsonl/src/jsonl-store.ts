@@ -126,7 +126,7 @@ export class JsonlStore implements SessionPersistence {
 
   /**
    * Opens a data directory: a writer takes the writer lock and reads the catalog; a reader
-   * checks the directories' permissions only, and reads the catalog when it first lists or
+   * checks the data directory's permissions only, and reads the catalog when it first lists or
    * gets (a reader that only loads never needs it: docs/architecture.md §4).
    */
   static async open(options: JsonlStoreOptions): Promise<JsonlStore> {
@@ -896,20 +896,23 @@ function makePrivateDirs(paths: StorePaths): StoreWarning[] {
   return permissionWarnings(paths)
 }
 
+/**
+ * The data directory's mode, when other users can read or enter it. Only its own: while it is
+ * private, nothing under it (sessions/ included) can be reached by another user whatever its
+ * mode, and one stat is a fifth of a reader's open of a small log.
+ */
 function permissionWarnings(paths: StorePaths): StoreWarning[] {
-  const warnings: StoreWarning[] = []
-  for (const dir of [paths.dir, paths.sessionsDir]) {
-    const stats = statSync(dir, { throwIfNoEntry: false })
-    if (!stats?.isDirectory() || (stats.mode & 0o077) === 0) continue
-    const mode = (stats.mode & 0o777).toString(8).padStart(3, '0')
-    warnings.push({
+  const dir = paths.dir
+  const stats = statSync(dir, { throwIfNoEntry: false })
+  if (!stats?.isDirectory() || (stats.mode & 0o077) === 0) return []
+  const mode = (stats.mode & 0o777).toString(8).padStart(3, '0')
+  return [
+    {
       kind: 'open-permissions',
       file: dir,
       message: `${dir} has mode ${mode}: other users can read or enter it, and it holds private session logs. Make it private with: chmod 700 ${dir}`,
-    })
-    break // one warning: sessions/ is inside the data directory
-  }
-  return warnings
+    },
+  ]
 }
 
 function fileStamp(file: string): string {
