@@ -1,19 +1,26 @@
 // The program loads only the command a command line names (docs/architecture.md §9): the table
 // that routes it must match what each module registers, and help, suggestions and usage errors
 // must read the same whether one command or all of them are loaded.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import { Command } from 'commander'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { CliContext } from './context.js'
-import { commandModules, commandsFor, runCli } from './program.js'
+import { commandModules, commandsFor, directRouteFor, optionKey, runCli } from './program.js'
 
-function captureContext(): { context: CliContext; stdout: () => string; stderr: () => string } {
+function captureContext(home = '/nonexistent-home'): {
+  context: CliContext
+  stdout: () => string
+  stderr: () => string
+} {
   let out = ''
   let err = ''
   const context: CliContext = {
     env: { NO_COLOR: '1' },
-    cwd: '/nonexistent-cwd',
-    home: '/nonexistent-home',
+    cwd: home === '/nonexistent-home' ? '/nonexistent-cwd' : home,
+    home,
     stdout: {
       write: (chunk: string) => {
         out += chunk
@@ -31,8 +38,11 @@ function captureContext(): { context: CliContext; stdout: () => string; stderr: 
   return { context, stdout: () => out, stderr: () => err }
 }
 
-async function run(argv: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const capture = captureContext()
+async function run(
+  argv: readonly string[],
+  home?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const capture = captureContext(home)
   const code = await runCli(argv, capture.context)
   return { code, stdout: capture.stdout(), stderr: capture.stderr() }
 }
@@ -98,6 +108,118 @@ describe('help and usage errors', () => {
       stdout: '',
       stderr: "error[usage]: unknown option '--jsn' (Did you mean --json?) (see `tangent --help`)\n",
     })
+  })
+})
+
+describe('direct routes', () => {
+  const routed = commandModules.filter((entry) => entry.direct !== undefined)
+
+  it('exist for the read-only commands show and sessions', () => {
+    expect(routed.map((entry) => entry.names[0])).toEqual(['sessions', 'show'])
+  })
+
+  it('declare what the command registers: its required arguments, boolean flags without defaults', async () => {
+    for (const entry of routed) {
+      const program = new Command('tangent')
+      ;(await entry.load())(program, captureContext().context)
+      const command = program.commands[0]!
+      const direct = entry.direct!
+      // Every argument required (a missing one is commander's usage error), none variadic.
+      expect(command.registeredArguments.map((argument) => [argument.required, argument.variadic])).toEqual(
+        Array.from({ length: direct.positionals }, () => [true, false]),
+      )
+      for (const flag of direct.flags) {
+        const option = command.options.find((candidate) => candidate.long === flag)
+        expect(option, `${entry.names[0]} ${flag}`).toBeDefined()
+        expect([option!.required, option!.optional, option!.negate], flag).toEqual([false, false, false])
+        expect(option!.attributeName()).toBe(optionKey(flag))
+      }
+      // commander would hand the action a value the route does not: a default, or one from the environment.
+      for (const option of command.options) {
+        expect([option.long, option.defaultValue, option.envVar]).toEqual([option.long, undefined, undefined])
+      }
+    }
+  })
+
+  it('take only the plainest command lines; commander gets the rest', () => {
+    expect(directRouteFor(['show', 'abcd'])).toMatchObject({ positionals: ['abcd'], flags: {} })
+    expect(directRouteFor(['show', '--json', 'abcd'])).toMatchObject({
+      positionals: ['abcd'],
+      flags: { json: true },
+    })
+    expect(directRouteFor(['ls', '--json', '--all'])).toMatchObject({
+      positionals: [],
+      flags: { all: true, json: true },
+    })
+    for (const argv of [
+      [],
+      ['show'],
+      ['show', 'a', 'b'],
+      ['show', '--', 'abcd'],
+      ['show', 'abcd', '--help'],
+      ['show', 'abcd', '--jsn'],
+      ['show', 'abcd', '--json=1'],
+      ['show', '-h'],
+      ['sessions', 'extra'],
+      ['sessions', '-V'],
+      ['help', 'show'],
+      ['fork', 'abcd'],
+    ]) {
+      expect(directRouteFor(argv), argv.join(' ')).toBeNull()
+    }
+  })
+
+  describe('print what commander’s parse of the same command line prints', () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-direct-'))
+    afterAll(() => fs.rmSync(home, { recursive: true, force: true }))
+    const id = '01J0000000000000000000D1RC'
+    fs.mkdirSync(path.join(home, 'sessions'), { recursive: true, mode: 0o700 })
+    const header = {
+      type: 'session',
+      version: 1,
+      id,
+      createdAt: 1,
+      cwd: '/p',
+      inheritedEventCount: 0,
+      seed: 'inline',
+      origin: 'user',
+    }
+    const lines = [
+      ['turn/start', {}],
+      ['user/message', { content: [{ type: 'text', text: 'hello' }] }],
+      ['turn/end', { reason: 'completed' }],
+    ].map(([type, data], seq) => JSON.stringify({ seq, time: 2, type, data }))
+    fs.writeFileSync(
+      path.join(home, 'sessions', `${id}.jsonl`),
+      `${[JSON.stringify(header), ...lines].join('\n')}\n`,
+      {
+        mode: 0o600,
+      },
+    )
+
+    // `--` ends the options for commander, and sends a command line past the direct route.
+    const cases: [string[], string[], number, string][] = [
+      [['show', id], ['show', '--', id], 0, 'you        hello'],
+      [
+        ['show', id.slice(0, 8).toLowerCase(), '--json'],
+        ['show', '--json', '--', id.slice(0, 8).toLowerCase()],
+        0,
+        '"text":"hello"',
+      ],
+      [['show', 'nosuchid'], ['show', '--', 'nosuchid'], 1, 'error[session-not-found]'],
+      [['sessions'], ['sessions', '--'], 0, id],
+      [['ls', '--json', '--all'], ['sessions', '--all', '--json', '--'], 0, `"id":"${id}"`],
+    ]
+    for (const [direct, parsed, code, text] of cases) {
+      it(direct.join(' '), async () => {
+        expect(directRouteFor(direct)).not.toBeNull()
+        expect(directRouteFor(parsed)).toBeNull()
+        const a = await run(direct, home)
+        expect(a.code, a.stderr).toBe(code)
+        expect(a.stdout + a.stderr).toContain(text)
+        expect(a).toEqual(await run(parsed, home))
+      })
+    }
   })
 })
 

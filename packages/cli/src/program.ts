@@ -2,7 +2,7 @@
 // and turns every outcome into an exit code (0 ok, 1 failure, 2 bad usage).
 // Each command's module is loaded only when needed (docs/architecture.md §9): `tangent show ID`
 // imports show's module and what it uses, nothing of `run`, `chat`, `serve`, …
-import { Command, CommanderError } from 'commander'
+import type { Command } from 'commander'
 import { describeFailure, formatFailure } from './cli-error.js'
 import type { CliContext } from './context.js'
 
@@ -15,7 +15,31 @@ export interface CommandModule {
   /** The names and aliases the module registers, so a command line can be routed before loading it. */
   readonly names: readonly string[]
   readonly load: () => Promise<RegisterCommands>
+  /** The command lines its action runs without commander (see `directRouteFor`). */
+  readonly direct?: DirectRoute
 }
+
+/**
+ * The plainest command lines of a read-only command, run without building the commander program
+ * (docs/architecture.md §9, start-up): the command's name, exactly its required arguments (none
+ * starting with `-`) and any of its boolean flags, in any order. Its action is the one the
+ * command registers with commander, handed the same arguments and flags; anything else (help,
+ * `--`, a value, an unknown or misspelt option, a missing or extra argument) goes to commander.
+ * A test checks each route against what its module registers.
+ */
+export interface DirectRoute {
+  /** How many arguments the command requires (it has no optional ones). */
+  readonly positionals: number
+  /** Its long boolean options (`--json`), each passed as `{json: true}` when given. */
+  readonly flags: readonly string[]
+  readonly load: () => Promise<DirectAction>
+}
+
+export type DirectAction = (
+  context: CliContext,
+  positionals: string[],
+  flags: Record<string, true>,
+) => Promise<void>
 
 /** Every command, in the order `tangent --help` lists them. */
 export const commandModules: readonly CommandModule[] = [
@@ -24,8 +48,21 @@ export const commandModules: readonly CommandModule[] = [
   {
     names: ['sessions', 'ls'],
     load: async () => (await import('./commands/sessions.js')).registerSessionsCommand,
+    direct: {
+      positionals: 0,
+      flags: ['--all', '--json'],
+      load: async () => (await import('./commands/sessions.js')).sessionsDirect,
+    },
   },
-  { names: ['show'], load: async () => (await import('./commands/show.js')).registerShowCommand },
+  {
+    names: ['show'],
+    load: async () => (await import('./commands/show.js')).registerShowCommand,
+    direct: {
+      positionals: 1,
+      flags: ['--json'],
+      load: async () => (await import('./commands/show.js')).showDirect,
+    },
+  },
   { names: ['fork'], load: async () => (await import('./commands/fork.js')).registerForkCommand },
   {
     names: ['rename', 'archive', 'unarchive'],
@@ -66,7 +103,32 @@ export function commandsFor(argv: readonly string[] | undefined): readonly Comma
  * The program for a command line: with `argv`, only the command it names is registered (all of
  * them when it names none); without, every command.
  */
+/** The direct route a command line takes, with its arguments and flags; null: commander parses it. */
+export function directRouteFor(
+  argv: readonly string[],
+): { route: DirectRoute; positionals: string[]; flags: Record<string, true> } | null {
+  const first = argv[0]
+  const route =
+    first === undefined ? undefined : commandModules.find((entry) => entry.names.includes(first))?.direct
+  if (route === undefined) return null
+  const positionals: string[] = []
+  const flags: Record<string, true> = {}
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i]!
+    if (!word.startsWith('-')) positionals.push(word)
+    else if (route.flags.includes(word)) flags[optionKey(word)] = true
+    else return null
+  }
+  return positionals.length === route.positionals ? { route, positionals, flags } : null
+}
+
+/** The key commander gives a long option's value: `--dry-run` → `dryRun`. */
+export function optionKey(flag: string): string {
+  return flag.slice(2).replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase())
+}
+
 export async function createProgram(context: CliContext, argv?: readonly string[]): Promise<Command> {
+  const { Command } = await loadCommander()
   const program = new Command('tangent')
     .description('An agent whose conversations fork at any completed turn, like git branches.')
     .version(cliVersion)
@@ -110,18 +172,31 @@ Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
 /** Runs one command line (without `node` and the script) and returns the exit code. */
 export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
   try {
+    const direct = directRouteFor(argv)
+    if (direct) {
+      await (await direct.route.load())(context, direct.positionals, direct.flags)
+      return 0
+    }
     const program = await createProgram(context, argv)
     await program.parseAsync([...argv], { from: 'user' })
     return 0
   } catch (error) {
-    if (error instanceof CommanderError) return usageExit(error, context)
+    if (commander !== null && error instanceof commander.CommanderError) return usageExit(error, context)
     const failure = describeFailure(error)
     context.stderr.write(`${formatFailure(failure)}\n`)
     return failure.exitCode
   }
 }
 
-function usageExit(error: CommanderError, context: CliContext): number {
+let commander: typeof import('commander') | null = null
+
+/** Commander, loaded by the first program built (a direct route never loads it). */
+async function loadCommander(): Promise<typeof import('commander')> {
+  commander ??= await import('commander')
+  return commander
+}
+
+function usageExit(error: import('commander').CommanderError, context: CliContext): number {
   if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0
   // `tangent` alone printed the help to stderr: that is still bad usage.
   if (error.code === 'commander.help') return 2

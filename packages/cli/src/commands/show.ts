@@ -4,6 +4,7 @@ import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withSession } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
+import type { DirectAction } from '../program.js'
 import { styleFor } from '../render/style.js'
 import { renderTranscript } from '../render/transcript.js'
 
@@ -13,18 +14,23 @@ export function registerShowCommand(program: Command, context: CliContext): void
     .description("Show a session's transcript with the seq of each event (fork points are turn ends)")
     .argument('<id>', 'session id or a unique prefix of one')
     .option('--json', 'print {session, events, usage}')
-    .action(async (id: string, flags: { json?: boolean }) => {
-      const { result } = await withSession(context, { readOnly: true }, id, (backend, sessionId) =>
-        backend.getSession(sessionId),
-      )
-      const { session, events, usage } = result
-      if (flags.json) return printJson(context, { session, events, usage })
-      const style = styleFor(context.stdout, context.env)
-      printLines(context, renderTranscript(session, events, style, usage))
-      if (events.some((event) => event.type === 'turn/end')) {
-        printLines(context, [
-          style.dim(`Branch after a turn: tangent fork ${session.id} --at SEQ (any seq inside that turn)`),
-        ])
-      }
-    })
+    .action((id: string, flags: { json?: boolean }) => showSession(context, id, flags))
+}
+
+/** `tangent show ID [--json]` without commander (program.ts, `DirectRoute`). */
+export const showDirect: DirectAction = (context, [id], flags) => showSession(context, id ?? '', flags)
+
+async function showSession(context: CliContext, id: string, flags: { json?: boolean }): Promise<void> {
+  const { result } = await withSession(context, { readOnly: true }, id, (backend, sessionId) =>
+    backend.getSession(sessionId),
+  )
+  const { session, events, usage } = result
+  if (flags.json) return printJson(context, { session, events, usage })
+  const style = styleFor(context.stdout, context.env)
+  printLines(context, renderTranscript(session, events, style, usage))
+  if (events.some((event) => event.type === 'turn/end')) {
+    printLines(context, [
+      style.dim(`Branch after a turn: tangent fork ${session.id} --at SEQ (any seq inside that turn)`),
+    ])
+  }
 }
