@@ -4,6 +4,7 @@
 // imports) rather than from a few hundred files. Code split: what the CLI imports lazily (the
 // runtime, the Host, the agent, ACP, each command's module) stays in dist/chunks/, loaded when used.
 import { chmodSync, existsSync, rmSync } from 'node:fs'
+import path from 'node:path'
 import { rolldown } from 'rolldown'
 
 const cliDist = 'packages/cli/dist'
@@ -134,7 +135,45 @@ const bundle = await rolldown({
   external: isExternal,
   plugins: [builtinsOnFirstCallPlugin, builtinsWithoutFacades],
 })
+// The read-only commands a person runs most (`tangent show`, `tangent sessions`: their direct routes
+// in program.ts) load their code as one chunk: everything those modules and the runtime import
+// statically. Loading a module costs a file read, a compile-cache lookup and linking each, so
+// one chunk instead of ~20 saves ~2.5% of `tangent show` (docs/benchmarks.md); other commands
+// load it too (they use the runtime), and what is imported lazily stays in chunks of its own.
+const readRoots = [
+  `${cliDist}/commands/show.js`,
+  `${cliDist}/commands/sessions.js`,
+  'packages/runtime/dist/index.js',
+].map((file) => path.resolve(file))
+let readModules = null
+
+function staticClosure(ctx) {
+  const seen = new Set()
+  const stack = [...readRoots]
+  while (stack.length > 0) {
+    const id = stack.pop()
+    if (seen.has(id)) continue
+    const info = ctx.getModuleInfo(id)
+    if (info === null) throw new Error(`postbuild: ${id} is not in the bundle (a read root moved?)`)
+    seen.add(id)
+    for (const imported of info.importedIds)
+      if (!ctx.getModuleInfo(imported)?.isExternal) stack.push(imported)
+  }
+  return seen
+}
+
 await bundle.write({
+  codeSplitting: {
+    groups: [
+      {
+        debugName: 'read',
+        name: (id, ctx) => {
+          readModules ??= staticClosure(ctx)
+          return readModules.has(id) ? 'read' : null
+        },
+      },
+    ],
+  },
   dir: cliDist,
   format: 'esm',
   entryFileNames: '[name].js',

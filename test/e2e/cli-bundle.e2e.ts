@@ -89,7 +89,7 @@ module.registerHooks({
     const files = loadedFiles()
     expectOnlyBundledCode(files)
     const commands = files
-      .map((file) => /^packages\/cli\/dist\/chunks\/([a-z-]+)-[^-]+\.js$/.exec(file)?.[1])
+      .map((file) => /^packages\/cli\/dist\/chunks\/([a-z-]+)-[\w-]{8}\.js$/.exec(file)?.[1])
       .filter((name) => name !== undefined)
     expect(commands).toContain('show')
     for (const other of [
@@ -112,6 +112,12 @@ module.registerHooks({
     const builtins = fs.readFileSync(builtinsLog, 'utf8').split('\n')
     expect(builtins).toContain('NativeModule fs')
     expect(builtins).not.toContain('NativeModule child_process')
+    // `show ID` is a direct route: no commander program is built (program.ts); and a read calls
+    // nothing of node:fs/promises, which loads on its first call (postbuild.mjs).
+    expect(commands).not.toContain('commander')
+    expect(builtins).not.toContain('NativeModule fs/promises')
+    // The read path is one chunk (postbuild.mjs), not the ~20 files it was split into.
+    expect(files.filter((file) => file.startsWith('packages/')).length).toBeLessThanOrEqual(8)
   })
 
   it('`tangent serve` starts the bundle’s Host and runtime: no second copy from packages/*/dist', async () => {
