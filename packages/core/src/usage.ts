@@ -103,14 +103,25 @@ export function summarizeUsage(events: readonly SessionEvent[], options: UsageOp
         break
       }
       case 'turn/start':
-        turn = { seq: event.seq, model, ...emptyUsageTotals() }
+        // The fields written out, not spread: one object per turn, built for every `tangent show`.
+        turn = {
+          seq: event.seq,
+          model,
+          inputTokens: 0,
+          outputTokens: 0,
+          cachedInputTokens: 0,
+          reasoningTokens: 0,
+          steps: 0,
+          cost: 0,
+        }
         turns.push(turn)
         break
       case 'step/end': {
         const usage = (event.data as { usage?: StepUsage }).usage
         const cost = usage ? stepCost(usage, factsOf(model)?.price) : 0
         const side = event.seq < options.boundary ? inherited : own
-        for (const totals of turn ? [side, turn] : [side]) addStep(totals, usage, cost)
+        addStep(side, usage, cost)
+        if (turn) addStep(turn, usage, cost)
         used =
           usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)
             ? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)

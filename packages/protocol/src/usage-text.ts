@@ -5,8 +5,9 @@ import type { ContextUsage, UsageTotals } from './types.js'
 /** 340, 1.2k, 128k, 1M: one decimal at most. */
 export function formatTokens(tokens: number): string {
   if (tokens < 1000) return String(Math.round(tokens))
-  const [value, unit] = tokens < 1_000_000 ? [tokens / 1000, 'k'] : [tokens / 1_000_000, 'M']
-  return `${(Math.round(value * 10) / 10).toString()}${unit}`
+  // Two branches, not a destructured pair: `tangent show` formats a few per turn.
+  if (tokens < 1_000_000) return `${Math.round((tokens / 1000) * 10) / 10}k`
+  return `${Math.round((tokens / 1_000_000) * 10) / 10}M`
 }
 
 /** USD: $0 for a free model, four decimals under a dollar, cents above; null is an unknown price. */

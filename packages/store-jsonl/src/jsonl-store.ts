@@ -413,7 +413,7 @@ export class JsonlStore implements SessionPersistence {
       }
     } else {
       for (const event of session.events) writer.enqueueEvent(event)
-      markers = markersOf(session.events)
+      markers = markersOf(session)
       inherited = { inheritedTitle: null, inheritedModel: null }
     }
     this.#writers.set(session.id, writer)
@@ -596,10 +596,10 @@ export class JsonlStore implements SessionPersistence {
     // A reader that has not read the catalog has no record to keep current: when it reads the
     // catalog, that is checked against the logs (docs/architecture.md §4).
     if (this.#catalog !== null) {
-      const markers = markersOf(events)
+      const markers = markersOf(session)
       this.#markers.set(id, markers)
       const previous = this.#known.get(id)
-      const inheritedMarkers = markersOf(prefix)
+      const inheritedMarkers = markersOf(session, prefix.length)
       this.#known.set(
         this.#recordOf(session, header, markers, {
           archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
@@ -938,13 +938,20 @@ function wrongHeaderId(file: string, header: SessionHeaderLine): TangentError {
   return corruptLog(file, 1, `the header names session ${header.id}`)
 }
 
-function markersOf(events: readonly SessionEvent[]): Markers {
+/**
+ * The titles and models among the session's first `count` events, from its event index (titles
+ * and models are indexed types): the index a loaded session builds once also serves its summary's
+ * title and model, so a load scans its events for them once, not twice.
+ */
+function markersOf(session: Session, count = session.events.length): Markers {
   const markers: Markers = { titles: [], models: [] }
-  for (const event of events) {
-    if (event.type === 'session/title')
-      markers.titles.push({ seq: event.seq, title: (event.data as { title: string }).title })
-    else if (event.type === 'model/selection')
-      markers.models.push({ seq: event.seq, model: event.data as ModelRef })
+  for (const seq of session.seqsOfType('session/title')) {
+    if (seq >= count) break
+    markers.titles.push({ seq, title: (session.events[seq]!.data as { title: string }).title })
+  }
+  for (const seq of session.seqsOfType('model/selection')) {
+    if (seq >= count) break
+    markers.models.push({ seq, model: session.events[seq]!.data as ModelRef })
   }
   return markers
 }

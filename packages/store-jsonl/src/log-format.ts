@@ -169,9 +169,23 @@ export function isEventLineShape(value: unknown): value is SessionEventLine {
     seq >= 0 &&
     typeof line.time === 'number' &&
     typeof line.type === 'string' &&
-    eventTypePattern.test(line.type) &&
+    isEventType(line.type) &&
     line.data !== undefined
   )
+}
+
+/**
+ * Types a log holds are a handful repeated thousands of times: each is matched against the
+ * pattern once per process (a set lookup costs less than the match). Bounded, so a log of
+ * made-up types cannot grow it without end.
+ */
+const eventTypesSeen = new Set<string>()
+
+function isEventType(type: string): boolean {
+  if (eventTypesSeen.has(type)) return true
+  if (!eventTypePattern.test(type)) return false
+  if (eventTypesSeen.size < 1024) eventTypesSeen.add(type)
+  return true
 }
 
 /** Why a parsed value is not an event line, in zod's words. */

@@ -35,6 +35,7 @@ export function renderTranscript(
   const seqWidth = String(Math.max(events.length - 1, 0)).length
   const seq = (value: number) => style.dim(String(value).padStart(seqWidth))
   let turn = 0
+  const nextTurn = () => ++turn
   for (const event of events) {
     if (session.inheritedEventCount > 0 && event.seq === session.inheritedEventCount) {
       lines.push(
@@ -42,7 +43,7 @@ export function renderTranscript(
       )
     }
     if (event.type === 'turn/start') turnStart = event.seq
-    const shown = eventLines(event, seq, style, () => ++turn)
+    const shown = eventLines(event, seq, style, nextTurn)
     const spent = event.type === 'turn/end' ? turnUsage.get(turnStart) : undefined
     // The turn's usage goes under its end, before the blank line that closes it.
     if (spent) shown.splice(1, 0, `${' '.repeat(seqWidth)}  ${style.dim(`usage      ${formatUsage(spent)}`)}`)
@@ -52,6 +53,9 @@ export function renderTranscript(
   if (events.length === 0) lines.push(style.dim('(no events yet)'))
   return lines
 }
+
+/** What an event that shows nothing returns (never changed: a turn's usage goes under a turn end). */
+const noLines: string[] = []
 
 function eventLines(
   event: SessionEvent,
@@ -111,7 +115,7 @@ function eventLines(
     }
     case 'step/start':
     case 'step/end':
-      return []
+      return noLines
     default: {
       const context = describeContextEvent(event.type, event.data)
       if (context !== null)
