@@ -24,7 +24,7 @@ export class EventIndex {
 
   static build(events: readonly SessionEvent[]): EventIndex {
     const index = new EventIndex()
-    for (const event of events) index.add(event)
+    for (let i = 0; i < events.length; i++) index.add(events[i]!)
     return index
   }
 

@@ -65,12 +65,15 @@ export class GrammarState {
         const content = (data as Partial<AssistantMessageData> | null)?.content
         if (!Array.isArray(content)) this.invalid(seq, type, 'content must be an array of parts')
         const calls: { toolCallId: string; toolName: string }[] = []
-        for (const part of content) {
+        // Indexed loops: a load runs this per assistant message, interpreted at first in a cold
+        // process, where for-of allocates an iterator result per element.
+        for (let i = 0; i < content.length; i++) {
+          const part = content[i]
           if (typeof part !== 'object' || part === null)
             this.invalid(seq, type, 'every part must be an object')
           if (part.type !== 'tool-call') continue
-          for (const earlier of calls)
-            if (earlier.toolCallId === part.toolCallId)
+          for (let j = 0; j < calls.length; j++)
+            if (calls[j]!.toolCallId === part.toolCallId)
               this.fail(seq, type, `duplicate tool call id ${part.toolCallId}`)
           calls.push({ toolCallId: part.toolCallId, toolName: part.toolName })
         }

@@ -95,7 +95,9 @@ export function summarizeUsage(events: readonly SessionEvent[], options: UsageOp
   let model = options.defaultModel
   let turn: TurnUsage | undefined
   let used: number | null = 0
-  for (const event of events) {
+  // Indexed: in a cold process (`tangent show`) for-of allocates an iterator result per event.
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!
     switch (event.type) {
       case 'model/selection': {
         const data = event.data as { provider: string; model: string }

@@ -1,11 +1,18 @@
 // Short human descriptions of events and tool activity, shared by `show` and live turns.
+// `tangent show` runs these once per event in a fresh process, interpreted at first: the loops
+// are indexed (for-of allocates an iterator result per element there) over constant key lists.
+
+/** The input fields that name what a tool call works on, in the order they are looked for. */
+const subjectKeys = ['path', 'command', 'pattern', 'file', 'prompt']
+/** The fields of a tool's output object that hold its text. */
+const outputTextKeys = ['message', 'text', 'output', 'value']
 
 /** `write notes.txt`, `bash ls -la`: a tool call in a few words. */
 export function describeToolCall(toolName: string, input: unknown): string {
   if (typeof input === 'object' && input !== null) {
     const record = input as Record<string, unknown>
-    for (const key of ['path', 'command', 'pattern', 'file', 'prompt']) {
-      const value = record[key]
+    for (let i = 0; i < subjectKeys.length; i++) {
+      const value = record[subjectKeys[i]!]
       if (typeof value === 'string') return `${toolName} ${value}`
     }
   }
@@ -17,8 +24,9 @@ export function outputText(output: unknown): string {
   if (typeof output === 'string') return output
   if (typeof output === 'object' && output !== null) {
     const record = output as Record<string, unknown>
-    for (const key of ['message', 'text', 'output', 'value']) {
-      if (typeof record[key] === 'string') return record[key] as string
+    for (let i = 0; i < outputTextKeys.length; i++) {
+      const value = record[outputTextKeys[i]!]
+      if (typeof value === 'string') return value
     }
   }
   return JSON.stringify(output)
@@ -34,7 +42,9 @@ export function assistantContent(data: unknown): AssistantContent {
   const content = (data as { content?: unknown }).content
   const result: AssistantContent = { text: '', calls: [] }
   if (!Array.isArray(content)) return result
-  for (const part of content as Record<string, unknown>[]) {
+  const parts = content as Record<string, unknown>[]
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
     if (part.type === 'text' && typeof part.text === 'string') result.text += part.text
     if (part.type === 'tool-call') {
       result.calls.push({

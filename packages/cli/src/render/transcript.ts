@@ -36,7 +36,10 @@ export function renderTranscript(
   const seq = (value: number) => style.dim(String(value).padStart(seqWidth))
   let turn = 0
   const nextTurn = () => ++turn
-  for (const event of events) {
+  // Indexed loops over the events (here and in what a load runs per event): a cold process runs
+  // them interpreted at first, where for-of allocates an iterator result per element.
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!
     if (session.inheritedEventCount > 0 && event.seq === session.inheritedEventCount) {
       lines.push(
         style.dim(`── ${session.parentSession ?? 'parent'}'s history above · this session's own below ──`),
@@ -48,7 +51,7 @@ export function renderTranscript(
     // The turn's usage goes under its end, before the blank line that closes it.
     if (spent) shown.splice(1, 0, `${' '.repeat(seqWidth)}  ${style.dim(`usage      ${formatUsage(spent)}`)}`)
     // One by one: spreading each event's few lines into push costs more than the loop.
-    for (const line of shown) lines.push(line)
+    for (let j = 0; j < shown.length; j++) lines.push(shown[j]!)
   }
   if (events.length === 0) lines.push(style.dim('(no events yet)'))
   return lines
