@@ -26,7 +26,7 @@ const stderrBuilt = onFirstRead('stderr', quietOnClosedPipe)
 
 const code = await runCli(process.argv.slice(2), {
   env: process.env,
-  cwd: process.cwd(),
+  cwd: currentFolder(),
   home: resolveHome(process.env),
   stdout: process.stdout,
   get stderr() {
@@ -42,3 +42,17 @@ const code = await runCli(process.argv.slice(2), {
 // finished command open — but only after stdout and stderr have drained: writes to a pipe
 // are asynchronous, and exiting with output still queued cuts it (at 64 KB, the pipe's size).
 await flushAndExit(code, stderrBuilt() ? [process.stdout, process.stderr] : [process.stdout])
+
+/**
+ * The folder the command runs in. When it was removed under the shell (a worktree fork's folder
+ * deleted while a terminal sat in it) process.cwd() fails: the shell's name for it (PWD) is used
+ * instead, which a read never needs and anything that does reports as gone (`not-a-directory`).
+ */
+function currentFolder(): string {
+  try {
+    return process.cwd()
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    return process.env.PWD ?? ''
+  }
+}

@@ -2,7 +2,7 @@
 // §7), over the store, file state, models and live agents. It alone holds the store and owns
 // durability — every operation that appends flushes before it answers — and it emits the
 // events front-ends turn into notifications. The Host's methods and the CLI are adapters.
-import { realpathSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -325,7 +325,7 @@ export class Runtime {
     // Real paths everywhere, so one directory is always the same string (shared activity, workspaces).
     // Synchronous, like the store's reads: a read-only command then never loads node:fs/promises
     // (docs/architecture.md §9, start-up); each is one system call, once per runtime.
-    const startFolder = realpathSync(options.startFolder ?? process.cwd())
+    const startFolder = startFolderOf(options)
     // The store's warnings (odd files skipped, a loop of parents, a data dir others can read) are reported.
     const store = await openStoreEngine({
       url: options.store ?? (options.env ?? process.env).TANGENT_STORE,
@@ -1513,4 +1513,34 @@ function realHomeOf(home: string): string {
   } catch {
     return home
   }
+}
+
+/**
+ * The start folder as a real path. One that no longer exists (removed under the shell, as a
+ * worktree fork's folder may be) fails a runtime that writes with `not-a-directory`; a read-only one
+ * keeps the name as given, since its reads never use it (the sessions are in the data directory).
+ */
+function startFolderOf(options: RuntimeOptions): string {
+  let named: string
+  try {
+    named = options.startFolder ?? process.cwd()
+  } catch (error) {
+    // process.cwd() fails when the folder it names was removed: the shell's name for it, if any.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    named = process.env.PWD ?? ''
+  }
+  try {
+    const real = realpathSync(named)
+    // A runtime that writes starts sessions there: a file is refused as a removed folder is.
+    if (options.readOnly || statSync(real).isDirectory()) return real
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
+    if (options.readOnly && path.isAbsolute(named)) return path.normalize(named)
+  }
+  throw new TangentError(
+    'not-a-directory',
+    `The folder this runs in, ${named === '' ? 'the current folder' : named}, no longer exists or is not a folder (was it removed?): run it from an existing folder.`,
+    { cwd: named },
+  )
 }

@@ -1,0 +1,54 @@
+// A runtime's start folder that no longer exists (docs/architecture.md §9): a read-only runtime
+// opens (its reads never use it), one that writes refuses with `not-a-directory` naming it.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { TangentError } from '@tangent/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Runtime } from './runtime.js'
+
+const temps: string[] = []
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+const temp = () => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-start-folder-')))
+  temps.push(dir)
+  return dir
+}
+
+describe('a start folder that is gone', () => {
+  it('opens a read-only runtime, which lists and reads the sessions', async () => {
+    const home = temp()
+    const writer = await Runtime.open({ home, startFolder: temp(), env: {} })
+    const session = await writer.createSession({})
+    await writer.close()
+    const gone = path.join(temp(), 'removed')
+    const reader = await Runtime.open({ home, startFolder: gone, env: {}, readOnly: true })
+    try {
+      expect(reader.startFolder).toBe(gone)
+      expect((await reader.listSessions({})).map((summary) => summary.id)).toEqual([session.id])
+      expect((await reader.getSession({ sessionId: session.id })).session.id).toBe(session.id)
+    } finally {
+      await reader.close()
+    }
+  })
+
+  it('refuses a runtime that writes, naming the folder, and takes no lock', async () => {
+    const home = temp()
+    const gone = path.join(temp(), 'removed')
+    const file = path.join(temp(), 'a-file')
+    fs.writeFileSync(file, 'x')
+    for (const startFolder of [gone, file]) {
+      const error = await Runtime.open({ home, startFolder, env: {} }).then(
+        () => null,
+        (failure: unknown) => failure,
+      )
+      expect(TangentError.hasCode(error, 'not-a-directory'), String(error)).toBe(true)
+      expect((error as Error).message).toContain(startFolder)
+    }
+    // Nothing was left holding the data directory: a writer opens it now.
+    const writer = await Runtime.open({ home, startFolder: temp(), env: {} })
+    await writer.close()
+  })
+})
