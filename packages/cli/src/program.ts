@@ -99,10 +99,6 @@ export function commandsFor(argv: readonly string[] | undefined): readonly Comma
   return named === undefined ? commandModules : [named]
 }
 
-/**
- * The program for a command line: with `argv`, only the command it names is registered (all of
- * them when it names none); without, every command.
- */
 /** The direct route a command line takes, with its arguments and flags; null: commander parses it. */
 export function directRouteFor(
   argv: readonly string[],
@@ -127,6 +123,10 @@ export function optionKey(flag: string): string {
   return flag.slice(2).replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase())
 }
 
+/**
+ * The program for a command line: with `argv`, only the command it names is registered (all of
+ * them when it names none); without, every command.
+ */
 export async function createProgram(context: CliContext, argv?: readonly string[]): Promise<Command> {
   const { Command } = await loadCommander()
   const program = new Command('tangent')
