@@ -240,20 +240,7 @@ async function loadRow(f: Fixture, pi: PiSessionManagerClass, gc: () => void): P
  * reference, with no target: the cold row is the issue's.
  */
 async function warmLoadRow(f: Fixture, pi: PiSessionManagerClass): Promise<BenchRow> {
-  const tangent: number[] = []
-  const peer: number[] = []
-  for (let i = 0; i < 1001; i++) {
-    let db: JsonlStore | null = null
-    const t = await ms(async () => {
-      db = await JsonlStore.open({ dir: f.home, readOnly: true })
-      await db.load(f.id)
-    })
-    await (db as JsonlStore | null)?.close()
-    const p = await ms(() => pi.open(f.piFile).getEntries())
-    if (i === 0) continue
-    tangent.push(t)
-    peer.push(p)
-  }
+  const { tangent, peer } = await pairedLoads(f, pi, { readOnly: true }, 1000)
   return {
     name: `load in-process, warm (open + load, reader, no collection between loads), ${label(f.messages)} messages`,
     medianMs: median(tangent),
@@ -263,12 +250,27 @@ async function warmLoadRow(f: Fixture, pi: PiSessionManagerClass): Promise<Bench
 
 /** The writer's open (lock, repair, catalog) + load, for reference: pi's open is a writer too, without a lock. */
 async function writerLoadRow(f: Fixture, pi: PiSessionManagerClass): Promise<BenchRow> {
+  const { tangent, peer } = await pairedLoads(f, pi, { readOnly: false }, 30)
+  return {
+    name: `open + load in-process as the writer (lock file, repair), ${label(f.messages)} messages`,
+    medianMs: median(tangent),
+    baseline: { name: 'pi SessionManager.open', medianMs: median(peer) },
+  }
+}
+
+/** `count` open + loads of each side in turn (after one of each not counted), with no collection between. */
+async function pairedLoads(
+  f: Fixture,
+  pi: PiSessionManagerClass,
+  options: { readOnly: boolean },
+  count: number,
+): Promise<{ tangent: number[]; peer: number[] }> {
   const tangent: number[] = []
   const peer: number[] = []
-  for (let i = 0; i < 31; i++) {
+  for (let i = 0; i <= count; i++) {
     let db: JsonlStore | null = null
     const t = await ms(async () => {
-      db = await JsonlStore.open({ dir: f.home })
+      db = await JsonlStore.open({ dir: f.home, readOnly: options.readOnly })
       await db.load(f.id)
     })
     await (db as JsonlStore | null)?.close()
@@ -277,11 +279,7 @@ async function writerLoadRow(f: Fixture, pi: PiSessionManagerClass): Promise<Ben
     tangent.push(t)
     peer.push(p)
   }
-  return {
-    name: `open + load in-process as the writer (lock file, repair), ${label(f.messages)} messages`,
-    medianMs: median(tangent),
-    baseline: { name: 'pi SessionManager.open', medianMs: median(peer) },
-  }
+  return { tangent, peer }
 }
 
 async function forkRow(f: Fixture, pi: PiSessionManagerClass): Promise<BenchRow> {
