@@ -59,28 +59,13 @@ function bindingsOf(clause) {
   return lookups
 }
 
-// Builtins that cost a lot to load and that a chunk may bind without using on most paths:
-// commander binds `node:child_process` for its executable subcommands, which Tangent has none of,
-// and loading it (with net, dgram, …) is ~6 ms of every command. A default or namespace binding
-// of one that the chunk uses only as `name.member` gets the module on its first member read.
-const builtinsOnFirstUse = new Set(['node:child_process'])
-
-function onlyMemberReads(code, name) {
-  const uses = code.match(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])(.?)`, 'g')) ?? []
-  // The binding itself (`const name = …`) and then member reads only.
-  return uses.filter((use) => !use.endsWith('.')).length === 1
-}
-
 const builtinsWithoutFacades = {
   name: 'builtins-without-facades',
   renderChunk(code) {
     const rewritten = code.replace(builtinImport, (_line, clause, specifier) =>
       bindingsOf(clause)
         .map((binding) => {
-          const lookup = `globalThis.process.getBuiltinModule(${JSON.stringify(specifier)})`
-          if (builtinsOnFirstUse.has(specifier) && !binding.startsWith('{') && onlyMemberReads(code, binding))
-            return `const ${binding} = new Proxy({}, { get: (_target, key) => ${lookup}[key] });`
-          return `const ${binding} = ${lookup};`
+          return `const ${binding} = globalThis.process.getBuiltinModule(${JSON.stringify(specifier)});`
         })
         .join('\n'),
     )
@@ -88,13 +73,18 @@ const builtinsWithoutFacades = {
   },
 }
 
-// node:fs/promises costs ~3 ms to load, and a read-only command (`tangent show`) calls none of it:
-// the store reads synchronously. Every module that imports it gets instead a stand-in whose
-// functions load it on their first call (its `constants` are node:fs's, which is loaded anyway).
-// The stand-in's exports are the builtin's own names, read from it here, so one added in a later
-// Node is passed through too, and a name it lacks fails the build rather than at run time.
-const builtinsOnFirstCall = ['node:fs/promises']
+// Builtins that cost a lot to load and that most commands never call: node:fs/promises (~3 ms;
+// a read-only command calls none of it, the store reads synchronously) and node:child_process
+// (with net, dgram, …, ~6 ms; commander binds it for executable subcommands, which Tangent has
+// none of). Every module that imports one gets instead a stand-in whose functions load it on
+// their first call, `new` and util.promisify's custom form included (a stand-in is not the
+// builtin's own function or class: no module here compares them or tests `instanceof`).
+// fs/promises' `constants` are node:fs's, which is loaded anyway. The stand-in's exports are the
+// builtin's own names, read from it here, so one added in a later Node is passed through too,
+// and one that is not a function fails the build rather than at run time.
+const builtinsOnFirstCall = ['node:fs/promises', 'node:child_process']
 const onFirstCallPrefix = '\0on-first-call:'
+const promisifyCustom = Symbol.for('nodejs.util.promisify.custom')
 
 async function onFirstCallModule(specifier) {
   const real = await import(specifier)
@@ -104,9 +94,15 @@ async function onFirstCallModule(specifier) {
   for (const [name, value] of Object.entries(real)) {
     if (name === 'default') continue
     names.push(name)
-    if (typeof value === 'function')
-      lines.push(`export function ${name}(...args) { return load().${name}(...args); }`)
-    else if (name === 'constants')
+    if (typeof value === 'function') {
+      lines.push(
+        `export function ${name}(...args) { return new.target ? new (load().${name})(...args) : load().${name}(...args); }`,
+      )
+      if (value[promisifyCustom])
+        lines.push(
+          `Object.defineProperty(${name}, Symbol.for('nodejs.util.promisify.custom'), { value: (...args) => load().${name}[Symbol.for('nodejs.util.promisify.custom')](...args) });`,
+        )
+    } else if (name === 'constants' && specifier === 'node:fs/promises')
       lines.push(`export const constants = globalThis.process.getBuiltinModule("node:fs").constants;`)
     else throw new Error(`postbuild: ${specifier} exports ${name} (${typeof value}), which has no stand-in`)
   }

@@ -1521,13 +1521,16 @@ function realHomeOf(home: string): string {
  * keeps the name as given, since its reads never use it (the sessions are in the data directory).
  */
 function startFolderOf(options: RuntimeOptions): string {
-  let named: string
-  try {
-    named = options.startFolder ?? process.cwd()
-  } catch (error) {
-    // process.cwd() fails when the folder it names was removed: the shell's name for it, if any.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    named = process.env.PWD ?? ''
+  // The CLI names its folder (the shell's PWD when process.cwd() fails: bin.ts); another caller
+  // without one whose folder was removed gets the error below.
+  let named = options.startFolder
+  if (named === undefined) {
+    try {
+      named = process.cwd()
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      named = ''
+    }
   }
   try {
     const real = realpathSync(named)
