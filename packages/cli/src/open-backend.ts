@@ -97,9 +97,31 @@ async function connectRunningHost(context: CliContext): Promise<Backend | null> 
   // No discovery file, no Host: skip loading the Host's module just to learn that.
   if (!fs.existsSync(path.join(context.home, 'host.json'))) return null
   const { connectHostApi, readHostDiscovery } = await import('@tangent/host')
-  const discovery = await readHostDiscovery(context.home)
+  const api = await connectViaDiscovery(
+    () => readHostDiscovery(context.home),
+    (discovery) => connectHostApi(discovery),
+  )
+  return api === null ? null : new ApiBackend(api)
+}
+
+/**
+ * Connects to the Host the discovery names, or null when there is none. A Host can close between
+ * its health check (in `read`) and the connection — a command that served the data dir while it
+ * ran, ending as this one starts: when the connection is refused and the discovery no longer
+ * names a live Host, there is none; while it still does, the refusal is the error.
+ */
+export async function connectViaDiscovery<D, A>(
+  read: () => Promise<D | null>,
+  connect: (discovery: D) => Promise<A>,
+): Promise<A | null> {
+  const discovery = await read()
   if (discovery === null) return null
-  return new ApiBackend(await connectHostApi(discovery))
+  try {
+    return await connect(discovery)
+  } catch (error) {
+    if (TangentError.hasCode(error, 'host-unreachable') && (await read()) === null) return null
+    throw error
+  }
 }
 
 async function waitForHost(context: CliContext, timeoutMs: number): Promise<Backend | null> {
