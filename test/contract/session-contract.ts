@@ -1063,6 +1063,35 @@ export function runSessionContract(options: ContractOptions): void {
       await unsubscribe()
       expect(seen).toEqual(Array.from({ length: second.turnEndSeq }, (_, index) => index + 1))
     })
+
+    it('takes the next prompt sent the moment turn/end is seen (a client that waits for it is never told session-busy)', async () => {
+      const session = await f.api.call('session.create', {})
+      let next: Promise<unknown> | null = null
+      const unsubscribe = await f.api.subscribe(
+        session.id,
+        {},
+        {
+          onEvent: (event) => {
+            // The first turn's end: send at once, while its turn/end may still be on its way to disk.
+            if (event.type === 'turn/end' && next === null) next = turn(session.id, 'two').catch((error) => error)
+          },
+        },
+      )
+      const first = await turn(session.id, 'one')
+      await waitFor(async () => next !== null)
+      const second = await next
+      await unsubscribe()
+      expect(second).toMatchObject({ reason: 'completed', turnStartSeq: first.turnEndSeq + 1 })
+      const log = await f.api.call('session.get', { sessionId: session.id })
+      expect(log.events.filter((event) => event.type === 'turn/end')).toHaveLength(2)
+      // The second turn's controller is its own: abort still reaches a third turn after both settled.
+      const third = turn(session.id, longPrompt)
+      await waitFor(
+        async () => (await f.api.call('session.get', { sessionId: session.id })).session.status === 'running',
+      )
+      expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
+      expect((await third).reason).toBe('aborted')
+    })
   })
 
   describe('a git project', () => {

@@ -4,7 +4,7 @@ import path from 'node:path'
 import type { LanguageModelV4StreamPart, LanguageModelV4StreamResult } from '@ai-sdk/provider'
 import { grammarStateOf, type SessionEvent, SessionStore, TangentError } from '@tangent/core'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { Agent, type AgentOptions } from './agent.js'
 import { ModelRegistry } from './model-registry.js'
@@ -356,6 +356,37 @@ describe('Agent loop against MockLanguageModelV4', () => {
     agent.abort()
     expect((await first).reason).toBe('aborted')
     expect(dataOf(session.events, 'user/message')).toHaveLength(1)
+    expectValidIdleLog(session.events)
+  })
+
+  it('takes the next prompt once turn/end is appended, while the last one still flushes; abort reaches the new turn', async () => {
+    let calls = 0
+    const model = new MockLanguageModelV4({
+      doStream: async (options) => (++calls === 1 ? textStep('first') : hangingTextStep('…', options.abortSignal)),
+    })
+    // The first turn's last flush (after its turn/end) waits until released.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const { agent, session } = setup(model, {
+      flush: () => (session.events.at(-1)?.type === 'turn/end' && calls === 1 ? held : Promise.resolve()),
+    })
+    const first = agent.prompt('one')
+    await vi.waitFor(() => expect(session.events.at(-1)?.type).toBe('turn/end'))
+    expect(agent.running).toBe(false)
+    const second = agent.prompt('two')
+    expect(agent.running).toBe(true)
+    release()
+    expect((await first).reason).toBe('completed')
+    // The first prompt's end did not take the second turn's controller with it.
+    expect(agent.running).toBe(true)
+    expect(agent.abort()).toBe(true)
+    expect((await second).reason).toBe('aborted')
+    expect(dataOf(session.events, 'turn/end').map((end) => (end as { reason: string }).reason)).toEqual([
+      'completed',
+      'aborted',
+    ])
     expectValidIdleLog(session.events)
   })
 

@@ -208,12 +208,21 @@ export class Agent {
         reason = this.#close(controller.signal.aborted ? 'aborted' : 'error', errorMessage(error))
       }
       const turnEndSeq = this.session.lastSeq
+      // The turn ended with its turn/end, which clients already see: the next prompt may start
+      // while this one waits for its events to be durable (they are flushed in order).
+      this.#release(controller)
       await this.#options.flush()
       return { turnStartSeq: turnStart.seq, turnEndSeq, reason }
     } finally {
-      this.#controller = null
-      this.#stopReason = 'aborted'
+      this.#release(controller)
     }
+  }
+
+  /** Ends the run `controller` belongs to, unless a later run already replaced it. */
+  #release(controller: AbortController): void {
+    if (this.#controller !== controller) return
+    this.#controller = null
+    this.#stopReason = 'aborted'
   }
 
   async #loop(call: {
@@ -275,7 +284,7 @@ export class Agent {
     try {
       return await this.#context.compact({ id: modelId, model }, controller.signal)
     } finally {
-      this.#controller = null
+      this.#release(controller)
     }
   }
 
