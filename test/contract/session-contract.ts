@@ -1073,7 +1073,8 @@ export function runSessionContract(options: ContractOptions): void {
         {
           onEvent: (event) => {
             // The first turn's end: send at once, while its turn/end may still be on its way to disk.
-            if (event.type === 'turn/end' && next === null) next = turn(session.id, 'two').catch((error) => error)
+            if (event.type === 'turn/end' && next === null)
+              next = turn(session.id, 'two').catch((error) => error)
           },
         },
       )

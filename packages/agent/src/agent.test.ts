@@ -362,7 +362,8 @@ describe('Agent loop against MockLanguageModelV4', () => {
   it('takes the next prompt once turn/end is appended, while the last one still flushes; abort reaches the new turn', async () => {
     let calls = 0
     const model = new MockLanguageModelV4({
-      doStream: async (options) => (++calls === 1 ? textStep('first') : hangingTextStep('…', options.abortSignal)),
+      doStream: async (options) =>
+        ++calls === 1 ? textStep('first') : hangingTextStep('…', options.abortSignal),
     })
     // The first turn's last flush (after its turn/end) waits until released.
     let release = () => {}

@@ -30,7 +30,10 @@ export function Composer() {
 
   useEffect(() => {
     if (draft && draft.sessionId === openSessionId) {
-      setText(draft.text)
+      // A returned message goes before anything typed since it was sent.
+      setText((current) =>
+        draft.returned && current.trim() !== '' ? `${draft.text}\n\n${current}` : draft.text,
+      )
       store.clearDraft()
       input.current?.focus()
     }

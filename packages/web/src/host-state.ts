@@ -90,7 +90,16 @@ export interface HostState {
   readonly showArchived: boolean
   readonly notices: readonly Notice[]
   /** Text to put in the composer (Edit in new branch); `nonce` makes a repeat visible. */
-  readonly draft: { readonly sessionId: string; readonly text: string; readonly nonce: number } | null
+  /**
+   * Text for the composer: "Edit in new branch" (replaces what the box holds), or a message the
+   * Host refused before its turn started (`returned`: put back before what the box holds).
+   */
+  readonly draft: {
+    readonly sessionId: string
+    readonly text: string
+    readonly nonce: number
+    readonly returned?: boolean
+  } | null
   readonly sharedActivity: { readonly cwd: string; readonly sessionIds: readonly string[] } | null
   readonly compare: CompareState | null
   readonly board: BoardState | null

@@ -123,6 +123,33 @@ describe('HostStore', () => {
     ])
   })
 
+  it('puts a message the Host refused before its turn back in the box; one failed later stays sent', async () => {
+    let answer: () => unknown = () => {
+      throw new RpcError(rpcErrorCodes.application, 'Busy', { code: 'session-busy' })
+    }
+    const { store } = await started({
+      'session.create': () => ({ ...session('s1', null), title: 'Named' }),
+      'session.get': () => ({ session: { ...session('s1', null), title: 'Named' }, events: [], nextSeq: 0 }),
+      'session.subscribe': () => ({ subscriptionId: 'sub1' }),
+      'session.unsubscribe': () => ({}),
+      'session.prompt': () => answer(),
+    })
+    await store.send('first try')
+    expect(store.getState().openSessionId).toBe('s1')
+    expect(store.getState().draft).toMatchObject({ sessionId: 's1', text: 'first try', returned: true })
+    expect(store.getState().notices.at(-1)?.code).toBe('session-busy')
+    store.clearDraft()
+    // A turn that failed after it started (the connection lost mid-turn): the message is in the log.
+    answer = () => {
+      throw new RpcError(rpcErrorCodes.application, 'Lost', { code: 'connection-closed' })
+    }
+    await store.send('second')
+    expect(store.getState().draft).toBeNull()
+    answer = () => ({ turnStartSeq: 0, turnEndSeq: 5, reason: 'completed' })
+    await store.send('third')
+    expect(store.getState().draft).toBeNull()
+  })
+
   it('opens a folder (~ as typed), puts it first and selects it', async () => {
     const { store, client } = await started({
       'workspace.list': () => [ws('w1', '/start')],

@@ -312,6 +312,11 @@ export class HostStore {
       await this.#need().call('session.prompt', { sessionId, text })
     } catch (error) {
       this.report(error)
+      // Refused before the turn started (nothing was appended): the message goes back in the
+      // box, so a refusal never costs the user what they typed.
+      if (refusedBeforeTurn(error) && this.#state.openSessionId === sessionId) {
+        this.#set({ draft: { sessionId, text, nonce: ++this.#draftNonce, returned: true } })
+      }
     }
   }
 
@@ -961,6 +966,26 @@ export class HostStore {
  * The workspace to select once connected: the one already selected, else the folder the Host
  * was started in (so a first run starts where the user is), else the most recently opened.
  */
+/**
+ * Codes with which `session.prompt` refuses before appending anything (docs/protocol.md): the
+ * message was not taken. Any other failure may come after the turn started (a lost connection
+ * mid-turn), when the message is already in the log.
+ */
+const refusedPromptCodes: ReadonlySet<string> = new Set([
+  'session-busy',
+  'session-elsewhere',
+  'session-not-found',
+  'model-unavailable',
+  'invalid-model',
+  'invalid-params',
+  'payload-too-large',
+  'store-read-only',
+])
+
+function refusedBeforeTurn(error: unknown): boolean {
+  return error instanceof RpcError && error.dataCode !== undefined && refusedPromptCodes.has(error.dataCode)
+}
+
 export function pickActiveWorkspace(
   current: string | null,
   workspaces: readonly Workspace[],
