@@ -1,4 +1,5 @@
-// @tangent/core: the event log, Session, SessionStore and fork, replay, typed errors. Pure: no I/O.
+// @tangent/core: the event log, Session, SessionStore and fork, replay, typed errors, the group
+// commit both store engines run. Pure: no I/O.
 export { type ForkAnchor, resolveForkAnchor } from './anchor.js'
 export { type ErrorCode, errorCodeList, errorCodes, isErrorCode } from './error-codes.js'
 export { TangentError, type TangentErrorCode } from './errors.js'
@@ -12,6 +13,7 @@ export {
   GrammarState,
   grammarStateOf,
 } from './grammar.js'
+export { GroupCommit, type GroupCommitEngine, type GroupCommitTiming } from './group-commit.js'
 export {
   assertValidSessionId,
   createSessionIdGenerator,

@@ -1,5 +1,6 @@
-// Group commit for one session's log: appends are queued in memory and written and
-// fsynced in batches; `flush()` resolves once everything queued before it is durable.
+// Group commit for one session's log (docs/architecture.md §4.1), on core's GroupCommit: appends
+// are queued in memory and written and fsynced in batches; `flush()` resolves once everything
+// queued before it is durable.
 //
 // A failed write or fsync (a full disk, an I/O error) does not lose the queue: the batch
 // stays queued, and the next attempt — the next flush, or a retry the writer schedules
@@ -9,7 +10,7 @@
 
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { type SessionEvent, TangentError } from '@tangent/core'
+import { GroupCommit, type SessionEvent, TangentError } from '@tangent/core'
 import { fsyncDirectory, openFlags, openRegularFile, writeAll } from './durable-fs.js'
 import { maxLineBytes } from './line-reader.js'
 import { eventLine, oversizedLineBytes } from './log-format.js'
@@ -18,9 +19,6 @@ import { eventLine, oversizedLineBytes } from './log-format.js'
 const commitDelayMs = 10
 /** Upper bound of one write call, so a huge backlog does not build one huge string. */
 const maxBatchBytes = 4 * 1024 * 1024
-/** After a failed commit the writer retries by itself, backing off between these bounds. */
-const firstRetryMs = 100
-const maxRetryMs = 5000
 
 export interface SessionWriterOptions {
   file: string
@@ -45,19 +43,9 @@ export class SessionWriter {
   #handle: FileHandle | null = null
   /** Lines to write: the header (a string), events, or events already serialised. */
   #queue: (SessionEvent | string | { event: SessionEvent; line: string })[] = []
-  #enqueued = 0
-  #committed = 0
-  #running: Promise<void> | null = null
-  #timer: NodeJS.Timeout | null = null
-  #retryTimer: NodeJS.Timeout | null = null
-  #retryMs = firstRetryMs
-  #error: TangentError | null = null
-  /** True when retrying cannot help (the log exists already, a line over the limit). */
-  #permanent = false
   /** True when a failed attempt may have left bytes past `#size` in the file. */
   #unclean = false
-  #errorReported = false
-  #closed = false
+  readonly #commits: GroupCommit
 
   constructor(options: SessionWriterOptions) {
     this.file = options.file
@@ -66,6 +54,20 @@ export class SessionWriter {
     this.#size = options.size ?? 0
     this.#before = options.before
     this.#maxLineBytes = options.maxLineBytes ?? maxLineBytes
+    this.#commits = new GroupCommit(
+      {
+        hasWork: () => this.#queue.length > 0,
+        commitBatch: () => this.#commitBatch(),
+        failure: (error) => this.#failure(error),
+        afterFailure: async () => {
+          this.#unclean = true
+          // The handle may be in any state: the next attempt reopens the file.
+          await this.#closeHandle().catch(() => undefined)
+        },
+        afterDrain: () => this.#closeAfterDrain(),
+      },
+      { commitDelayMs },
+    )
   }
 
   /** Bytes of the log that are durable. */
@@ -75,12 +77,12 @@ export class SessionWriter {
 
   /** True when nothing is queued or being written: the log on disk is the whole session. */
   get idle(): boolean {
-    return this.#queue.length === 0 && this.#running === null
+    return this.#queue.length === 0 && !this.#commits.committing
   }
 
   /** The failure of the last commit, while it is not overcome (every flush rejects with it meanwhile). */
   get error(): TangentError | null {
-    return this.#error
+    return this.#commits.error
   }
 
   /** Events appended but not yet durable (queued, or in a batch not yet fsynced). */
@@ -93,7 +95,7 @@ export class SessionWriter {
 
   /** True when the failure was never handed to a caller of flush (so someone else must report it). */
   get errorUnreported(): boolean {
-    return this.#error !== null && !this.#errorReported
+    return this.#commits.errorUnreported
   }
 
   /** Queues a raw line with its newline: the header. */
@@ -114,130 +116,52 @@ export class SessionWriter {
    * Resolves when everything queued so far is written and fsynced. After a failure it
    * tries once more (the disk may have space again) and rejects if that fails too.
    */
-  async flush(): Promise<void> {
-    const target = this.#enqueued
-    let attempted = false
-    for (;;) {
-      if (this.#committed >= target) return
-      if (this.#error && (attempted || this.#permanent)) {
-        this.#errorReported = true
-        throw this.#error
-      }
-      attempted = true
-      await this.#kick()
-    }
+  flush(): Promise<void> {
+    return this.#commits.flush()
   }
 
   /** Waits until the writer is idle or failed; unlike flush it never rejects (failures stay in `error`). */
-  async settle(): Promise<void> {
-    while (this.#running || (this.#queue.length > 0 && !this.#error)) await this.#kick()
+  settle(): Promise<void> {
+    return this.#commits.settle()
   }
 
   /**
    * Runs `task` while no commit runs (everything queued before is flushed first); commits
    * queued meanwhile wait. Used to replace the log file (materialising a fork).
    */
-  async exclusive<T>(task: () => Promise<{ result: T; size: number }>): Promise<T> {
-    await this.flush()
-    while (this.#running) await this.#running
-    let release = () => {}
-    this.#running = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    try {
+  exclusive<T>(task: () => Promise<{ result: T; size: number }>): Promise<T> {
+    return this.#commits.exclusive(async () => {
       await this.#closeHandle()
       const { result, size } = await task()
       this.#size = size
       this.#exists = true
       this.#entryDurable = true
       return result
-    } finally {
-      this.#running = null
-      release()
-      if (this.#queue.length > 0) this.#schedule()
-    }
+    })
   }
 
   /** Flushes (one more attempt after a failure), then closes the file; no retries after. */
   async close(): Promise<void> {
-    this.#clearTimers()
-    if (this.#error && !this.#permanent && this.#queue.length > 0) await this.#kick()
-    await this.settle()
-    this.#closed = true
-    this.#clearTimers()
+    await this.#commits.close()
     await this.#closeHandle()
   }
 
   #push(item: SessionEvent | string | { event: SessionEvent; line: string }): void {
     this.#queue.push(item)
-    this.#enqueued++
-    this.#schedule()
+    this.#commits.added()
   }
 
-  #schedule(): void {
-    if (this.#closed) return
-    // After a failure the retry timer (or the next flush) commits, not every append.
-    if (this.#error) {
-      this.#scheduleRetry()
-      return
-    }
-    if (this.#timer || this.#running) return
-    this.#timer = setTimeout(() => {
-      this.#timer = null
-      void this.#kick()
-    }, commitDelayMs)
-  }
-
-  #scheduleRetry(): void {
-    if (this.#retryTimer || this.#permanent || this.#closed) return
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = null
-      if (this.#queue.length > 0) void this.#kick()
-    }, this.#retryMs)
-    this.#retryTimer.unref() // a retry never keeps the process alive
-    this.#retryMs = Math.min(maxRetryMs, this.#retryMs * 2)
-  }
-
-  #clearTimers(): void {
-    if (this.#timer) clearTimeout(this.#timer)
-    if (this.#retryTimer) clearTimeout(this.#retryTimer)
-    this.#timer = null
-    this.#retryTimer = null
-  }
-
-  #kick(): Promise<void> {
-    if (this.#running) return this.#running
-    if (this.#timer) clearTimeout(this.#timer)
-    this.#timer = null
-    this.#running = this.#drain().finally(() => {
-      this.#running = null
-    })
-    return this.#running
-  }
-
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0 && !this.#permanent) {
-      try {
-        await this.#commitBatch()
-        this.#error = null
-        this.#errorReported = false
-        this.#retryMs = firstRetryMs
-      } catch (error) {
-        this.#fail(error)
-        // The handle may be in any state: the next attempt reopens the file.
-        await this.#closeHandle().catch(() => undefined)
-        this.#scheduleRetry()
-        return
-      }
-    }
-    // The file is opened per group commit, not held: a Host touching thousands of sessions
-    // must not run out of descriptors, and an open costs little next to an fsync.
+  /**
+   * The file is opened per group commit, not held: a Host touching thousands of sessions must
+   * not run out of descriptors, and an open costs little next to an fsync.
+   */
+  async #closeAfterDrain(): Promise<void> {
     try {
       await this.#closeHandle()
     } catch (error) {
       // Everything was fsynced before: nothing acknowledged is at risk, but it is reported
       // (until the next commit succeeds).
-      this.#error ??= new TangentError(
+      throw new TangentError(
         'store-write-failed',
         `Closing session log ${this.file} failed: ${(error as Error).message}.`,
         { file: this.file },
@@ -246,28 +170,26 @@ export class SessionWriter {
     }
   }
 
-  #fail(error: unknown): void {
-    this.#unclean = true
+  #failure(error: unknown): { error: TangentError; permanent: boolean } {
     if (TangentError.isInstance(error) && (error.code === 'session-exists' || error.code === 'corrupt-log')) {
-      this.#error = error
-      this.#permanent = true
-      return
+      return { error, permanent: true }
     }
     if (
       TangentError.isInstance(error) &&
       error.code === 'store-write-failed' &&
       error.data.permanent === true
     ) {
-      this.#error = error
-      this.#permanent = true
-      return
+      return { error, permanent: true }
     }
-    this.#error = new TangentError(
-      'store-write-failed',
-      `Writing session log ${this.file} failed: ${(error as Error).message}. The appends since the last successful flush are kept in memory, not yet durable; the store writes them again by itself (and on the next flush) once the cause is fixed (disk full? permissions?).`,
-      { file: this.file },
-      { cause: error },
-    )
+    return {
+      error: new TangentError(
+        'store-write-failed',
+        `Writing session log ${this.file} failed: ${(error as Error).message}. The appends since the last successful flush are kept in memory, not yet durable; the store writes them again by itself (and on the next flush) once the cause is fixed (disk full? permissions?).`,
+        { file: this.file },
+        { cause: error },
+      ),
+      permanent: false,
+    }
   }
 
   /** The next batch of queued lines, as bytes, and how many queue items it holds. */
@@ -297,7 +219,8 @@ export class SessionWriter {
     return { data: Buffer.from(parts.join('')), count }
   }
 
-  async #commitBatch(): Promise<void> {
+  /** Writes and fsyncs the next batch; how many queue items it made durable. */
+  async #commitBatch(): Promise<number> {
     if (this.#before) {
       await this.#before()
       this.#before = undefined
@@ -332,7 +255,7 @@ export class SessionWriter {
     }
     this.#queue.splice(0, count)
     this.#size += data.length
-    this.#committed += count
+    return count
   }
 
   async #closeHandle(): Promise<void> {

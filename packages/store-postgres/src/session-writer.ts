@@ -1,4 +1,5 @@
-// Group commit of one session's rows (docs/architecture.md §4): appends are queued in memory;
+// Group commit of one session's rows (docs/architecture.md §4.2), on core's GroupCommit: appends
+// are queued in memory;
 // one batch at a time goes to PostgreSQL in one transaction (the session row first when the
 // session is new, the events in one multi-row INSERT, the row's counters, a NOTIFY), and
 // `flush()` resolves once everything queued before it is committed.
@@ -8,7 +9,7 @@
 // NOTHING and rows found already there must be ours (the same line) — never a duplicate, never
 // a loss. A failure that outlasts the window leaves the queue in place (store-write-failed; the
 // store serves only what is durable) and the writer retries later by itself, as JSONL's does.
-import { type SessionEvent, TangentError } from '@tangent/core'
+import { GroupCommit, type SessionEvent, TangentError } from '@tangent/core'
 import type pg from 'pg'
 import { isConnectionError, sessionBusy } from './errors.js'
 
@@ -16,8 +17,9 @@ import { isConnectionError, sessionBusy } from './errors.js'
 const commitDelayMs = 5
 const maxBatchEvents = 2000
 const maxBatchChars = 4 * 1024 * 1024
-const firstRetryMs = 50
-const maxRetryMs = 2000
+/** A batch whose connection broke is retried on a new one, backing off between these, within `retryWindowMs`. */
+const firstReconnectMs = 50
+const maxReconnectMs = 2000
 
 /** The session row of a new session, inserted with its first batch. */
 export interface NewSessionRow {
@@ -62,31 +64,30 @@ export class PgSessionWriter {
   readonly #queue: QueuedEvent[] = []
   /** Events durable in the database (the session's whole count, inherited included). */
   #durable: number
-  #enqueued = 0
-  #committed = 0
-  #running: Promise<void> | null = null
-  #timer: NodeJS.Timeout | null = null
-  #retryTimer: NodeJS.Timeout | null = null
-  #retryMs = 100
-  #error: TangentError | null = null
-  #permanent = false
-  #errorReported = false
-  #closed = false
+  readonly #commits: GroupCommit
 
   constructor(id: string, context: WriterContext, create: NewSessionRow | null, durable: number) {
     this.id = id
     this.#context = context
     this.#create = create
     this.#durable = durable
-    if (create) this.#enqueued++
+    this.#commits = new GroupCommit(
+      {
+        hasWork: () => this.#queue.length > 0 || this.#create !== null,
+        commitBatch: () => this.#commitWithRetry(),
+        failure: (error) => this.#failure(error),
+      },
+      { commitDelayMs },
+      create ? 1 : 0, // the session row: committed with the first batch, once start() or an append asks
+    )
   }
 
   get error(): TangentError | null {
-    return this.#error
+    return this.#commits.error
   }
 
   get errorUnreported(): boolean {
-    return this.#error !== null && !this.#errorReported
+    return this.#commits.errorUnreported
   }
 
   /** Events durable in the database, inherited ones included. */
@@ -95,137 +96,67 @@ export class PgSessionWriter {
   }
 
   get idle(): boolean {
-    return this.#queue.length === 0 && this.#create === null && this.#running === null
+    return this.#queue.length === 0 && this.#create === null && !this.#commits.committing
   }
 
   enqueue(event: SessionEvent, line: string, appended: boolean): void {
     this.#queue.push({ event, line, appended })
-    this.#enqueued++
-    this.#schedule()
+    this.#commits.added()
   }
 
   /** Starts committing the new session's row (and seed) without waiting for an append. */
   start(): void {
-    this.#schedule()
+    this.#commits.schedule()
   }
 
   /** Resolves when everything queued so far is committed. After a failure it tries once more. */
-  async flush(): Promise<void> {
-    const target = this.#enqueued
-    let attempted = false
-    for (;;) {
-      if (this.#committed >= target) return
-      if (this.#error && (attempted || this.#permanent)) {
-        this.#errorReported = true
-        throw this.#error
-      }
-      attempted = true
-      await this.#kick()
-    }
+  flush(): Promise<void> {
+    return this.#commits.flush()
   }
 
   /** Waits until idle or failed; never rejects. */
-  async settle(): Promise<void> {
-    while (this.#running || ((this.#queue.length > 0 || this.#create) && !this.#error)) await this.#kick()
+  settle(): Promise<void> {
+    return this.#commits.settle()
   }
 
-  async close(): Promise<void> {
-    this.#clearTimers()
-    if (this.#error && !this.#permanent && this.#queue.length > 0) await this.#kick()
-    await this.settle()
-    this.#closed = true
-    this.#clearTimers()
+  close(): Promise<void> {
+    return this.#commits.close()
   }
 
-  #schedule(): void {
-    if (this.#closed) return
-    if (this.#error) {
-      this.#scheduleRetry()
-      return
-    }
-    if (this.#timer || this.#running) return
-    this.#timer = setTimeout(() => {
-      this.#timer = null
-      void this.#kick()
-    }, commitDelayMs)
-  }
-
-  #scheduleRetry(): void {
-    if (this.#retryTimer || this.#permanent || this.#closed) return
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = null
-      if (this.#queue.length > 0 || this.#create) void this.#kick()
-    }, this.#retryMs)
-    this.#retryTimer.unref()
-    this.#retryMs = Math.min(5000, this.#retryMs * 2)
-  }
-
-  #clearTimers(): void {
-    if (this.#timer) clearTimeout(this.#timer)
-    if (this.#retryTimer) clearTimeout(this.#retryTimer)
-    this.#timer = null
-    this.#retryTimer = null
-  }
-
-  #kick(): Promise<void> {
-    if (this.#running) return this.#running
-    if (this.#timer) clearTimeout(this.#timer)
-    this.#timer = null
-    this.#running = this.#drain().finally(() => {
-      this.#running = null
-    })
-    return this.#running
-  }
-
-  async #drain(): Promise<void> {
-    while ((this.#queue.length > 0 || this.#create) && !this.#permanent) {
-      try {
-        await this.#commitWithRetry()
-        this.#error = null
-        this.#errorReported = false
-        this.#retryMs = 100
-      } catch (error) {
-        this.#fail(error)
-        this.#scheduleRetry()
-        return
-      }
+  #failure(error: unknown): { error: TangentError; permanent: boolean } {
+    if (TangentError.isInstance(error) && error.data.permanent === true) return { error, permanent: true }
+    return {
+      error: new TangentError(
+        'store-write-failed',
+        `Writing session ${this.id} to PostgreSQL failed: ${(error as Error).message}. The appends since the last successful flush are kept in memory, not yet durable; the store writes them again by itself (and on the next flush) once the database answers.`,
+        { sessionId: this.id },
+        { cause: error },
+      ),
+      permanent: false,
     }
   }
 
-  #fail(error: unknown): void {
-    if (TangentError.isInstance(error) && error.data.permanent === true) {
-      this.#error = error
-      this.#permanent = true
-      return
-    }
-    this.#error = new TangentError(
-      'store-write-failed',
-      `Writing session ${this.id} to PostgreSQL failed: ${(error as Error).message}. The appends since the last successful flush are kept in memory, not yet durable; the store writes them again by itself (and on the next flush) once the database answers.`,
-      { sessionId: this.id },
-      { cause: error },
-    )
-  }
-
-  async #commitWithRetry(): Promise<void> {
+  /** Commits the next batch, retrying a lost connection within the window; how many queued items it committed. */
+  async #commitWithRetry(): Promise<number> {
     if (this.#create && this.#context.before) {
       await this.#context.before()
       this.#context.before = undefined
     }
     const deadline = Date.now() + this.#context.retryWindowMs
-    let wait = firstRetryMs
+    let wait = firstReconnectMs
     for (;;) {
       try {
         return await this.#commitBatch()
       } catch (error) {
         if (!isConnectionError(error) || Date.now() + wait > deadline) throw error
-        if (wait === firstRetryMs) this.#context.retrying?.(error)
+        if (wait === firstReconnectMs) this.#context.retrying?.(error)
         await new Promise((resolve) => setTimeout(resolve, wait))
-        wait = Math.min(maxRetryMs, wait * 2)
+        wait = Math.min(maxReconnectMs, wait * 2)
       }
     }
   }
 
-  async #commitBatch(): Promise<void> {
+  async #commitBatch(): Promise<number> {
     const create = this.#create
     let count = 0
     let chars = 0
@@ -282,14 +213,11 @@ export class PgSessionWriter {
     } finally {
       client.release(broken instanceof Error ? broken : undefined)
     }
-    if (create) {
-      this.#create = null
-      this.#committed++
-    }
+    this.#create = null
     this.#queue.splice(0, count)
-    this.#committed += count
     const last = batch.at(-1)?.event
     if (last) this.#durable = last.seq + 1
+    return count + (create ? 1 : 0)
   }
 
   /** Fencing: the batch commits only while this process's lease token is the session's. */
