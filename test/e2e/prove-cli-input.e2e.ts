@@ -185,34 +185,44 @@ describe('prove: bad input to the CLI', { timeout: 120_000 }, () => {
     expectOneLineError(await tangent(['sessions'], { home: file }), 1, 'TANGENT_HOME is a file')
   })
 
-  it('run from a folder removed under the shell: reads work, a run says the folder is gone', () => {
-    // The shell enters a folder, removes it and starts tangent there: its process.cwd() fails.
-    const inRemovedFolder = (argv: string[]) =>
-      spawnSync(
-        '/bin/sh',
-        [
-          '-c',
-          'mkdir gone && cd gone && rmdir ../gone && exec "$@"',
-          'sh',
-          process.execPath,
-          cliMain,
-          ...argv,
-        ],
-        { cwd: root, env: { ...hostEnv(home), PWD: path.join(root, 'gone') }, encoding: 'utf8' },
-      )
-    const shown = inRemovedFolder(['show', sessionId])
-    expect(shown.stderr).toBe('')
-    expect(shown.status).toBe(0)
-    expect(shown.stdout).toContain(sessionId)
-    const listed = inRemovedFolder(['sessions', '--all', '--json'])
-    expect(listed.status, listed.stderr).toBe(0)
-    expect(JSON.parse(listed.stdout).map((session: { id: string }) => session.id)).toContain(sessionId)
-    const ran = inRemovedFolder(['run', 'hello'])
-    expect(ran.status).toBe(1)
-    expect(ran.stdout).toBe('')
-    expect(ran.stderr).toMatch(/^error\[[a-z-]+\]: [^\n]*gone[^\n]*\n$/)
-    expect(fs.existsSync(path.join(root, 'gone'))).toBe(false)
-  })
+  it.each([
+    ['the shell names it (PWD)', ''],
+    ['no PWD either (the name comes from /proc)', 'unset PWD && '],
+  ])(
+    'run from a folder removed under the shell, %s: reads work, a run says the folder is gone',
+    (_, unset) => {
+      // The shell enters a folder, removes it and starts tangent there: its process.cwd() fails.
+      const inRemovedFolder = (argv: string[]) =>
+        spawnSync(
+          '/bin/sh',
+          [
+            '-c',
+            `mkdir gone && cd gone && rmdir ../gone && ${unset}exec "$@"`,
+            'sh',
+            process.execPath,
+            cliMain,
+            ...argv,
+          ],
+          { cwd: root, env: { ...hostEnv(home), PWD: path.join(root, 'gone') }, encoding: 'utf8' },
+        )
+      const shown = inRemovedFolder(['show', sessionId])
+      expect(shown.stderr).toBe('')
+      expect(shown.status).toBe(0)
+      expect(shown.stdout).toContain(sessionId)
+      const listed = inRemovedFolder(['sessions', '--all', '--json'])
+      expect(listed.status, listed.stderr).toBe(0)
+      expect(JSON.parse(listed.stdout).map((session: { id: string }) => session.id)).toContain(sessionId)
+      for (const command of [['run', 'hello'], ['demo']]) {
+        const ran = inRemovedFolder(command)
+        expect(ran.status).toBe(1)
+        expect(ran.stdout).toBe('')
+        // One line that names the folder.
+        const folder = path.join(root, 'gone').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        expect(ran.stderr).toMatch(new RegExp(`^error\\[[a-z-]+\\]: [^\\n]*${folder}[^\\n]*\\n$`))
+      }
+      expect(fs.existsSync(path.join(root, 'gone'))).toBe(false)
+    },
+  )
 
   it('the real executable: exit 2 for bad usage, 1 for a failure, one line each', () => {
     for (const [argv, code] of [

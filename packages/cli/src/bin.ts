@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `tangent` executable: wires the process into the CLI and exits with its code once
 // everything written to stdout and stderr has left the process.
+import { readlinkSync } from 'node:fs'
 import module from 'node:module'
 import { resolveHome } from './home.js'
 import { flushAndExit, onFirstRead, quietOnClosedPipe } from './process-output.js'
@@ -45,14 +46,25 @@ await flushAndExit(code, stderrBuilt() ? [process.stdout, process.stderr] : [pro
 
 /**
  * The folder the command runs in. When it was removed under the shell (a worktree fork's folder
- * deleted while a terminal sat in it) process.cwd() fails: the shell's name for it (PWD) is used
- * instead, which a read never needs and anything that does reports as gone (`not-a-directory`).
+ * deleted while a terminal sat in it) process.cwd() fails: its name is taken from the shell (PWD)
+ * or, without one, from Linux's /proc/self/cwd (which names a removed folder "<path> (deleted)").
+ * A read never needs the folder; anything that does reports it as gone (`not-a-directory`,
+ * `cwd-not-found`), by name. docs/architecture.md §9.
  */
 function currentFolder(): string {
   try {
     return process.cwd()
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    return process.env.PWD ?? ''
+    if (process.env.PWD) return process.env.PWD
+    try {
+      return readlinkSync('/proc/self/cwd').replace(/ \(deleted\)$/, '')
+    } catch {
+      // No name to be had (no shell, no /proc): nothing can say which folder, so nothing runs.
+      process.stderr.write(
+        'error[cwd-not-found]: The folder this runs in no longer exists (was it removed?): run tangent from an existing folder.\n',
+      )
+      process.exit(1)
+    }
   }
 }
