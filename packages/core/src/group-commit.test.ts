@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { TangentError } from './errors.js'
-import { GroupCommit, type GroupCommitEngine } from './group-commit.js'
+import {
+  GroupCommit,
+  type GroupCommitEngine,
+  type SessionCommitWriter,
+  SessionWriters,
+} from './group-commit.js'
 
 /** An engine over an in-memory queue: `fail` makes the next batches throw, `durable` is what committed. */
 function memoryEngine(options: { permanent?: (error: unknown) => boolean } = {}) {
@@ -153,5 +158,77 @@ describe('GroupCommit', () => {
     add(commits, state, 'd')
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(state.durable).toEqual(['a', 'b', 'c']) // closed: nothing scheduled
+  })
+})
+
+/** A writer whose flush fails with `error` (unreported until a flush hands it out). */
+function fakeWriter(name: string, error: TangentError | null = null) {
+  const writer = {
+    name,
+    error,
+    errorUnreported: error !== null,
+    flushes: 0,
+    closed: false,
+    async flush() {
+      writer.flushes++
+      if (writer.error) {
+        writer.errorUnreported = false
+        throw writer.error
+      }
+    },
+    async close() {
+      writer.closed = true
+    },
+  }
+  return writer satisfies SessionCommitWriter
+}
+
+describe('SessionWriters', () => {
+  it('flushes one session or all; all rejects with a writer failure first, then with one kept from before', async () => {
+    const writers = new SessionWriters<ReturnType<typeof fakeWriter>>()
+    const full = new TangentError('store-write-failed', 'disk full', {})
+    writers.set('a', fakeWriter('a'))
+    writers.set('b', fakeWriter('b', full))
+    await writers.flush('a')
+    expect(writers.get('b')!.flushes).toBe(0)
+    await writers.flush('missing') // no writer: nothing to wait for
+    const earlier = new Error('catalog write failed')
+    writers.fail(earlier)
+    await expect(writers.flush()).rejects.toBe(full)
+    writers.get('b')!.error = null
+    await expect(writers.flush()).rejects.toBe(earlier)
+    await writers.flush()
+    expect(writers.hasFailures).toBe(false)
+  })
+
+  it('retires a writer: it closes and goes, its unreported failure is kept; a writer that replaced it stays', async () => {
+    const writers = new SessionWriters<ReturnType<typeof fakeWriter>>()
+    const lost = new TangentError('store-write-failed', 'EIO', {})
+    const old = fakeWriter('old', lost)
+    writers.set('s', old)
+    writers.retire('s')
+    const replacement = fakeWriter('new')
+    writers.set('s', replacement) // the session loaded again before the old writer finished
+    writers.retire('nothing') // no writer: nothing happens
+    await vi.waitFor(() => expect(writers.hasFailures).toBe(true))
+    expect(old.closed).toBe(true)
+    expect(writers.get('s')).toBe(replacement)
+    expect(writers.takeFailures()).toEqual([lost])
+    writers.retire('s')
+    await vi.waitFor(() => expect(writers.has('s')).toBe(false))
+    expect(writers.hasFailures).toBe(false)
+  })
+
+  it('closes every writer, adding each failure not already among the errors', async () => {
+    const writers = new SessionWriters<ReturnType<typeof fakeWriter>>()
+    const one = new TangentError('store-write-failed', 'one', {})
+    const two = new TangentError('store-write-failed', 'two', {})
+    writers.set('a', fakeWriter('a', one))
+    writers.set('b', fakeWriter('b', two))
+    writers.set('c', fakeWriter('c'))
+    const errors: unknown[] = [one]
+    await writers.closeAll(errors)
+    expect(errors).toEqual([one, two])
+    expect([...writers.values()].every((writer) => writer.closed)).toBe(true)
   })
 })

@@ -198,3 +198,78 @@ export class GroupCommit {
     }
   }
 }
+
+/** What a store engine's writer of one session offers to the store around it. */
+export interface SessionCommitWriter {
+  flush(): Promise<void>
+  close(): Promise<void>
+  readonly error: TangentError | null
+  readonly errorUnreported: boolean
+}
+
+/**
+ * A store's writers, one per live session (a Map by session id), and the failures no flush has
+ * reported yet: a retired writer's, or the engine's own (a catalog write). Both engines keep
+ * their writers here.
+ */
+export class SessionWriters<W extends SessionCommitWriter> extends Map<string, W> {
+  readonly #failures: unknown[] = []
+
+  /**
+   * Resolves when the session's appends (or every session's) are durable. Without an id it
+   * rejects with the first writer's failure, else with one not reported before.
+   */
+  async flush(id?: string): Promise<void> {
+    if (id !== undefined) {
+      await this.get(id)?.flush()
+      return
+    }
+    const results = await Promise.allSettled([...this.values()].map((writer) => writer.flush()))
+    const failed = results.find((result) => result.status === 'rejected')
+    if (failed) throw failed.reason
+    this.throwFailure()
+  }
+
+  /**
+   * The session left memory (its log stays): its writer drains what is queued, then goes (unless
+   * another has replaced it meanwhile); a failure no flush reported is kept for the next.
+   */
+  retire(id: string): void {
+    const writer = this.get(id)
+    if (!writer) return
+    void writer
+      .close()
+      .then(() => {
+        if (writer.errorUnreported) this.fail(writer.error)
+        if (this.get(id) === writer) this.delete(id)
+      })
+      .catch((error: unknown) => this.fail(error))
+  }
+
+  /** Closes every writer; adds to `errors` each one's failure not already there. */
+  async closeAll(errors: unknown[]): Promise<void> {
+    for (const writer of this.values()) {
+      await writer.close()
+      if (writer.error && !errors.includes(writer.error)) errors.push(writer.error)
+    }
+  }
+
+  /** Keeps a failure for the next flush (or close) to report. */
+  fail(error: unknown): void {
+    this.#failures.push(error)
+  }
+
+  get hasFailures(): boolean {
+    return this.#failures.length > 0
+  }
+
+  /** Throws the oldest failure not reported yet, if any. */
+  throwFailure(): void {
+    if (this.#failures.length > 0) throw this.#failures.shift()
+  }
+
+  /** The failures not reported yet, oldest first; they are reported now. */
+  takeFailures(): unknown[] {
+    return this.#failures.splice(0)
+  }
+}

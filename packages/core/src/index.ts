@@ -13,7 +13,13 @@ export {
   GrammarState,
   grammarStateOf,
 } from './grammar.js'
-export { GroupCommit, type GroupCommitEngine, type GroupCommitTiming } from './group-commit.js'
+export {
+  GroupCommit,
+  type GroupCommitEngine,
+  type GroupCommitTiming,
+  type SessionCommitWriter,
+  SessionWriters,
+} from './group-commit.js'
 export {
   assertValidSessionId,
   createSessionIdGenerator,

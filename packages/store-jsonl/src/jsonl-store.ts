@@ -9,6 +9,7 @@ import {
   type SessionEvent,
   type SessionPersistence,
   SessionStore,
+  SessionWriters,
   TangentError,
 } from '@tangent/core'
 import { Catalog, entryOf } from './catalog.js'
@@ -81,12 +82,11 @@ export class JsonlStore implements SessionPersistence {
   /** A writer's catalog from its open; a reader's from its first list or get (null before). */
   #catalog: Catalog | null
   readonly #catalogDelayMs: number
-  readonly #writers = new Map<string, SessionWriter>()
+  /** The live sessions' writers, and failures no caller has seen yet (a retired writer, a background catalog write). */
+  readonly #writers = new SessionWriters<SessionWriter>()
   readonly #markers = new Map<string, Markers>()
   readonly #loading = new Map<string, Promise<Session>>()
   readonly #deleting = new Set<string>()
-  /** Failures no caller has seen yet (a retired writer, a background catalog write). */
-  readonly #failures: unknown[] = []
   readonly #unsubscribe: (() => void)[] = []
   /** A reader's view of the catalog files and sessions directory when it last read them; null: never. */
   #catalogStamp: string | null = null
@@ -208,15 +208,8 @@ export class JsonlStore implements SessionPersistence {
 
   /** Resolves when everything appended so far (to `id`, or to every session) is fsynced. */
   async flush(id?: string): Promise<void> {
-    if (id !== undefined) {
-      assertValidSessionId(id)
-      await this.#writers.get(id)?.flush()
-      return
-    }
-    const results = await Promise.allSettled([...this.#writers.values()].map((writer) => writer.flush()))
-    const failed = results.find((result) => result.status === 'rejected')
-    if (failed) throw failed.reason
-    this.#throwFailures()
+    if (id !== undefined) assertValidSessionId(id)
+    await this.#writers.flush(id)
   }
 
   /** Catalog entries (no log is parsed), oldest first. A reader re-reads the catalog each time. */
@@ -354,17 +347,14 @@ export class JsonlStore implements SessionPersistence {
     }
     const sizes = this.#logSizes() // before the writers go: each record says which size it is true for
     for (const id of [...this.store.sessions()].map((session) => session.id)) this.store.dispose(id)
-    for (const writer of this.#writers.values()) {
-      await writer.close()
-      if (writer.error && !errors.includes(writer.error)) errors.push(writer.error)
-    }
+    await this.#writers.closeAll(errors)
     if (!this.readOnly) {
       try {
         await this.#catalogWrite
         await this.#persistCatalog(sizes) // writes nothing when the files hold everything
         // Everything is durable and the catalog says so: the next open may trust it as is.
         // After any failure it is not marked, and the next open checks it against the logs.
-        if (errors.length === 0 && this.#failures.length === 0) {
+        if (errors.length === 0 && !this.#writers.hasFailures) {
           await touchPrivateFile(this.#paths.catalogCleanFile)
           await fsyncDirectory(this.#paths.dir)
         }
@@ -374,7 +364,7 @@ export class JsonlStore implements SessionPersistence {
     }
     for (const unsubscribe of this.#unsubscribe) unsubscribe()
     await this.#lock?.release()
-    errors.push(...this.#failures.splice(0))
+    errors.push(...this.#writers.takeFailures())
     if (errors.length > 0) throw errors[0]
   }
 
@@ -484,16 +474,9 @@ export class JsonlStore implements SessionPersistence {
 
   #onDisposed(id: string): void {
     this.#markers.delete(id)
-    const writer = this.#writers.get(id)
-    if (!writer || this.#deleting.has(id)) return
-    // The log stays; the writer drains what is queued, then lets the file go.
-    void writer
-      .close()
-      .then(() => {
-        if (writer.errorUnreported) this.#failures.push(writer.error)
-        if (this.#writers.get(id) === writer) this.#writers.delete(id)
-      })
-      .catch((error: unknown) => this.#failures.push(error))
+    // A delete closes its writer itself. Otherwise the log stays; the writer drains what is
+    // queued, then lets the file go.
+    if (!this.#deleting.has(id)) this.#writers.retire(id)
   }
 
   async #flushIfWriting(id: string): Promise<void> {
@@ -710,7 +693,7 @@ export class JsonlStore implements SessionPersistence {
     if (this.readOnly || this.#closed || this.#catalogTimer) return
     this.#catalogTimer = setTimeout(() => {
       this.#catalogTimer = null
-      this.#persistCatalog().catch((error: unknown) => this.#failures.push(error))
+      this.#persistCatalog().catch((error: unknown) => this.#writers.fail(error))
     }, this.#catalogDelayMs)
     this.#catalogTimer.unref()
   }
@@ -846,10 +829,6 @@ export class JsonlStore implements SessionPersistence {
   #warn(warning: StoreWarning): void {
     this.#warnings.push(warning)
     this.#onWarning?.(warning)
-  }
-
-  #throwFailures(): void {
-    if (this.#failures.length > 0) throw this.#failures.shift()
   }
 
   #assertOpen(): void {

@@ -14,6 +14,7 @@ import {
   type SessionEvent,
   type SessionPersistence,
   SessionStore,
+  SessionWriters,
   type StoredModelRef,
   type StoredSession,
   type StoreWarningLike,
@@ -81,7 +82,8 @@ export class PostgresStore implements SessionPersistence {
   readonly #index = new Map<string, StoredSession>()
   /** Entries in listing order; null when an entry was added, removed or moved since. */
   #order: StoredSession[] | null = null
-  readonly #writers = new Map<string, PgSessionWriter>()
+  /** The live sessions' writers, and failures no caller has seen yet (a retired writer's). */
+  readonly #writers = new SessionWriters<PgSessionWriter>()
   readonly #markers = new Map<string, Markers>()
   readonly #loading = new Map<string, Promise<Session>>()
   readonly #deleting = new Set<string>()
@@ -94,7 +96,6 @@ export class PostgresStore implements SessionPersistence {
   /** Index rows to read again (after a notification), with the change to announce. */
   readonly #refresh = new Map<string, RemoteChange['kind'] | null>()
   #refreshScheduled = false
-  readonly #failures: unknown[] = []
   readonly #warnings: StoreWarningLike[] = []
   readonly #onWarning: ((warning: StoreWarningLike) => void) | undefined
   readonly #unsubscribe: (() => void)[] = []
@@ -205,15 +206,8 @@ export class PostgresStore implements SessionPersistence {
   }
 
   async flush(id?: string): Promise<void> {
-    if (id !== undefined) {
-      assertValidSessionId(id)
-      await this.#writers.get(id)?.flush()
-      return
-    }
-    const results = await Promise.allSettled([...this.#writers.values()].map((writer) => writer.flush()))
-    const failed = results.find((result) => result.status === 'rejected')
-    if (failed) throw failed.reason
-    if (this.#failures.length > 0) throw this.#failures.shift()
+    if (id !== undefined) assertValidSessionId(id)
+    await this.#writers.flush(id)
   }
 
   async list(): Promise<StoredSession[]> {
@@ -549,15 +543,8 @@ export class PostgresStore implements SessionPersistence {
 
   #onDisposed(id: string): void {
     this.#markers.delete(id)
-    const writer = this.#writers.get(id)
-    if (!writer || this.#deleting.has(id)) return
-    void writer
-      .close()
-      .then(() => {
-        if (writer.errorUnreported) this.#failures.push(writer.error)
-        if (this.#writers.get(id) === writer) this.#writers.delete(id)
-      })
-      .catch((error: unknown) => this.#failures.push(error))
+    // A delete closes its writer itself; otherwise it drains what is queued and goes.
+    if (!this.#deleting.has(id)) this.#writers.retire(id)
   }
 
   async #flushIfWriting(id: string): Promise<void> {
@@ -860,10 +847,7 @@ export class PostgresStore implements SessionPersistence {
     if (this.#heartbeat) clearInterval(this.#heartbeat)
     this.#heartbeat = null
     for (const id of [...this.store.sessions()].map((session) => session.id)) this.store.dispose(id)
-    for (const writer of this.#writers.values()) {
-      await writer.close()
-      if (writer.error && !errors.includes(writer.error)) errors.push(writer.error)
-    }
+    await this.#writers.closeAll(errors)
     if (this.#claims.size > 0) {
       await this.#pool
         .query('DELETE FROM leases WHERE holder = $1', [this.holder])
@@ -873,7 +857,7 @@ export class PostgresStore implements SessionPersistence {
     for (const unsubscribe of this.#unsubscribe) unsubscribe()
     await this.#listener.close()
     await this.#pool.end().catch(() => undefined)
-    errors.push(...this.#failures.splice(0))
+    errors.push(...this.#writers.takeFailures())
     if (errors.length > 0) throw errors[0]
   }
 
