@@ -27,6 +27,7 @@ export {
   type SessionId,
   sessionIdPattern,
 } from './ids.js'
+export { markersBefore, markersOf, noteMarker, type SessionMarkers } from './markers.js'
 export type {
   RemoteChange,
   SessionPersistence,

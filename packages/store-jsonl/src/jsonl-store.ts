@@ -5,8 +5,12 @@ import path from 'node:path'
 import {
   assertValidSessionId,
   closingEventsForOpenTurn,
+  markersBefore,
+  markersOf,
+  noteMarker,
   type Session,
   type SessionEvent,
+  type SessionMarkers,
   type SessionPersistence,
   SessionStore,
   SessionWriters,
@@ -23,7 +27,6 @@ import {
   oversizedLineBytes,
   type SessionHeaderLine,
 } from './log-format.js'
-import type { ModelRef } from './log-scan.js'
 import { materializeFork } from './materialize.js'
 import {
   corruptLog,
@@ -62,12 +65,6 @@ export interface JsonlStoreOptions {
   maxLineBytes?: number
 }
 
-/** Title and model events of a live session, by seq: a fork reads its inherited values here. */
-interface Markers {
-  titles: { seq: number; title: string }[]
-  models: { seq: number; model: ModelRef }[]
-}
-
 const interruptedMessage = 'The process stopped while this turn was running (crash repair).'
 
 export class JsonlStore implements SessionPersistence {
@@ -84,7 +81,7 @@ export class JsonlStore implements SessionPersistence {
   readonly #catalogDelayMs: number
   /** The live sessions' writers, and failures no caller has seen yet (a retired writer, a background catalog write). */
   readonly #writers = new SessionWriters<SessionWriter>()
-  readonly #markers = new Map<string, Markers>()
+  readonly #markers = new Map<string, SessionMarkers>()
   readonly #loading = new Map<string, Promise<Session>>()
   readonly #deleting = new Set<string>()
   readonly #unsubscribe: (() => void)[] = []
@@ -388,15 +385,10 @@ export class JsonlStore implements SessionPersistence {
       ...(parentId !== undefined ? { before: () => this.#flushIfWriting(parentId) } : {}),
     })
     writer.enqueueLine(`${JSON.stringify(header)}\n`)
-    let markers: Markers
+    let markers: SessionMarkers
     let inherited: Pick<CatalogRecord, 'inheritedTitle' | 'inheritedModel'>
     if (parentId !== undefined) {
-      const parentMarkers = this.#markers.get(parentId) ?? { titles: [], models: [] }
-      const count = session.inheritedEventCount
-      markers = {
-        titles: parentMarkers.titles.filter((marker) => marker.seq < count),
-        models: parentMarkers.models.filter((marker) => marker.seq < count),
-      }
+      markers = markersBefore(this.#markers.get(parentId), session.inheritedEventCount)
       inherited = {
         inheritedTitle: markers.titles.at(-1)?.title ?? null,
         inheritedModel: markers.models.at(-1)?.model ?? null,
@@ -458,16 +450,9 @@ export class JsonlStore implements SessionPersistence {
     // Updated in place: this runs on every append, and the catalog is written later.
     record.eventCount = event.seq + 1
     record.updatedAt = event.time
-    const markers = this.#markers.get(session.id)
-    if (event.type === 'session/title') {
-      const title = (event.data as { title: string }).title
-      markers?.titles.push({ seq: event.seq, title })
-      record.title = title
-    } else if (event.type === 'model/selection') {
-      const model = event.data as ModelRef
-      markers?.models.push({ seq: event.seq, model })
-      record.model = model
-    }
+    const marker = noteMarker(this.#markers.get(session.id), event)
+    if (marker && 'title' in marker) record.title = marker.title
+    else if (marker) record.model = marker.model
     this.#known.touch(session.id)
     this.#scheduleCatalog()
   }
@@ -665,7 +650,7 @@ export class JsonlStore implements SessionPersistence {
   #recordOf(
     session: Session,
     header: SessionHeaderLine,
-    markers: Markers,
+    markers: SessionMarkers,
     outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel'> & { logBytes?: number },
   ): CatalogRecord {
     const last = session.events.at(-1)
@@ -915,22 +900,4 @@ function inheritsByRef(header: SessionHeaderLine): boolean {
 
 function wrongHeaderId(file: string, header: SessionHeaderLine): TangentError {
   return corruptLog(file, 1, `the header names session ${header.id}`)
-}
-
-/**
- * The titles and models among the session's first `count` events, from its event index (titles
- * and models are indexed types): the index a loaded session builds once also serves its summary's
- * title and model, so a load scans its events for them once, not twice.
- */
-function markersOf(session: Session, count = session.events.length): Markers {
-  const markers: Markers = { titles: [], models: [] }
-  for (const seq of session.seqsOfType('session/title')) {
-    if (seq >= count) break
-    markers.titles.push({ seq, title: (session.events[seq]!.data as { title: string }).title })
-  }
-  for (const seq of session.seqsOfType('model/selection')) {
-    if (seq >= count) break
-    markers.models.push({ seq, model: session.events[seq]!.data as ModelRef })
-  }
-  return markers
 }

@@ -8,14 +8,17 @@ import os from 'node:os'
 import {
   assertValidSessionId,
   closingEventsForOpenTurn,
+  markersBefore,
+  markersOf,
+  noteMarker,
   type RemoteChange,
   redactUrl,
   type Session,
   type SessionEvent,
+  type SessionMarkers,
   type SessionPersistence,
   SessionStore,
   SessionWriters,
-  type StoredModelRef,
   type StoredSession,
   type StoreWarningLike,
   TangentError,
@@ -41,7 +44,7 @@ import {
   sessionColumns,
 } from './rows.js'
 import { migrate } from './schema.js'
-import { createOptionsOf, type Markers, markersBefore, markersOf, storedHeaderOf } from './session-header.js'
+import { createOptionsOf, storedHeaderOf } from './session-header.js'
 import { PgSessionWriter, type WriterContext } from './session-writer.js'
 
 export interface PostgresStoreOptions {
@@ -84,7 +87,7 @@ export class PostgresStore implements SessionPersistence {
   #order: StoredSession[] | null = null
   /** The live sessions' writers, and failures no caller has seen yet (a retired writer's). */
   readonly #writers = new SessionWriters<PgSessionWriter>()
-  readonly #markers = new Map<string, Markers>()
+  readonly #markers = new Map<string, SessionMarkers>()
   readonly #loading = new Map<string, Promise<Session>>()
   readonly #deleting = new Set<string>()
   readonly #claims = new Map<string, Claim>()
@@ -457,9 +460,7 @@ export class PostgresStore implements SessionPersistence {
     const parentId = via === 'fork' ? session.header.parentSession : undefined
     const inherited = session.inheritedEventCount
     const markers =
-      parentId !== undefined
-        ? markersBefore(this.#markers.get(parentId), inherited)
-        : markersOf(session.events)
+      parentId !== undefined ? markersBefore(this.#markers.get(parentId), inherited) : markersOf(session)
     const header = storedHeaderOf(session)
     const title = markers.titles.at(-1)?.title ?? session.header.title ?? null
     const model = markers.models.at(-1)?.model ?? null
@@ -529,16 +530,9 @@ export class PostgresStore implements SessionPersistence {
     if (!entry) return
     entry.eventCount = event.seq + 1
     entry.updatedAt = event.time
-    const markers = this.#markers.get(session.id)
-    if (event.type === 'session/title') {
-      const title = (event.data as { title: string }).title
-      markers?.titles.push({ seq: event.seq, title })
-      entry.title = title
-    } else if (event.type === 'model/selection') {
-      const model = event.data as StoredModelRef
-      markers?.models.push({ seq: event.seq, model })
-      entry.model = model
-    }
+    const marker = noteMarker(this.#markers.get(session.id), event)
+    if (marker && 'title' in marker) entry.title = marker.title
+    else if (marker) entry.model = marker.model
   }
 
   #onDisposed(id: string): void {
@@ -595,7 +589,7 @@ export class PostgresStore implements SessionPersistence {
     }
     if (!this.readOnly)
       this.#writers.set(id, new PgSessionWriter(id, this.#writerContext(), null, events.length))
-    this.#markers.set(id, markersOf(events))
+    this.#markers.set(id, markersOf(session))
     this.#setEntry(entryOfRow(row))
     if (!this.readOnly && session.isTurnOpen) await this.#repairIfAbandoned(session)
     // Rows another Host committed after the snapshot above announced themselves before the
