@@ -2,22 +2,14 @@
 // events, lineage, fork points (forks written by reference) and archive flags; a second run skips
 // what is there. JSONL → JSONL always; JSONL → PostgreSQL → JSONL against a throwaway server.
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '@tangent/store-postgres/test-support'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateSessions } from './migrate.js'
 import { Runtime } from './runtime.js'
+import { tempDirs } from './temp-dirs.test-helper.js'
 
-const temps: string[] = []
-afterEach(() => {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
-const temp = () => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-migrate-')))
-  temps.push(dir)
-  return dir
-}
+const temp = tempDirs('tangent-migrate-')
 
 /** A root with two turns, a fork at its first turn with one more, a fork of the fork, one archived. */
 async function makeSessions(home: string, start: string, store?: string) {

@@ -7,18 +7,11 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Runtime } from './runtime.js'
+import { tempDirs } from './temp-dirs.test-helper.js'
 
-const temps: string[] = []
-afterEach(() => {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
-const temp = () => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-recovery-')))
-  temps.push(dir)
-  return dir
-}
+const temp = tempDirs('tangent-recovery-')
 
 describe('a restore recorded before a crash', () => {
   it('is finished at the next start (files kept as restored, journal removed), and says so', async () => {

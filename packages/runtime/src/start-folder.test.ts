@@ -1,21 +1,13 @@
 // A runtime's start folder that no longer exists (docs/architecture.md §9): a read-only runtime
 // opens (its reads never use it), one that writes refuses with `not-a-directory` naming it.
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Runtime } from './runtime.js'
+import { tempDirs } from './temp-dirs.test-helper.js'
 
-const temps: string[] = []
-afterEach(() => {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
-const temp = () => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-start-folder-')))
-  temps.push(dir)
-  return dir
-}
+const temp = tempDirs('tangent-start-folder-')
 
 describe('a start folder that is gone', () => {
   it('opens a read-only runtime, which lists and reads the sessions', async () => {
