@@ -7,6 +7,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { runCli } from '../../packages/cli/dist/index.js'
+import { captureContext } from '../../packages/cli/src/capture.test-helper.js'
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const cliMain = path.join(repoRoot, 'packages', 'cli', 'dist', 'main.js')
@@ -89,27 +90,14 @@ export async function tangentInProcess(
   args: readonly string[],
   options: { input?: string } = {},
 ): Promise<CliResult> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(args, {
+  const capture = captureContext({
     env: sandbox.env,
     cwd: sandbox.cwd,
     home: sandbox.home,
-    stdout: {
-      write: (chunk: string) => {
-        stdout += chunk
-        return true
-      },
-    },
-    stderr: {
-      write: (chunk: string) => {
-        stderr += chunk
-        return true
-      },
-    },
     stdin: options.input === undefined ? process.stdin : Readable.from([options.input]),
   })
-  return { code, stdout, stderr }
+  const code = await runCli(args, capture.context)
+  return { code, stdout: capture.stdout(), stderr: capture.stderr() }
 }
 
 /** Runs a command that must succeed with `--json` (in-process) and returns its parsed output. */

@@ -7,51 +7,32 @@ import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import { Command } from 'commander'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { CliContext } from './context.js'
+import { captureContext } from './capture.test-helper.js'
 import { commandModules, commandsFor, directRouteFor, optionKey, runCli } from './program.js'
 
-function captureContext(home = '/nonexistent-home'): {
-  context: CliContext
-  stdout: () => string
-  stderr: () => string
-} {
-  let out = ''
-  let err = ''
-  const context: CliContext = {
+function captured(home = '/nonexistent-home') {
+  return captureContext({
     env: { NO_COLOR: '1' },
     cwd: home === '/nonexistent-home' ? '/nonexistent-cwd' : home,
     home,
-    stdout: {
-      write: (chunk: string) => {
-        out += chunk
-        return true
-      },
-    },
-    stderr: {
-      write: (chunk: string) => {
-        err += chunk
-        return true
-      },
-    },
     stdin: new PassThrough(),
-  }
-  return { context, stdout: () => out, stderr: () => err }
+  })
 }
 
 async function run(
   argv: readonly string[],
   home?: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const capture = captureContext(home)
-  const code = await runCli(argv, capture.context)
-  return { code, stdout: capture.stdout(), stderr: capture.stderr() }
+  const output = captured(home)
+  const code = await runCli(argv, output.context)
+  return { code, stdout: output.stdout(), stderr: output.stderr() }
 }
 
 describe('lazy command table', () => {
   it('names exactly the commands and aliases each module registers', async () => {
     for (const entry of commandModules) {
       const program = new Command('tangent')
-      ;(await entry.load())(program, captureContext().context)
+      ;(await entry.load())(program, captured().context)
       const registered = program.commands.flatMap((command) => [command.name(), ...command.aliases()])
       expect(registered.sort()).toEqual([...entry.names].sort())
     }
@@ -121,7 +102,7 @@ describe('direct routes', () => {
   it('declare what the command registers: its required arguments, boolean flags without defaults', async () => {
     for (const entry of routed) {
       const program = new Command('tangent')
-      ;(await entry.load())(program, captureContext().context)
+      ;(await entry.load())(program, captured().context)
       const command = program.commands[0]!
       const direct = entry.direct!
       // Every argument required (a missing one is commander's usage error), none variadic.
