@@ -212,7 +212,10 @@ describe('prove: bad input to the CLI', { timeout: 120_000 }, () => {
       const listed = inRemovedFolder(['sessions', '--all', '--json'])
       expect(listed.status, listed.stderr).toBe(0)
       expect(JSON.parse(listed.stdout).map((session: { id: string }) => session.id)).toContain(sessionId)
-      for (const command of [['run', 'hello'], ['demo']]) {
+      // Work that does not start in the folder runs as from anywhere: the demo makes its own.
+      const demo = inRemovedFolder(['demo'])
+      expect(demo.status, demo.stderr).toBe(0)
+      for (const command of [['run', 'hello'], ['chat']]) {
         const ran = inRemovedFolder(command)
         expect(ran.status).toBe(1)
         expect(ran.stdout).toBe('')

@@ -346,7 +346,10 @@ export class Runtime {
         workspaces,
         report,
       })
-      if (options.openStartFolder && !options.readOnly) await workspaces.open(startFolder)
+      if (options.openStartFolder && !options.readOnly) {
+        assertStartFolder(startFolder)
+        await workspaces.open(startFolder)
+      }
       if (!options.readOnly) {
         // Restores a crash interrupted are rolled back before anything else touches their directories.
         for (const recovered of await (await runtime.fileState()).recoverInterrupted())
@@ -597,10 +600,13 @@ export class Runtime {
   async createSession(params: SessionCreateParams = {}): Promise<SessionSummary> {
     this.#assertWritable('create a session')
     const workspace = params.workspaceId !== undefined ? this.#workspaces.get(params.workspaceId) : undefined
-    const cwd =
-      params.cwd !== undefined
-        ? await realFolder(params.cwd, this.#folderBase())
-        : (workspace?.path ?? this.startFolder)
+    let cwd: string
+    if (params.cwd !== undefined) cwd = await realFolder(params.cwd, this.#folderBase())
+    else if (workspace) cwd = workspace.path
+    else {
+      assertStartFolder(this.startFolder)
+      cwd = this.startFolder
+    }
     this.#assertOutsideData(cwd)
     const model = this.#validateModel(params.model ?? this.defaultModel)
     const workspaceId = workspace?.id ?? this.#workspaces.workspaceOf(cwd, undefined) ?? undefined
@@ -1517,12 +1523,13 @@ function realHomeOf(home: string): string {
 
 /**
  * The start folder as a real path. One that no longer exists (removed under the shell, as a
- * worktree fork's folder may be) fails a runtime that writes with `not-a-directory`; a read-only one
- * keeps the name as given, since its reads never use it (the sessions are in the data directory).
+ * worktree fork's folder may be) or is a file keeps the name as given: nothing but a session
+ * started there needs it, and that is refused (`assertStartFolder`), while reads, forks, renames
+ * and the rest work as from anywhere.
  */
 function startFolderOf(options: RuntimeOptions): string {
-  // The CLI names its folder (the shell's PWD when process.cwd() fails: bin.ts); another caller
-  // without one whose folder was removed gets the error below.
+  // The CLI names its folder (the shell's PWD or /proc when process.cwd() fails: bin.ts); another
+  // caller without one whose folder was removed gets the error below.
   let named = options.startFolder
   if (named === undefined) {
     try {
@@ -1533,15 +1540,29 @@ function startFolderOf(options: RuntimeOptions): string {
     }
   }
   try {
-    const real = realpathSync(named)
-    // A runtime that writes starts sessions there: a file is refused as a removed folder is.
-    if (options.readOnly || statSync(real).isDirectory()) return real
+    return realpathSync(named)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
-    if (options.readOnly && path.isAbsolute(named)) return path.normalize(named)
+    if (path.isAbsolute(named)) return path.normalize(named)
   }
-  throw new TangentError(
+  throw startFolderGone(named)
+}
+
+/** Refuses to start work in the start folder when it is gone or is not a folder. */
+function assertStartFolder(folder: string): void {
+  let isFolder = false
+  try {
+    isFolder = statSync(folder).isDirectory()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
+  }
+  if (!isFolder) throw startFolderGone(folder)
+}
+
+function startFolderGone(named: string): TangentError {
+  return new TangentError(
     'not-a-directory',
     `The folder this runs in, ${named === '' ? 'the current folder' : named}, no longer exists or is not a folder (was it removed?): run it from an existing folder.`,
     { cwd: named },
