@@ -3,6 +3,7 @@
 // store catches up by itself (no restart, no reload) and the logs equal the sessions in memory;
 // and a catalog write that failed at shutdown is not trusted by the next open.
 // Needs root to mount the tmpfs (as in CI containers); skipped, saying so, otherwise.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -142,5 +143,35 @@ describe.skipIf(!mounted)('prove: the store on a full disk (a 1 MiB tmpfs; needs
     expect(await third.get('c19')).toMatchObject({ title: 't19', eventCount: 1 })
     expect((await third.load('c')).events).toHaveLength(after)
     await third.close()
+  })
+
+  it('a writer cannot open on a full disk or a read-only file system: disk-full / store-write-failed, nothing left behind; a reader still reads', async () => {
+    fs.rmSync(filler, { force: true })
+    const leftovers = () => fs.readdirSync(home).filter((name) => name.startsWith('.lock'))
+    fillDisk(filler)
+    try {
+      const full = await JsonlStore.open({ dir: home }).catch((error: unknown) => error)
+      expect(full).toMatchObject({ code: 'disk-full', data: { path: home } })
+      expect((full as Error).message).toContain('still work')
+      expect(leftovers()).toEqual([]) // neither the lock nor its temporary file
+      const reader = await JsonlStore.open({ dir: home, readOnly: true })
+      expect((await reader.load('c')).events.length).toBeGreaterThan(0)
+      await reader.close()
+    } finally {
+      fs.rmSync(filler)
+    }
+    execFileSync('mount', ['-o', 'remount,ro', mountPoint])
+    try {
+      const readOnly = await JsonlStore.open({ dir: home }).catch((error: unknown) => error)
+      expect(readOnly).toMatchObject({ code: 'store-write-failed', data: { file: home } })
+      expect((readOnly as Error).message).toContain('read-only file system')
+      const reader = await JsonlStore.open({ dir: home, readOnly: true })
+      expect((await reader.list()).length).toBeGreaterThan(0)
+      await reader.close()
+    } finally {
+      execFileSync('mount', ['-o', 'remount,rw', mountPoint])
+    }
+    expect(leftovers()).toEqual([])
+    await (await JsonlStore.open({ dir: home })).close() // writable again
   })
 })

@@ -42,6 +42,7 @@ import {
   sessionNotFound,
   storeClosed,
   storeReadOnly,
+  unwritableDataDir,
 } from './store-errors.js'
 import { archivedMarkerFile, type StorePaths, sessionLogFile, storePaths, tornFile } from './store-paths.js'
 import { cutTornTail } from './torn-tail.js'
@@ -134,8 +135,14 @@ export class JsonlStore implements SessionPersistence {
       for (const warning of permissions) store.#warn(warning)
       return store
     }
-    const permissions = makePrivateDirs(paths)
-    const lock = await acquireWriterLock(paths.lockFile)
+    let permissions: StoreWarning[]
+    let lock: WriterLock
+    try {
+      permissions = makePrivateDirs(paths)
+      lock = await acquireWriterLock(paths.lockFile)
+    } catch (error) {
+      throw unwritableDataDir(paths.dir, error)
+    }
     try {
       // The catalog is trusted as it is only after a clean close (catalog.clean); otherwise —
       // a crash, or a catalog write that failed (a full disk) — each log's size is checked.

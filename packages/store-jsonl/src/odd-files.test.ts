@@ -301,3 +301,13 @@ describe('odd files in sessions/', () => {
     expect((await again.load('B')).events.length).toBeGreaterThan(0)
   })
 })
+
+describe('a data directory that cannot be one', () => {
+  it('is refused with home-not-directory when a file is in its place (a writer; nothing is written)', async () => {
+    const file = path.join(tempDataDir(), 'a-file')
+    fs.writeFileSync(file, 'x')
+    const error = await JsonlStore.open({ dir: file }).catch((failure: unknown) => failure)
+    expect(error).toMatchObject({ code: 'home-not-directory', data: { home: file } })
+    expect(fs.readFileSync(file, 'utf8')).toBe('x')
+  })
+})

@@ -25,6 +25,41 @@ export function storeReadOnly(what: string): TangentError {
 }
 
 /**
+ * What a writer's open met when the data directory could not be written (its lock, its folders):
+ * a full disk is `disk-full`; a read-only file system or a permission refused is
+ * `store-write-failed`; a file where the directory should be is `home-not-directory`. Both say that a read-only command still works. Other errors pass as they are.
+ */
+export function unwritableDataDir(dir: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new TangentError(
+      'disk-full',
+      `The disk holding the data directory ${dir} is full (or over its quota): nothing could be written there, not even the writer's lock. Free some space and run the command again; commands that only read (tangent sessions, tangent show) still work.`,
+      { path: dir },
+      { cause: error },
+    )
+  }
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
+    const why = code === 'EROFS' ? 'is on a read-only file system' : 'cannot be written by this user'
+    return new TangentError(
+      'store-write-failed',
+      `The data directory ${dir} ${why} (${code}): Tangent cannot take its writer lock there. Point TANGENT_HOME at a writable directory; commands that only read (tangent sessions, tangent show) still work.`,
+      { file: dir },
+      { cause: error },
+    )
+  }
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
+    return new TangentError(
+      'home-not-directory',
+      `The data directory ${dir} is not a directory (a file is in the way): point TANGENT_HOME (or migrate's --to) at a directory.`,
+      { home: dir },
+      { cause: error },
+    )
+  }
+  return error
+}
+
+/**
  * Something the store skipped, left alone or repaired at open that a person should know
  * about. Each names the file and says what was done. `JsonlStore.warnings()` lists them;
  * `onWarning` hears each as it is found.

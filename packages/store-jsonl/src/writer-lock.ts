@@ -97,7 +97,15 @@ function isAlive(holder: LockHolder): boolean {
 // round trip through the thread pool per step is most of an open's latency on a busy machine.
 function createExclusive(file: string, holder: LockHolder): boolean {
   const temp = tempFileFor(file)
-  writePrivateFile(temp, JSON.stringify(holder))
+  try {
+    writePrivateFile(temp, JSON.stringify(holder))
+  } catch (error) {
+    // A full disk can let the file be made and not written: it goes, whatever stopped it.
+    try {
+      unlinkSync(temp)
+    } catch {}
+    throw error
+  }
   try {
     linkSync(temp, file)
     return true
