@@ -91,6 +91,28 @@ describe('disk full', () => {
     expect(fs.existsSync(path.join(dir, 'sessions', 's.jsonl.torn'))).toBe(false)
   })
 
+  it('closed while the disk is still full: the log is cut back to what was durable, with no fragment to set aside', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const session = db.store.create('s', { meta: { cwd: '/' } })
+    appendTurn(session, 'before')
+    await db.flush('s')
+    const durable = fs.readFileSync(logFile(dir, 's'))
+    injectWriteFault((_file, bytes) => Math.floor(bytes / 2)) // half of each write lands, then ENOSPC
+    appendTurn(session, 'lost with the process')
+    await expect(db.flush('s')).rejects.toMatchObject({ code: 'store-write-failed' })
+    expect(fs.statSync(logFile(dir, 's')).size).toBeGreaterThan(durable.length) // a fragment is there now
+    const closing = await db.close().catch((error: unknown) => error)
+    open.splice(open.indexOf(db), 1)
+    expect(closing).toMatchObject({ code: 'store-write-failed' })
+    expect((closing as Error).message).toContain('a command that ends before then loses them')
+    injectWriteFault(null)
+    expect(fs.readFileSync(logFile(dir, 's'))).toEqual(durable)
+    const reopened = await openStore(dir)
+    expect((await reopened.load('s')).events).toHaveLength(logLines(dir, 's').length - 1)
+    expect(fs.readdirSync(path.join(dir, 'sessions')).filter((name) => name.includes('torn'))).toEqual([])
+  })
+
   it('a batch whose bytes went in but whose write failed is written again from the last durable byte, not twice', async () => {
     const dir = tempDataDir()
     const db = await openStore(dir)

@@ -8,7 +8,7 @@
 // last durable byte, and writes the batch again. So once space returns, the log catches
 // up with the session in memory by itself; until then every flush rejects.
 
-import type { FileHandle } from 'node:fs/promises'
+import { type FileHandle, truncate } from 'node:fs/promises'
 import path from 'node:path'
 import { GroupCommit, type SessionEvent, TangentError } from '@tangent/core'
 import { fsyncDirectory, openFlags, openRegularFile, writeAll } from './durable-fs.js'
@@ -144,6 +144,11 @@ export class SessionWriter {
   async close(): Promise<void> {
     await this.#commits.close()
     await this.#closeHandle()
+    // Closed with a failure (a full disk): a failed attempt may have left part of a line past the
+    // last durable byte. It is cut here, best effort (a cut frees space), so the next open finds
+    // the log as it was durable, with no torn tail to set aside; what was not written is reported
+    // by the error, not left as a fragment.
+    if (this.#unclean && this.#exists) await truncate(this.file, this.#size).catch(() => undefined)
   }
 
   #push(item: SessionEvent | string | { event: SessionEvent; line: string }): void {
@@ -184,7 +189,7 @@ export class SessionWriter {
     return {
       error: new TangentError(
         'store-write-failed',
-        `Writing session log ${this.file} failed: ${(error as Error).message}. The appends since the last successful flush are kept in memory, not yet durable; the store writes them again by itself (and on the next flush) once the cause is fixed (disk full? permissions?).`,
+        `Writing session log ${this.file} failed: ${(error as Error).message}. The appends since the last successful flush are kept in memory, not yet durable: a running Host writes them again by itself (and on the next flush) once the cause is fixed (disk full? permissions?); a command that ends before then loses them, and the log keeps what was durable.`,
         { file: this.file },
         { cause: error },
       ),

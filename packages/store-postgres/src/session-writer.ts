@@ -128,7 +128,7 @@ export class PgSessionWriter {
     return {
       error: new TangentError(
         'store-write-failed',
-        `Writing session ${this.id} to PostgreSQL failed: ${(error as Error).message}. The appends since the last successful flush are kept in memory, not yet durable; the store writes them again by itself (and on the next flush) once the database answers.`,
+        `Writing session ${this.id} to PostgreSQL failed: ${(error as Error).message}. The appends since the last successful flush are kept in memory, not yet durable: a running Host writes them again by itself (and on the next flush) once the database answers; a command that ends before then loses them.`,
         { sessionId: this.id },
         { cause: error },
       ),
