@@ -51,6 +51,8 @@ export interface AgentOptions {
   bashTimeoutMs?: number
   /** The OS sandbox of the default bash tool (docs/architecture.md §12.2); none: bash runs unconfined. */
   bashSandbox?: Omit<BashSandboxSetting, 'tempKey'>
+  /** Folders no tool may write, even inside the session's folder: Tangent's data directory (real paths). */
+  protectedPaths?: readonly string[]
   /** Retries of a failed model call (AI SDK default 2; tests use 0). */
   maxRetries?: number
   /** System prompt (default: a short one naming the working directory); the recorded instructions follow it. */
@@ -407,7 +409,13 @@ export class Agent {
       return { output: `Invalid input for ${call.toolName}: ${parsed.error.message}`, isError: true }
     }
     try {
-      const result = await agentTool.run(parsed.data, { cwd, signal, callId: call.toolCallId })
+      const protectedPaths = this.#options.protectedPaths
+      const result = await agentTool.run(parsed.data, {
+        cwd,
+        signal,
+        callId: call.toolCallId,
+        ...(protectedPaths ? { protectedPaths } : {}),
+      })
       const stopped = signal.aborted ? `\n[${abortedMessage}]` : ''
       return { output: `${result.output}${stopped}`, isError: (result.isError ?? false) || signal.aborted }
     } catch (error) {

@@ -53,6 +53,20 @@ export async function resolveWorkingDirectory(cwd: string): Promise<string> {
   )
 }
 
+/**
+ * Throws `invalid-path` when `target` is in one of `protectedPaths` (Tangent's data directory,
+ * which a session's folder may hold): a tool never writes the logs it is recorded in.
+ */
+export function assertWritable(target: ConfinedPath, protectedPaths: readonly string[] | undefined): void {
+  const inside = protectedPaths?.find((folder) => isInside(folder, target.absolute))
+  if (inside === undefined) return
+  throw new TangentError(
+    'invalid-path',
+    `${target.relative} is inside Tangent's data directory (${inside}), which holds the session logs: the agent may not write there.`,
+    { path: target.relative },
+  )
+}
+
 /** True when `candidate` is `root` or lies beneath it (lexically). */
 export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate)

@@ -297,6 +297,8 @@ export class Runtime {
           userInstructionsPath: userInstructionsPath(env),
           snapshot: async (live) => (await this.fileState()).snapshot(live.header.cwd),
           permissions,
+          // A session's folder may hold the data directory: no tool writes the logs (§12.2).
+          protectedPaths: [this.#realHome],
         }))
     this.#agents = new AgentPool(
       (session) => {

@@ -59,6 +59,21 @@ describe.runIf(probe.available)('a sandboxed command', () => {
     expect(result.output).toMatch(/done\n/)
   })
 
+  it("cannot write Tangent's data directory when the project holds it, and still writes beside it", async () => {
+    const data = path.join(cwd, 'data')
+    fs.mkdirSync(path.join(data, 'sessions'), { recursive: true })
+    fs.writeFileSync(path.join(data, 'sessions', 's.jsonl'), 'log\n')
+    context = { ...context, protectedPaths: [data] }
+    const result = await bash(
+      'echo garbage >> data/sessions/s.jsonl; echo new > data/x.txt; echo ok > mine.txt; echo done',
+    )
+    expect(fs.readFileSync(path.join(data, 'sessions', 's.jsonl'), 'utf8')).toBe('log\n')
+    expect(fs.existsSync(path.join(data, 'x.txt'))).toBe(false)
+    expect(fs.readFileSync(path.join(cwd, 'mine.txt'), 'utf8')).toBe('ok\n')
+    expect(result.output).toMatch(/Read-only file system/)
+    expect(result.output).toMatch(/done\n/)
+  })
+
   it('cannot write to the home directory or the shared temp directory either', async () => {
     const marker = `tangent-escape-${path.basename(base)}`
     const result = await bash(`touch ${os.tmpdir()}/${marker} ~/${marker}; echo rc=$?`)

@@ -28,6 +28,8 @@ export interface SandboxWrapOptions {
   tempKey: string
   /** Default false. */
   network?: SandboxNetwork
+  /** Folders the command may not write even inside `cwd` (Tangent's data directory). */
+  protectedPaths?: readonly string[]
   signal?: AbortSignal
 }
 
@@ -109,6 +111,8 @@ export class BashSandbox implements CommandSandbox {
         ...git.denyWrite,
         // The project's Tangent config decides what the agent may do (docs/architecture.md §12.1).
         ...(existsSync(path.join(cwd, '.tangent')) ? [path.join(cwd, '.tangent')] : []),
+        // Tangent's data directory, when the project holds it: the logs a command is recorded in.
+        ...(options.protectedPaths ?? []).filter((folder) => existsSync(folder)),
         ...getDefaultWritePaths().filter((p) => !p.startsWith('/dev/') && existsSync(p)),
       ],
     }

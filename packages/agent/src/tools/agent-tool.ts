@@ -9,6 +9,11 @@ export interface ToolContext {
   readonly signal: AbortSignal
   /** The id of the tool call being answered (the `tool/result.callId`). */
   readonly callId?: string
+  /**
+   * Folders no tool may write, even inside `cwd`: Tangent's data directory, when it lies in the
+   * project (docs/architecture.md §12.2). Real paths.
+   */
+  readonly protectedPaths?: readonly string[]
 }
 
 export interface ToolOutcome {

@@ -45,7 +45,7 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
   return defineTool<BashInput>({
     description: `Run a bash command in the working directory (stdout and stderr combined, timeout ${Math.round(defaultTimeoutMs / 1000)} s, output capped). Non-zero exit codes are reported as errors.`,
     inputSchema: BashInput,
-    async run(input, { cwd, signal }) {
+    async run(input, { cwd, signal, protectedPaths }) {
       signal.throwIfAborted()
       const directory = await resolveWorkingDirectory(cwd)
       const timeoutMs = input.timeoutMs ?? defaultTimeoutMs
@@ -60,6 +60,7 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
               tempKey: setting.tempKey,
               network: setting.network ?? false,
               signal,
+              ...(protectedPaths ? { protectedPaths } : {}),
             })
           } catch (error) {
             // Aborted while the sandbox was being prepared: the command never started.

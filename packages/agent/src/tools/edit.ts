@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises'
 import { TangentError } from '@tangent/core'
 import { z } from 'zod'
-import { confinePath } from '../confine-path.js'
+import { assertWritable, confinePath } from '../confine-path.js'
 import { defineTool } from './agent-tool.js'
 import { replacedLinkNote, writeFileInPlace } from './write-file.js'
 
@@ -18,8 +18,9 @@ export const editTool = defineTool<EditInput>({
   description:
     'Replace an exact piece of text in a file. oldText must occur exactly once unless replaceAll is true.',
   inputSchema: EditInput,
-  async run(input, { cwd }) {
+  async run(input, { cwd, protectedPaths }) {
     const target = await confinePath(cwd, input.path)
+    assertWritable(target, protectedPaths)
     if (input.oldText === '') {
       throw new TangentError('tool-failed', 'oldText is empty: give the exact text to replace.')
     }

@@ -35,6 +35,33 @@ describe('write and read', () => {
     expect((await run(readTool, { path: 'dir/f.txt', offset: 2, limit: 1 })).output).toBe('two')
   })
 
+  it("refuses to write or edit inside Tangent's data directory when the folder holds it; reads it", async () => {
+    const data = path.join(cwd, 'data')
+    fs.mkdirSync(path.join(data, 'sessions'), { recursive: true })
+    fs.writeFileSync(path.join(data, 'sessions', 's.jsonl'), 'log\n')
+    context = { ...context, protectedPaths: [data] }
+    await expect(run(writeTool, { path: 'data/x.txt', content: 'x' })).rejects.toMatchObject({
+      code: 'invalid-path',
+      message: expect.stringContaining("inside Tangent's data directory"),
+    })
+    await expect(
+      run(writeTool, { path: 'data/sessions/../sessions/s.jsonl', content: 'x', append: true }),
+    ).rejects.toMatchObject({
+      code: 'invalid-path',
+    })
+    await expect(
+      run(editTool, { path: 'data/sessions/s.jsonl', oldText: 'log', newText: 'bad' }),
+    ).rejects.toMatchObject({
+      code: 'invalid-path',
+    })
+    expect(fs.readFileSync(path.join(data, 'sessions', 's.jsonl'), 'utf8')).toBe('log\n')
+    expect(fs.existsSync(path.join(data, 'x.txt'))).toBe(false)
+    expect((await run(readTool, { path: 'data/sessions/s.jsonl' })).output).toBe('log\n')
+    expect((await run(writeTool, { path: 'database.txt', content: 'y' })).output).toBe(
+      'Wrote database.txt (1 bytes).',
+    )
+  })
+
   it('refuses to read a directory and reports binary files without dumping them', async () => {
     fs.mkdirSync(path.join(cwd, 'd'))
     await expect(run(readTool, { path: 'd' })).rejects.toThrow(/is a directory: use the list tool/)

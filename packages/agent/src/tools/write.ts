@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { confinePath } from '../confine-path.js'
+import { assertWritable, confinePath } from '../confine-path.js'
 import { defineTool } from './agent-tool.js'
 import { replacedLinkNote, writeFileInPlace } from './write-file.js'
 
@@ -17,8 +17,9 @@ export const writeTool = defineTool<WriteInput>({
   description:
     'Write a text file in the working directory (replacing it, or appending with append: true). Parent directories are created.',
   inputSchema: WriteInput,
-  async run(input, { cwd }) {
+  async run(input, { cwd, protectedPaths }) {
     const target = await confinePath(cwd, input.path)
+    assertWritable(target, protectedPaths)
     await fs.mkdir(path.dirname(target.absolute), { recursive: true })
     const bytes = Buffer.byteLength(input.content)
     // Never through a hard link to a file elsewhere (write-file.ts).
