@@ -160,6 +160,43 @@ describe.skipIf(!chromiumPath)('web UI: approvals', () => {
     expect(rules(beforeLog)).toEqual([])
     expect(answers(beforeLog).map((answer) => answer.decision)).toEqual(['once', 'deny', 'deny'])
   }, 120_000)
+
+  it('typing on after sending never answers the card: the text stays in the composer, the call waits', async () => {
+    await openApp(page, host.url)
+    await openWorkspace(page, host.workspace)
+    const session = await newSession(page)
+    const input = page.getByTestId('composer-input')
+    // 1. The person keeps writing while the card appears: it does not take focus from them.
+    await input.fill('run: echo typed > typed.txt')
+    await input.press('Enter')
+    await input.pressSequentially('and also check the README', { delay: 40 })
+    const card = page.getByTestId('approval-card')
+    await card.waitFor()
+    await input.pressSequentially(' please', { delay: 40 })
+    expect(await input.inputValue()).toBe('and also check the README please')
+    expect(await focusedTestId(page)).toBe('composer-input')
+    expect(fs.existsSync(path.join(host.workspace, 'typed.txt'))).toBe(false)
+    expect(await card.count()).toBe(1)
+    await card.getByTestId('approval-deny').click()
+    await turnEnded(page, 1)
+    // 2. The card took focus from an empty composer, and the next keys come at once (y, n, a,
+    // space, Enter): none answers; the characters go back to the composer.
+    await input.fill('')
+    await send(page, 'run: echo fast > fast.txt')
+    await card.waitFor()
+    expect(await focusedTestId(page)).toBe('approval-once')
+    expect(await card.getAttribute('data-armed')).toBe('false')
+    await page.keyboard.type('yna ok')
+    await page.keyboard.press('Enter')
+    expect(await input.inputValue()).toBe('yna ok')
+    await page.locator('[data-testid="approval-card"][data-armed="true"]').waitFor()
+    expect(fs.existsSync(path.join(host.workspace, 'fast.txt'))).toBe(false)
+    const events = await log(host, session)
+    expect(answers(events)).toEqual([{ callId: expect.any(String), decision: 'deny', by: 'user' }])
+    await card.getByTestId('approval-once').click()
+    await turnEnded(page, 2)
+    expect(fs.readFileSync(path.join(host.workspace, 'fast.txt'), 'utf8')).toBe('fast\n')
+  })
 })
 
 /** Types a message and sends it with Enter, without waiting for its turn to end. */
@@ -169,10 +206,12 @@ async function send(page: Page, text: string): Promise<void> {
   await input.press('Enter')
 }
 
+/** The card, once it answers keys (a new card ignores them for a moment: armDelayMs). */
 async function waitForCard(page: Page, subject: string) {
   const card = page.getByTestId('approval-card')
   await card.waitFor()
   expect(await card.getByTestId('approval-subject').textContent()).toBe(subject)
+  await page.locator('[data-testid="approval-card"][data-armed="true"]').waitFor()
   return card
 }
 

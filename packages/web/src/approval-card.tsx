@@ -1,15 +1,20 @@
 // The approval card under a tool call the permission policy asked about (docs/architecture.md
 // §8, docs/protocol.md `session.answerPermission`): what will run, why it asks, and Allow once
 // / Always allow / Deny. Nothing runs until someone answers. Keyboard: the card takes focus
-// when it appears while focus is in the composer (or nowhere), Tab moves between its buttons,
-// y / a / n answer while focus is on the card (not while typing the reason), and focus goes
-// back to the composer (or the next waiting card) after the answer.
+// when it appears while focus is in an empty composer (or nowhere) — never from a composer that
+// holds text being written —, Tab moves between its buttons, y / a / n answer while focus is on
+// the card (not while typing the reason), and focus goes back to the composer (or the next
+// waiting card) after the answer. For its first moments (`armDelayMs`) no key answers it: keys
+// typed on before the card could be read are typing, and a character goes back to the composer.
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react'
 import { composerInputId } from './composer.js'
 import type { PermissionAnswer, ToolItem } from './transcript-model.js'
 import { useStore } from './use-host.js'
 
 type Decision = PermissionAnswer['decision']
+
+/** How long a new card ignores keys: long enough to see it, short enough not to be in the way. */
+const armDelayMs = 700
 
 export function ApprovalCard({ sessionId, item }: { sessionId: string; item: ToolItem }) {
   const store = useStore()
@@ -20,11 +25,24 @@ export function ApprovalCard({ sessionId, item }: { sessionId: string; item: Too
   const subject = subjectOf(item.input)
   const rule = ruleLabel(item.toolName, item.permission?.pattern ?? '')
 
-  // A card that appears while the person is at the composer (or focus is nowhere) takes focus:
-  // the turn cannot go on without an answer. Focus elsewhere (a dialog, the tree) is left alone.
+  // Keys are answers only once the card has been on screen for a moment (`armed`).
+  const [armed, setArmed] = useState(false)
+  // Whether focus came here by itself (not by the person): typing then goes back to the composer.
+  const tookFocus = useRef(false)
+
+  // A card that appears while the person is at an empty composer (or focus is nowhere) takes
+  // focus: the turn cannot go on without an answer. A composer holding text keeps it (the person
+  // is writing; the card is announced and reached with Shift+Tab), as does focus elsewhere.
   useEffect(() => {
     const active = document.activeElement
-    if (active === null || active === document.body || active.id === composerInputId) first.current?.focus()
+    const composer = active?.id === composerInputId ? (active as HTMLTextAreaElement) : null
+    const writing = composer !== null && composer.value.trim() !== ''
+    if (!writing && (active === null || active === document.body || composer !== null)) {
+      first.current?.focus()
+      tookFocus.current = true
+    }
+    const timer = setTimeout(() => setArmed(true), armDelayMs)
+    return () => clearTimeout(timer)
   }, [])
 
   async function answer(decision: Decision) {
@@ -40,6 +58,17 @@ export function ApprovalCard({ sessionId, item }: { sessionId: string; item: Too
     const target = event.target as HTMLElement
     if (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable) return
     if (event.ctrlKey || event.metaKey || event.altKey) return
+    if (!armed) {
+      // Typed on from the composer before the card could be read: not an answer. A character
+      // goes back where it was meant (focus moves before the browser inserts it).
+      if (tookFocus.current && event.key.length === 1) {
+        tookFocus.current = false
+        document.getElementById(composerInputId)?.focus()
+        return
+      }
+      if (event.key === 'Enter' || event.key === ' ' || event.key.length === 1) event.preventDefault()
+      return
+    }
     const decision = shortcuts[event.key.toLowerCase()]
     if (!decision) return
     event.preventDefault()
@@ -53,6 +82,7 @@ export function ApprovalCard({ sessionId, item }: { sessionId: string; item: Too
       className="approval-card"
       data-testid="approval-card"
       data-call-id={item.callId}
+      data-armed={armed}
       onKeyDown={onKeyDown}
     >
       <legend className="approval-title">
