@@ -150,6 +150,33 @@ describe('HostStore', () => {
     expect(store.getState().draft).toBeNull()
   })
 
+  it('a double click forks once: the same fork request while one is on its way joins it; a later one forks again', async () => {
+    let forks = 0
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const { store } = await started({
+      'session.fork': async () => {
+        forks++
+        await held
+        return { session: { ...session(`child${forks}`, null), parentSession: 'p' }, boundary: 4 }
+      },
+      'session.get': (p) => ({ session: session(String(p.sessionId), null), events: [], nextSeq: 0 }),
+      'session.subscribe': () => ({ subscriptionId: 'sub1' }),
+      'session.unsubscribe': () => ({}),
+    })
+    const first = store.fork({ sessionId: 'p', at: 4 })
+    const second = store.fork({ sessionId: 'p', at: 4 })
+    release()
+    const [a, b] = await Promise.all([first, second])
+    expect(forks).toBe(1)
+    expect(a?.id).toBe('child1')
+    expect(b?.id).toBe('child1')
+    await store.fork({ sessionId: 'p', at: 4 })
+    expect(forks).toBe(2)
+  })
+
   it('opens a folder (~ as typed), puts it first and selects it', async () => {
     const { store, client } = await started({
       'workspace.list': () => [ws('w1', '/start')],

@@ -67,6 +67,8 @@ export class HostStore {
   #client: RpcClient | null = null
   #noticeId = 0
   #draftNonce = 0
+  /** Forks on their way, by request: a second identical one joins the first. */
+  readonly #forking = new Map<string, Promise<SessionSummary | null>>()
   /** Changes whenever another session is opened, so late answers for the old one are dropped. */
   #openToken = 0
   /** Events that arrived while the open session's log was loading. */
@@ -378,7 +380,20 @@ export class HostStore {
    * but could not attach it (`workspace-attach-failed`), the child is still added and opened
    * before the error is shown, so the tree never hides a session that exists.
    */
-  async fork(request: Omit<ForkRequest, 'requestId'>, draft?: string): Promise<SessionSummary | null> {
+  /**
+   * Forks and opens the child. The same request while one is on its way (a double click on
+   * "Branch from here") is that one: one click, one branch.
+   */
+  fork(request: Omit<ForkRequest, 'requestId'>, draft?: string): Promise<SessionSummary | null> {
+    const key = JSON.stringify(request)
+    const pending = this.#forking.get(key)
+    if (pending) return pending
+    const started = this.#forkOnce(request, draft).finally(() => this.#forking.delete(key))
+    this.#forking.set(key, started)
+    return started
+  }
+
+  async #forkOnce(request: Omit<ForkRequest, 'requestId'>, draft?: string): Promise<SessionSummary | null> {
     const client = this.#need()
     let child: SessionSummary | null = null
     try {
