@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { boardSettled, branchPhase, changedPaths, lineDiff, tokensText } from './board-model.js'
+import { boardSettled, branchPhase, changedPaths, lineDiff, settledText, tokensText } from './board-model.js'
 import type { BoardBranch, BoardResult, SessionSummary } from './wire.js'
 
 function branch(overrides: Partial<BoardBranch> = {}, session: Partial<SessionSummary> = {}): BoardBranch {
@@ -42,6 +42,15 @@ describe('board model', () => {
     expect(branchPhase(branch({ check: passed }), 'true')).toBe('idle')
     expect(branchPhase(branch({ turns: 0, completedTurns: 0 }), null)).toBe('not-started')
     expect(branchPhase(branch({}, { archived: true }), 'true')).toBe('archived')
+    // Its one turn was stopped (or failed, or the Host stopped): ended, but not done.
+    expect(branchPhase(branch({ turns: 1, completedTurns: 0 }), null)).toBe('stopped')
+    expect(branchPhase(branch({ turns: 1, completedTurns: 0 }), 'true')).toBe('stopped')
+    const board = (branches: BoardBranch[]): BoardResult => ({ ancestor: 'p', baseTree: null, branches })
+    expect(boardSettled(board([branch({ turns: 1, completedTurns: 0 }), branch()]), null)).toBe(true)
+    expect(settledText(board([branch({ turns: 1, completedTurns: 0 }), branch()]), null)).toBe(
+      'All branches ended · 1 stopped before completing a turn',
+    )
+    expect(settledText(board([branch(), branch()]), null)).toBe('All branches done')
   })
 
   it('is settled once every branch is done or archived', () => {

@@ -4,7 +4,7 @@
 import type { BoardBranch, BoardResult } from './wire.js'
 
 /** A branch's state in words (never colour alone): what it is doing, or how it ended. */
-export type BranchPhase = 'running' | 'checking' | 'idle' | 'not-started' | 'archived'
+export type BranchPhase = 'running' | 'checking' | 'idle' | 'stopped' | 'not-started' | 'archived'
 
 /**
  * `check`: the exploration's check command, when known. A branch that ended a turn but has
@@ -15,23 +15,35 @@ export function branchPhase(branch: BoardBranch, check: string | null): BranchPh
   if (branch.session.archived) return 'archived'
   if (branch.turns === 0) return 'not-started'
   if (check !== null && branch.completedTurns > 0 && branch.check === null) return 'checking'
+  // Its turns all ended without completing (stopped, failed, or the Host stopped): not done.
+  if (branch.completedTurns === 0) return 'stopped'
   return 'idle'
+}
+
+/** Whether a branch has ended (done or not): nothing about it changes by itself any more. */
+export function phaseEnded(phase: BranchPhase): boolean {
+  return phase === 'idle' || phase === 'stopped' || phase === 'archived'
 }
 
 export const phaseText: Readonly<Record<BranchPhase, string>> = {
   running: 'Running',
   checking: 'Running its check',
   idle: 'Done',
+  stopped: 'Stopped: no turn completed',
   'not-started': 'Waiting to start',
   archived: 'Archived',
 }
 
 /** Whether the board may still change by itself (some branch runs or waits for its check). */
 export function boardSettled(result: BoardResult, check: string | null): boolean {
-  return result.branches.every((branch) => {
-    const phase = branchPhase(branch, check)
-    return phase === 'idle' || phase === 'archived'
-  })
+  return result.branches.every((branch) => phaseEnded(branchPhase(branch, check)))
+}
+
+/** The board's line once it is settled: done, unless some branch ended without completing. */
+export function settledText(result: BoardResult, check: string | null): string {
+  const stopped = result.branches.filter((branch) => branchPhase(branch, check) === 'stopped').length
+  if (stopped === 0) return 'All branches done'
+  return `All branches ended · ${stopped} stopped before completing a turn`
 }
 
 /** Every path some branch changed, sorted, with how many branches changed it. */

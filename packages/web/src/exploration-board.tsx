@@ -5,7 +5,15 @@
 // Opening it moves focus to its heading, like the compare view.
 import { useEffect, useRef, useState } from 'react'
 import { BoardFileDiff } from './board-file-diff.js'
-import { boardSettled, branchPhase, changedPaths, phaseText, tokensText } from './board-model.js'
+import {
+  boardSettled,
+  branchPhase,
+  changedPaths,
+  phaseEnded,
+  phaseText,
+  settledText,
+  tokensText,
+} from './board-model.js'
 import { formatDuration } from './exploration-rows.js'
 import type { KeepOutcome } from './host-store.js'
 import { KeepDialog } from './keep-dialog.js'
@@ -38,9 +46,7 @@ export function ExplorationBoard() {
   const check =
     board.check ?? result?.branches.find((branch) => branch.check !== null)?.check?.command ?? null
   const settled = result ? boardSettled(result, check) : false
-  const running = result
-    ? result.branches.filter((branch) => !['idle', 'archived'].includes(branchPhase(branch, check)))
-    : []
+  const running = result ? result.branches.filter((branch) => !phaseEnded(branchPhase(branch, check))) : []
 
   async function keep(branch: BoardBranch) {
     const label = branch.session.exploration?.label ?? titleOf(branch.session)
@@ -59,7 +65,7 @@ export function ExplorationBoard() {
           {result === null
             ? 'Loading…'
             : settled
-              ? 'All branches done'
+              ? settledText(result, check)
               : `${running.length} of ${result.branches.length} still working`}
           {check !== null ? ` · check: ${check}` : ''}
         </span>
