@@ -53,11 +53,10 @@ export function describeCall(request: PermissionRequestedData): string {
 
 /** The flag a person would pass to allow this call without being asked. */
 export function flagFor(request: PermissionRequestedData): string {
-  return safeLine(
-    request.pattern && request.pattern !== '**'
-      ? `--allow "${request.toolName}:${request.pattern}"`
-      : `--allow ${request.toolName}`,
-  )
+  // Kept as it is: it goes into the log as a denial's reason, and is escaped where it is shown.
+  return request.pattern && request.pattern !== '**'
+    ? `--allow "${request.toolName}:${request.pattern}"`
+    : `--allow ${request.toolName}`
 }
 
 export class Approver {
