@@ -6,6 +6,7 @@ import type { PermissionRequestedData } from '@tangent/core'
 import type { Backend, SessionEvent, TurnDelta, TurnObserver } from './backend.js'
 import { UsageError } from './cli-error.js'
 import type { CliContext } from './context.js'
+import { safeLine } from './render/style.js'
 
 export type Decision = 'once' | 'always' | 'deny'
 
@@ -41,14 +42,18 @@ export type AskPerson = (
   request: PermissionRequestedData,
 ) => Promise<{ decision: Decision; reason?: string } | null>
 
-/** One line describing a call for a question or a notice: `bash: npm test` or `write: src/a.ts`. */
+/**
+ * One line describing a call for a question or a notice: `bash: npm test` or `write: src/a.ts`;
+ * escaped (docs/architecture.md §9), so the command asked about is the command shown.
+ */
 export function describeCall(request: PermissionRequestedData): string {
-  const oneLine = permissionSubject(request.toolName, request.input).replace(/\s+/g, ' ')
-  return `${request.toolName}: ${oneLine.length > 200 ? `${oneLine.slice(0, 199)}…` : oneLine}`
+  const oneLine = safeLine(permissionSubject(request.toolName, request.input).replace(/\s+/g, ' '))
+  return `${safeLine(request.toolName)}: ${oneLine.length > 200 ? `${oneLine.slice(0, 199)}…` : oneLine}`
 }
 
 /** The flag a person would pass to allow this call without being asked. */
 export function flagFor(request: PermissionRequestedData): string {
+  // Kept as it is: it goes into the log as a denial's reason, and is escaped where it is shown.
   return request.pattern && request.pattern !== '**'
     ? `--allow "${request.toolName}:${request.pattern}"`
     : `--allow ${request.toolName}`

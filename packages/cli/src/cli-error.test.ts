@@ -18,3 +18,16 @@ describe('describeFailure', () => {
     )
   })
 })
+
+describe('formatFailure', () => {
+  it("escapes what a message quotes (a title, a path, a model's words): one line, no control reaches the terminal", () => {
+    const report = describeFailure(
+      new TangentError('turn-error', 'The turn ended: \x1b]0;PWNED\x07 \x1b[2J\ttab\x9b', {
+        paths: ['e\x1b[31m.txt'],
+      }),
+    )
+    expect(formatFailure(report)).toBe(
+      'error[turn-error]: The turn ended: \\x1b]0;PWNED\\x07 \\x1b[2J\\ttab\\x9b (e\\x1b[31m.txt)',
+    )
+  })
+})

@@ -1,6 +1,7 @@
 // How a failure leaves the CLI: one line `error[<code>]: <message>` on stderr, exit 1,
 // or exit 2 for bad usage. Errors from the store, the agent and the Host all look alike.
 import { TangentError } from '@tangent/core'
+import { safeLine } from './render/style.js'
 
 /** Bad usage (a flag that does not parse, a missing argument): exit code 2. */
 export class UsageError extends Error {
@@ -27,14 +28,17 @@ export function describeFailure(error: unknown): FailureReport {
   return { code: 'internal', message, data: {}, exitCode: 1 }
 }
 
-/** The one line printed for a failure, with the details a user needs to act (paths, holder pid). */
+/**
+ * The one line printed for a failure, with the details a user needs to act (paths, holder pid);
+ * escaped (docs/architecture.md §9): a message may quote a title, a path or a model's words.
+ */
 export function formatFailure(report: FailureReport): string {
   let line = `error[${report.code}]: ${oneLine(report.message)}`
   const paths = report.data.paths
   if (Array.isArray(paths) && paths.length > 0 && !paths.every((p) => line.includes(String(p)))) {
     line += ` (${paths.map(String).join(', ')})`
   }
-  return line
+  return safeLine(line)
 }
 
 function oneLine(text: string): string {

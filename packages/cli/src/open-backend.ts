@@ -9,6 +9,7 @@ import type { Runtime } from '@tangent/runtime'
 import { ApiBackend } from './api-backend.js'
 import type { Backend } from './backend.js'
 import type { CliContext } from './context.js'
+import { safeText } from './render/style.js'
 
 export interface OpenBackendOptions {
   /** Commands that only read open the store without the writer lock and serve nothing. */
@@ -32,7 +33,7 @@ export async function openBackend(context: CliContext, options: OpenBackendOptio
     env: context.env,
     startFolder: context.cwd,
     report: (error: unknown) =>
-      context.stderr.write(`tangent: ${error instanceof Error ? error.message : String(error)}\n`),
+      context.stderr.write(`tangent: ${safeText(error instanceof Error ? error.message : String(error))}\n`),
   }
   if (options.readOnly) {
     const runtime = await Runtime.open({ ...runtimeOptions, readOnly: true })
@@ -61,12 +62,12 @@ async function serveWhileRunning(context: CliContext, runtime: Runtime): Promise
       port: 0,
       env: context.env,
       handleSignals: false,
-      log: (message) => context.stderr.write(`${message}\n`),
+      log: (message) => context.stderr.write(`${safeText(message)}\n`),
     })
   } catch (error) {
     // Without a listener other terminals get store-locked, as before; this command still runs.
     context.stderr.write(
-      `tangent: could not serve the data dir to other commands (${error instanceof Error ? error.message : String(error)})\n`,
+      `tangent: could not serve the data dir to other commands (${safeText(error instanceof Error ? error.message : String(error))})\n`,
     )
   }
   let closing: Promise<void> | null = null

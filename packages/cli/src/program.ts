@@ -5,6 +5,7 @@
 import type { Command } from 'commander'
 import { describeFailure, formatFailure } from './cli-error.js'
 import type { CliContext } from './context.js'
+import { safeLine } from './render/style.js'
 
 export const cliVersion = '0.1.0'
 
@@ -205,6 +206,6 @@ function usageExit(error: import('commander').CommanderError, context: CliContex
     .replace(/^error:\s*/, '')
     .replace(/\s*\n\s*/g, ' ')
     .trim()
-  context.stderr.write(`error[usage]: ${message} (see \`tangent --help\`)\n`)
+  context.stderr.write(`error[usage]: ${safeLine(message)} (see \`tangent --help\`)\n`)
   return 2
 }

@@ -5,6 +5,7 @@
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { openBackend } from '../open-backend.js'
+import { safeText } from '../render/style.js'
 
 export function registerAcpCommand(program: Command, context: CliContext): void {
   program
@@ -12,7 +13,7 @@ export function registerAcpCommand(program: Command, context: CliContext): void 
     .description('Serve the Agent Client Protocol on stdin/stdout (for editors: Zed, JetBrains, acpx)')
     .action(async () => {
       // stdout is the protocol channel: anything else printed there would break the client.
-      const log = (line: string) => context.stderr.write(`${line}\n`)
+      const log = (line: string) => context.stderr.write(`${safeText(line)}\n`)
       console.log = (...args: unknown[]) => log(args.map(String).join(' '))
       console.info = console.log
       // The ACP SDK is loaded here, not when the CLI starts: other commands never need it.

@@ -4,6 +4,7 @@ import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withSession } from '../open-backend.js'
 import { printJson } from '../output.js'
+import { titleOf } from '../render/style.js'
 
 export function registerArchiveCommands(program: Command, context: CliContext): void {
   program
@@ -17,7 +18,7 @@ export function registerArchiveCommands(program: Command, context: CliContext): 
         backend.rename(sessionId, words.join(' ')),
       )
       if (flags.json) return printJson(context, session)
-      context.stdout.write(`Renamed ${session.id}: ${session.title}\n`)
+      context.stdout.write(`Renamed ${session.id}: ${titleOf(session)}\n`)
     })
 
   for (const archived of [true, false]) {

@@ -17,7 +17,7 @@ import type { CliContext } from '../context.js'
 import { latestSessionIn } from '../continue-session.js'
 import { withBackend } from '../open-backend.js'
 import { renderSessionTree } from '../render/session-tree.js'
-import { type Style, styleFor, titleOf } from '../render/style.js'
+import { type Style, safeLine, safeText, styleFor, titleOf } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
 import { describeCompaction } from './compact.js'
 import { existingDirectory, titleFrom } from './run.js'
@@ -94,7 +94,7 @@ class ChatLoop {
       backend,
       flags: options.flags ?? {},
       ask: this.#ask,
-      notice: (line) => this.#context.stderr.write(`${this.#style.yellow(line)}\n`),
+      notice: (line) => this.#context.stderr.write(`${this.#style.yellow(safeText(line))}\n`),
       cwd: () => this.#sessionCwd ?? this.#cwd,
     })
   }
@@ -122,7 +122,7 @@ class ChatLoop {
       this.#awaitingAnswer = null
       if (line === null) return null
       const decision = parseDecision(line)
-      if (queued !== undefined) this.#print(`${this.#style.yellow(question)}${line}`)
+      if (queued !== undefined) this.#print(`${this.#style.yellow(question)}${safeLine(line)}`)
       if (decision) return { decision }
       if (queued !== undefined) return null
       this.#print(this.#style.dim(`Answer ${questionHint}.`))
@@ -270,7 +270,7 @@ class ChatLoop {
       case 'model':
         if (this.#current === null) this.#model = command.model
         else await this.#backend.setModel(this.#current, command.model)
-        this.#print(`Model: ${command.model}`)
+        this.#print(`Model: ${safeLine(command.model)}`)
         return false
       case 'compact': {
         if (this.#current === null) {
@@ -298,7 +298,7 @@ class ChatLoop {
 
   /** Where the chat starts: a new session's directory, or the session and its last turn end. */
   async #where(): Promise<string> {
-    if (this.#current === null) return `New session in ${this.#cwd}`
+    if (this.#current === null) return `New session in ${safeLine(this.#cwd)}`
     const { session, events } = await this.#backend.getSession(this.#current)
     const lastEnd = events.findLast((event) => event.type === 'turn/end')
     return `${session.id} ${titleOf(session)} (${events.length} events${lastEnd ? `, last turn ended at seq ${lastEnd.seq}` : ''})`

@@ -5,6 +5,7 @@ import type { CompactResult } from '../backend.js'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson } from '../output.js'
+import { safeLine } from '../render/style.js'
 
 /** What a compaction did, in one line (also `/compact` in `tangent chat`). */
 export function describeCompaction(sessionId: string, result: CompactResult): string {
@@ -12,7 +13,7 @@ export function describeCompaction(sessionId: string, result: CompactResult): st
     result.tokensBefore !== undefined && result.tokensAfter !== undefined
       ? ` (~${result.tokensBefore} → ~${result.tokensAfter} tokens)`
       : ''
-  return `Compacted ${sessionId}: events 0–${result.throughSeq} summarised by ${result.model} at seq ${result.seq}${tokens}. Forks before seq ${result.seq} keep the full history.`
+  return `Compacted ${safeLine(sessionId)}: events 0–${result.throughSeq} summarised by ${safeLine(result.model)} at seq ${result.seq}${tokens}. Forks before seq ${result.seq} keep the full history.`
 }
 
 export function registerCompactCommand(program: Command, context: CliContext): void {

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander'
 import type { CliContext } from '../context.js'
 import { withSession } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
+import { safeLine } from '../render/style.js'
 
 export function registerDeleteCommand(program: Command, context: CliContext): void {
   program
@@ -31,8 +32,8 @@ export function registerDeleteCommand(program: Command, context: CliContext): vo
       if (result.worktree !== undefined) {
         lines.push(
           result.worktree.removed
-            ? `Removed its worktree ${result.worktree.path}`
-            : `Kept its worktree ${result.worktree.path}${result.worktree.reason ? `: ${result.worktree.reason}` : ''}`,
+            ? `Removed its worktree ${safeLine(result.worktree.path)}`
+            : `Kept its worktree ${safeLine(result.worktree.path)}${result.worktree.reason ? `: ${safeLine(result.worktree.reason)}` : ''}`,
         )
       }
       printLines(context, lines)

@@ -9,7 +9,7 @@ import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
 import { renderSessionTree } from '../render/session-tree.js'
-import { styleFor } from '../render/style.js'
+import { safeLine, styleFor } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
 import { existingDirectory } from './run.js'
 
@@ -59,7 +59,7 @@ async function demo(context: CliContext, flags: DemoFlags): Promise<void> {
       style.bold('Your sessions now form a tree:'),
       ...renderSessionTree(summaries, style),
       '',
-      `Files are in ${dir}`,
+      `Files are in ${safeLine(dir)}`,
       `Next: tangent show ${parent.id}    tangent fork ${parent.id} --at ${first.turnEndSeq}    tangent chat ${fork.session.id}`,
     ])
   })

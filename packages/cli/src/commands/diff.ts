@@ -6,7 +6,7 @@ import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
 import { assistantContent, userText } from '../render/event-text.js'
-import { clip, type Style, styleFor } from '../render/style.js'
+import { clip, type Style, safeLine, safeText, styleFor } from '../render/style.js'
 import { usageLines } from '../render/usage-lines.js'
 
 export function registerDiffCommand(program: Command, context: CliContext): void {
@@ -42,7 +42,7 @@ export function registerDiffCommand(program: Command, context: CliContext): void
       if (result.files.length === 0)
         lines.push(style.dim('Files: no differences between their latest snapshots.'))
       for (const file of result.files) {
-        lines.push(style.bold(`${file.status} ${file.path}`), ...colourPatch(file.patch, style))
+        lines.push(style.bold(safeLine(`${file.status} ${file.path}`)), ...colourPatch(file.patch, style))
       }
       printLines(context, lines)
     })
@@ -71,7 +71,9 @@ function colourPatch(patch: string, style: Style): string[] {
   return patch
     .replace(/\n$/, '')
     .split('\n')
-    .map((line) => {
+    .map((raw) => {
+      // A patch line is the file's own text: shown escaped (tabs kept), then coloured.
+      const line = safeText(raw)
       if (line.startsWith('+') && !line.startsWith('+++')) return style.green(line)
       if (line.startsWith('-') && !line.startsWith('---')) return style.red(line)
       if (line.startsWith('@@')) return style.cyan(line)

@@ -6,7 +6,7 @@ import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
-import { styleFor } from '../render/style.js'
+import { safeLine, styleFor } from '../render/style.js'
 import { modelLines, sandboxLine } from './models.js'
 
 interface DataDirectoryReport {
@@ -44,17 +44,17 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
       const available = info.models.filter((model) => model.available).length
       printLines(context, [
         `Node      ${process.version}`,
-        `Data dir  ${dataDir.path}  ${style.dim(describeDataDirectory(dataDir))}`,
+        `Data dir  ${safeLine(dataDir.path)}  ${style.dim(describeDataDirectory(dataDir))}`,
         `Sessions  ${via === 'host' ? 'through the running Host' : 'opened in this process (no Host running)'}`,
-        `Models    ${available} of ${info.models.length} available (default ${info.defaultModel})`,
+        `Models    ${available} of ${info.models.length} available (default ${safeLine(info.defaultModel)})`,
         ...modelLines(info.models, style).map((line) => `  ${line}`),
         sandboxLine(info, style),
-        `MCP       ${mcp.servers.length === 0 ? style.dim('no servers configured (docs/architecture.md §14.3)') : `${mcp.servers.length} configured for ${context.cwd}`}`,
+        `MCP       ${mcp.servers.length === 0 ? style.dim('no servers configured (docs/architecture.md §14.3)') : `${mcp.servers.length} configured for ${safeLine(context.cwd)}`}`,
         ...mcp.servers.map(
           (server) =>
-            `  ${server.name}  ${server.transport}  ${server.enabled ? 'enabled' : `not started: ${server.note}`}  ${style.dim(server.source)}`,
+            `  ${safeLine(server.name)}  ${safeLine(server.transport)}  ${server.enabled ? 'enabled' : `not started: ${safeLine(String(server.note))}`}  ${style.dim(safeLine(server.source))}`,
         ),
-        ...mcp.problems.map((line) => `  ${line}`),
+        ...mcp.problems.map((line) => `  ${safeLine(line)}`),
       ])
     })
 }
@@ -84,5 +84,5 @@ async function inspectDataDirectory(path: string): Promise<DataDirectoryReport> 
 function describeDataDirectory(report: DataDirectoryReport): string {
   if (!report.exists) return '(not created yet: the first session makes it, mode 700)'
   if (report.private) return `(mode ${report.mode}, private)`
-  return `(mode ${report.mode}: other users can read it; run chmod 700 ${report.path})`
+  return `(mode ${report.mode}: other users can read it; run chmod 700 ${safeLine(report.path)})`
 }

@@ -12,7 +12,7 @@ import { withSession } from '../open-backend.js'
 import { parseBranchCount, parseSeq } from '../options.js'
 import { printJson, printLines, printNote } from '../output.js'
 import { boardTable, checkText, formatDuration } from '../render/board-table.js'
-import { clip, type Style, styleFor } from '../render/style.js'
+import { clip, type Style, safeLine, styleFor } from '../render/style.js'
 import { type BoardWithUsage, readBoard } from './compare.js'
 
 interface ExploreFlags extends ExploreBranchFlags {
@@ -114,7 +114,7 @@ async function untilEnded(
       onWaiting: (session, tool) =>
         printNote(
           context,
-          `branch ${session.exploration?.label ?? session.id} waits for approval of ${tool}: answer it in the web UI (tangent serve) or tangent chat ${session.id}`,
+          `branch ${safeLine(session.exploration?.label ?? session.id)} waits for approval of ${safeLine(tool)}: answer it in the web UI (tangent serve) or tangent chat ${session.id}`,
         ),
       onEnd: async (end) => {
         if (flags.json) return
@@ -147,9 +147,9 @@ function startLines(
     ),
     ...explored.sessions.map((session, index) => {
       const branch = branches[index]!
-      const model = branch.model ? ` [${branch.model}]` : ''
+      const model = branch.model ? ` [${safeLine(branch.model)}]` : ''
       return style.dim(
-        `  ${session.exploration?.label ?? index + 1}  ${session.id}${model}  ${clip(branch.prompt, 60)}`,
+        `  ${safeLine(session.exploration?.label ?? String(index + 1))}  ${session.id}${model}  ${clip(branch.prompt, 60)}`,
       )
     }),
   ]
@@ -163,7 +163,7 @@ function endLine(end: BranchEnd, branch: BoardWithUsage['board']['branches'][num
   ]
   if (branch.check) parts.push(`check ${checkText(branch.check)}`)
   if (branch.durationMs !== null) parts.push(formatDuration(branch.durationMs))
-  return `${style.bold(labelOf(end))}  ${parts.join(' · ')}`
+  return `${style.bold(safeLine(labelOf(end)))}  ${parts.join(' · ')}`
 }
 
 function printSummary(context: CliContext, read: BoardWithUsage, style: Style): void {

@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js'
 import { withSession } from '../open-backend.js'
 import { parseSeq } from '../options.js'
 import { printJson, printNote } from '../output.js'
-import { styleFor } from '../render/style.js'
+import { safeLine, styleFor } from '../render/style.js'
 
 interface ForkFlags {
   at?: number
@@ -45,8 +45,8 @@ export function registerForkCommand(program: Command, context: CliContext): void
       const style = styleFor(context.stderr, context.env)
       const files =
         result.session.files.mode === 'worktree'
-          ? `has its own worktree at ${result.session.files.path}`
-          : `shares files with ${id} in ${result.session.cwd}`
+          ? `has its own worktree at ${safeLine(result.session.files.path)}`
+          : `shares files with ${id} in ${safeLine(result.session.cwd)}`
       printNote(context, style.dim(`forked ${id} through seq ${result.boundary}; the child ${files}`))
     })
 }

@@ -6,7 +6,7 @@ import type { KeepResult } from '../backend.js'
 import type { CliContext } from '../context.js'
 import { withSession } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
-import { type Style, styleFor } from '../render/style.js'
+import { type Style, safeLine, styleFor } from '../render/style.js'
 
 export function registerKeepCommand(program: Command, context: CliContext): void {
   program
@@ -34,7 +34,7 @@ function keepLines(result: KeepResult, style: Style): string[] {
   else if (files.applied.length === 0) lines.push('files: no changes to apply')
   else {
     lines.push(`files applied to the parent's directory (${files.applied.length}):`)
-    lines.push(...files.applied.map((path) => `  ${style.green(path)}`))
+    lines.push(...files.applied.map((path) => `  ${style.green(safeLine(path))}`))
     if (files.restoreSeq !== undefined)
       lines.push(style.dim(`  undo with: tangent restore ${result.parent} --undo ${files.restoreSeq}`))
   }
@@ -42,8 +42,8 @@ function keepLines(result: KeepResult, style: Style): string[] {
   for (const worktree of result.worktrees) {
     lines.push(
       worktree.removed
-        ? `worktree removed: ${worktree.path} (${worktree.sessionId})`
-        : `worktree kept: ${worktree.path} (${worktree.sessionId}): ${worktree.reason ?? 'not removed'}`,
+        ? `worktree removed: ${safeLine(worktree.path)} (${worktree.sessionId})`
+        : `worktree kept: ${safeLine(worktree.path)} (${worktree.sessionId}): ${safeLine(worktree.reason ?? 'not removed')}`,
     )
   }
   return lines

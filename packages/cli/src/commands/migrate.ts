@@ -6,6 +6,7 @@ import path from 'node:path'
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { printJson } from '../output.js'
+import { safeLine, safeText } from '../render/style.js'
 
 interface MigrateFlags {
   to: string
@@ -38,12 +39,13 @@ async function migrate(context: CliContext, ids: string[], flags: MigrateFlags):
     to,
     ...(ids.length > 0 ? { ids } : {}),
     machine: context.env.TANGENT_MACHINE?.trim() || os.hostname(),
-    onWarning: (message) => context.stderr.write(`tangent: warning: ${message}\n`),
+    onWarning: (message) => context.stderr.write(`tangent: warning: ${safeText(message)}\n`),
   })
   if (flags.json) return printJson(context, result)
-  const name = (value: string) => (isPostgresUrl(value) ? redactUrl(value) : value)
+  const name = (value: string) => safeLine(isPostgresUrl(value) ? redactUrl(value) : value)
   context.stdout.write(
     `Copied ${result.copied.length} session(s) from ${name(from)} to ${name(to)} (${result.forks.length} fork(s) by reference to their parent)\n`,
   )
-  for (const skipped of result.skipped) context.stdout.write(`  skipped ${skipped.id}: ${skipped.reason}\n`)
+  for (const skipped of result.skipped)
+    context.stdout.write(`  skipped ${safeLine(skipped.id)}: ${safeLine(skipped.reason)}\n`)
 }

@@ -6,7 +6,7 @@ import type { HostInfo, ModelStatus } from '../backend.js'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
-import { type Style, styleFor } from '../render/style.js'
+import { type Style, safeLine, styleFor } from '../render/style.js'
 
 export function registerModelsCommand(program: Command, context: CliContext): void {
   program
@@ -23,11 +23,12 @@ export function registerModelsCommand(program: Command, context: CliContext): vo
 
 /** One line per model: ✓ id, or ✗ id and what to configure. */
 export function modelLines(models: readonly ModelStatus[], style: Style): string[] {
-  const width = Math.max(...models.map((model) => model.id.length), 0)
-  return models.map((model) =>
+  const ids = models.map((model) => safeLine(model.id))
+  const width = Math.max(...ids.map((id) => id.length), 0)
+  return models.map((model, index) =>
     model.available
-      ? `${style.green('✓')} ${model.id}`
-      : `${style.red('✗')} ${model.id.padEnd(width)}  ${style.dim(model.reason ?? 'unavailable')}`,
+      ? `${style.green('✓')} ${ids[index]}`
+      : `${style.red('✗')} ${ids[index]!.padEnd(width)}  ${style.dim(safeLine(model.reason ?? 'unavailable'))}`,
   )
 }
 
@@ -36,5 +37,5 @@ export function sandboxLine(info: HostInfo, style: Style): string {
   if (info.sandbox === undefined)
     return `${style.dim('?')} bash: this Host does not say whether it is sandboxed`
   const mark = info.sandbox.bash === 'sandboxed' ? style.green('✓') : style.red('✗')
-  return `${mark} bash: ${describeSandboxStatus(info.sandbox)}`
+  return `${mark} bash: ${safeLine(describeSandboxStatus(info.sandbox))}`
 }

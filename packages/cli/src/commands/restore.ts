@@ -6,6 +6,7 @@ import type { CliContext } from '../context.js'
 import { withSession } from '../open-backend.js'
 import { parseSeq } from '../options.js'
 import { printJson, printLines } from '../output.js'
+import { safeLine } from '../render/style.js'
 
 interface RestoreFlags {
   to?: number
@@ -42,9 +43,9 @@ export function registerRestoreCommand(program: Command, context: CliContext): v
       printLines(context, [
         result.restored.length === 0
           ? `Nothing to ${undo !== undefined ? 'undo' : 'restore'}: no file to write back.`
-          : `${what} ${result.restored.length} path(s)${where}: ${result.restored.join(', ')}`,
+          : `${what} ${result.restored.length} path(s)${where}: ${safeLine(result.restored.join(', '))}`,
         ...(result.kept && result.kept.length > 0
-          ? [`Left alone (a directory stands there now): ${result.kept.join(', ')}`]
+          ? [`Left alone (a directory stands there now): ${safeLine(result.kept.join(', '))}`]
           : []),
         result.seq !== undefined && undo === undefined
           ? `Recorded at seq ${result.seq}; undo with \`tangent restore ${id} --undo ${result.seq}\``

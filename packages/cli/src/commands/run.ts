@@ -11,7 +11,7 @@ import { latestSessionIn } from '../continue-session.js'
 import { assertModelAvailable } from '../model-available.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printNote } from '../output.js'
-import { clip, styleFor } from '../render/style.js'
+import { clipUnescaped, safeText, styleFor } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
 
 interface RunFlags extends ApprovalFlags {
@@ -60,7 +60,7 @@ async function runCommand(context: CliContext, text: string, flags: RunFlags): P
       backend,
       flags,
       ask: askAtTerminal(context, printer),
-      notice: (line) => context.stderr.write(`${line}\n`),
+      notice: (line) => context.stderr.write(`${safeText(line)}\n`),
       cwd: () => session.cwd,
     })
     // The first Ctrl-C aborts the turn (it ends as `aborted`, the log stays whole);
@@ -137,7 +137,7 @@ export function existingDirectory(context: CliContext, dir: string | undefined):
 
 const silent = { write: () => true }
 
-/** A new session's title: its first message, cut to fit a tree row. */
+/** A new session's title: its first message, cut to fit a tree row (kept as typed; shown escaped). */
 export function titleFrom(text: string): string {
-  return clip(text, 48)
+  return clipUnescaped(text, 48)
 }

@@ -5,7 +5,7 @@ import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { parsePort } from '../options.js'
 import { printJson, printNote } from '../output.js'
-import { styleFor } from '../render/style.js'
+import { safeLine, styleFor } from '../render/style.js'
 
 interface ServeFlags {
   port: number
@@ -36,7 +36,7 @@ async function serve(context: CliContext, flags: ServeFlags): Promise<void> {
     printNote(
       context,
       style.yellow(
-        `warning: binding ${flags.host}, not loopback: anyone who can reach it and has the token can drive the agent.`,
+        `warning: binding ${safeLine(flags.host)}, not loopback: anyone who can reach it and has the token can drive the agent.`,
       ),
     )
   }

@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withSession } from '../open-backend.js'
 import { printJson, printLines, printNote } from '../output.js'
-import { clip, styleFor } from '../render/style.js'
+import { clip, safeLine, styleFor } from '../render/style.js'
 
 export function registerSnapshotsCommand(program: Command, context: CliContext): void {
   program
@@ -32,7 +32,7 @@ export function registerSnapshotsCommand(program: Command, context: CliContext):
         context,
         snapshots.map(
           (snapshot) =>
-            `${String(snapshot.seq).padStart(width)}  ${style.dim(snapshot.tree.slice(0, 12))}  ${
+            `${String(snapshot.seq).padStart(width)}  ${style.dim(safeLine(snapshot.tree.slice(0, 12)))}  ${
               snapshot.changed.length > 0 ? clip(snapshot.changed.join(', '), 90) : style.dim('(no changes)')
             }`,
         ),

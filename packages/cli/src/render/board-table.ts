@@ -3,7 +3,7 @@
 // tokens and cost — so N branches read side by side. Used by `tangent compare` and `explore`.
 import { formatCost, formatTokens, type UsageSplit } from '@tangent/protocol'
 import type { BoardResult } from '../backend.js'
-import { clip, type Style, titleOf } from './style.js'
+import { clip, type Style, safeLine, titleOf } from './style.js'
 
 type BoardBranch = BoardResult['branches'][number]
 
@@ -36,7 +36,7 @@ export function boardTable(
   const paths = [...new Set(branches.flatMap((branch) => branch.files.map((file) => file.path)))].sort()
   for (const path of paths) {
     rows.push({
-      name: `  ${path}`,
+      name: `  ${safeLine(path)}`,
       cells: branches.map((branch) => {
         const file = branch.files.find((candidate) => candidate.path === path)
         if (!file) return '·'
@@ -67,7 +67,11 @@ export function boardTable(
       }),
     },
   )
-  const headers = branches.map((branch) => branch.session.exploration?.label ?? branch.session.id.slice(0, 8))
+  // Every cell escaped before the columns are measured, so an escape widens its column as shown.
+  for (const row of rows) row.cells = row.cells.map(safeLine)
+  const headers = branches.map((branch) =>
+    safeLine(branch.session.exploration?.label ?? branch.session.id.slice(0, 8)),
+  )
   const nameWidth = Math.max(...rows.map((row) => row.name.length))
   const widths = branches.map((_, index) =>
     Math.min(columnWidth, Math.max(headers[index]!.length, ...rows.map((row) => row.cells[index]!.length))),

@@ -70,4 +70,20 @@ describe('renderSessionTree', () => {
     expect(lines[43]).toMatch(/^c00042 .*fork of c00041 @ seq 3/)
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(200)
   })
+
+  it('keeps a session on one line whatever its title, model or worktree path hold', () => {
+    const lines = renderSessionTree(
+      [
+        summary('A', {
+          title: 'a\nb \x1b[31mRED\t\u202eX',
+          model: { provider: 'p\x1b', model: 'm\n' },
+          files: { mode: 'worktree', path: '/tmp/\x9b2J', baseTree: null },
+        }),
+      ],
+      plain,
+    )
+    expect(lines).toEqual([
+      'A  a\\nb \\x1b[31mRED\\t\\u202eX  10 events · p\\x1b:m\\n · worktree /tmp/\\x9b2J',
+    ])
+  })
 })

@@ -2,7 +2,7 @@
 // parent with the seq they were forked at. A fork whose parent is not listed is a root, and
 // one deeper than maxIndentDepth starts again at the margin; both name their parent.
 import type { SessionSummary } from '../backend.js'
-import { type Style, titleOf } from './style.js'
+import { type Style, safeLine, titleOf } from './style.js'
 
 export interface TreeOptions {
   /** Marks this session (chat's current one). */
@@ -81,8 +81,8 @@ function renderRow(
     parts.push(atMargin ? `${kind} of ${session.parentSession}${at}` : `${kind}${at}`)
   }
   parts.push(`${session.eventCount} events`)
-  if (session.model !== null) parts.push(`${session.model.provider}:${session.model.model}`)
-  if (session.files.mode === 'worktree') parts.push(`worktree ${session.files.path}`)
+  if (session.model !== null) parts.push(safeLine(`${session.model.provider}:${session.model.model}`))
+  if (session.files.mode === 'worktree') parts.push(`worktree ${safeLine(session.files.path)}`)
   const flags: string[] = []
   if (session.status === 'running') flags.push(style.yellow('running'))
   if (session.archived) flags.push(style.magenta('archived'))

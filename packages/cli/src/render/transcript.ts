@@ -9,7 +9,7 @@ import {
   outputText,
   userText,
 } from './event-text.js'
-import { clip, type Style, titleOf } from './style.js'
+import { clip, type Style, safeLine, safeText, titleOf } from './style.js'
 import { usageLines } from './usage-lines.js'
 
 export function renderTranscript(
@@ -21,7 +21,7 @@ export function renderTranscript(
   const lines: string[] = [
     `${style.bold(titleOf(session))}  ${style.cyan(session.id)}`,
     style.dim(
-      `  cwd ${session.cwd} · files ${describeFiles(session)}${session.model ? ` · model ${session.model.provider}:${session.model.model}` : ''}`,
+      `  cwd ${safeLine(session.cwd)} · files ${describeFiles(session)}${session.model ? ` · model ${safeLine(`${session.model.provider}:${session.model.model}`)}` : ''}`,
     ),
   ]
   if (session.parentSession !== null) {
@@ -71,14 +71,14 @@ function eventLines(
     case 'turn/start':
       return [style.bold(`turn ${nextTurn()}`) + style.dim(` (starts at seq ${event.seq})`)]
     case 'user/message':
-      return [`${seq(event.seq)}  ${style.green('you')}        ${userText(event.data)}`]
+      return [`${seq(event.seq)}  ${style.green('you')}        ${safeText(userText(event.data))}`]
     case 'assistant/message': {
       const { text, calls } = assistantContent(event.data)
       const lines = calls.map(
         (call) =>
           `${seq(event.seq)}  ${style.blue('tool call')}  ${clip(describeToolCall(call.toolName, call.input), 90)}`,
       )
-      if (text !== '') lines.push(`${seq(event.seq)}  ${style.blue('assistant')}  ${text}`)
+      if (text !== '') lines.push(`${seq(event.seq)}  ${style.blue('assistant')}  ${safeText(text)}`)
       return lines
     }
     case 'tool/result': {
@@ -87,7 +87,7 @@ function eventLines(
       return [`${seq(event.seq)}  ${style.dim('result')}     ${mark} ${clip(outputText(data?.output), 90)}`]
     }
     case 'turn/end': {
-      const reason = String(data?.reason ?? '?')
+      const reason = safeLine(String(data?.reason ?? '?'))
       const shown = reason === 'completed' ? style.green(reason) : style.red(reason)
       const error = typeof data?.error === 'string' ? style.red(`: ${clip(data.error, 80)}`) : ''
       return [
@@ -97,10 +97,10 @@ function eventLines(
     }
     case 'model/selection':
       return [
-        `${seq(event.seq)}  ${style.dim('model')}      ${String(data?.provider)}:${String(data?.model)}`,
+        `${seq(event.seq)}  ${style.dim('model')}      ${safeLine(`${String(data?.provider)}:${String(data?.model)}`)}`,
       ]
     case 'session/title':
-      return [`${seq(event.seq)}  ${style.dim('title')}      ${String(data?.title)}`]
+      return [`${seq(event.seq)}  ${style.dim('title')}      ${safeLine(String(data?.title))}`]
     case 'snapshot/taken': {
       const changed = Array.isArray(data?.changed) ? (data.changed as unknown[]).map(String) : []
       return changed.length === 0
@@ -113,7 +113,7 @@ function eventLines(
       const what =
         typeof data?.undoOf === 'number'
           ? `Undid the restore at #${data.undoOf}`
-          : `Restored files to #${String(data?.toSeq)}`
+          : `Restored files to #${safeLine(String(data?.toSeq))}`
       return [`${seq(event.seq)}  ${style.dim('restore')}    ${what}${paths}`]
     }
     case 'step/start':
@@ -123,11 +123,11 @@ function eventLines(
       const context = describeContextEvent(event.type, event.data)
       if (context !== null)
         return [`${seq(event.seq)}  ${style.dim('context')}    ${style.dim(clip(context, 100))}`]
-      return [`${seq(event.seq)}  ${style.dim(event.type)}`]
+      return [`${seq(event.seq)}  ${style.dim(safeLine(event.type))}`]
     }
   }
 }
 
 function describeFiles(session: SessionSummary): string {
-  return session.files.mode === 'worktree' ? `worktree ${session.files.path}` : 'shared'
+  return session.files.mode === 'worktree' ? `worktree ${safeLine(session.files.path)}` : 'shared'
 }

@@ -63,4 +63,27 @@ describe('TurnPrinter', () => {
     expect(err.text).toBe('turn ended: error: HTTP 500 from provider\n')
     expect(printer.error).toBe('HTTP 500 from provider')
   })
+
+  it('escapes control characters from the model, tool output and errors, even split across deltas', () => {
+    const out = capture()
+    const err = capture()
+    const printer = new TurnPrinter(out, err, styleFor(out, {}))
+    printer.onEvent(event('step/start'))
+    printer.onEvent(
+      event('assistant/message', {
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: { path: 'a\x1b[2J.txt' } }],
+      }),
+    )
+    printer.onEvent(event('tool/result', { callId: 'c1', output: 'x\x1b]0;T\x07y', isError: false }))
+    printer.onEvent(event('step/start'))
+    // The sequence ESC ] 0 ; T BEL arrives in three deltas; ESC [ 2 J in two.
+    for (const text of ['one \x1b', ']0;T', '\x07 two\x1b', '[2J\n\tthree\x9b1m'])
+      printer.onDelta({ kind: 'text', text })
+    printer.onEvent(event('assistant/message', { content: [{ type: 'text', text: 'ignored' }] }))
+    printer.onEvent(event('turn/end', { reason: 'error', error: 'bad \x1b[31m\r' }))
+    expect(out.text).toBe(
+      '  ▸ read a\\x1b[2J.txt\n    ✓ x\\x1b]0;T\\x07y\none \\x1b]0;T\\x07 two\\x1b[2J\n\tthree\\x9b1m\n',
+    )
+    expect(err.text).toBe('turn ended: error: bad \\x1b[31m\\r\n')
+  })
 })

@@ -4,7 +4,7 @@ import type { SessionEvent, TurnDelta, TurnObserver } from '../backend.js'
 import type { OutputStream } from '../context.js'
 import { assistantContent, describeContextEvent, describeToolCall, outputText } from './event-text.js'
 import { Spinner } from './spinner.js'
-import { clip, type Style } from './style.js'
+import { clip, type Style, safeLine, safeText } from './style.js'
 
 export class TurnPrinter implements TurnObserver {
   readonly #out: OutputStream
@@ -28,7 +28,7 @@ export class TurnPrinter implements TurnObserver {
     if (delta.kind !== 'text' || delta.text === '') return
     this.#spinner.stop()
     this.#streamed += delta.text
-    this.#write(delta.text)
+    this.#write(safeText(delta.text))
   }
 
   onEvent(event: SessionEvent): void {
@@ -41,7 +41,7 @@ export class TurnPrinter implements TurnObserver {
       case 'assistant/message': {
         this.#spinner.stop()
         const { text, calls } = assistantContent(event.data)
-        if (this.#streamed === '' && text !== '') this.#write(text)
+        if (this.#streamed === '' && text !== '') this.#write(safeText(text))
         this.#endLine()
         for (const call of calls) {
           this.#line(this.#style.blue(`  ▸ ${clip(describeToolCall(call.toolName, call.input), 100)}`))
@@ -71,7 +71,7 @@ export class TurnPrinter implements TurnObserver {
               )
             : this.#style.green(
                 decision === 'always'
-                  ? `    ✓ allowed always in this session: ${rule?.tool ?? ''} ${rule?.pattern ?? ''}`
+                  ? `    ✓ allowed always in this session: ${clip(`${rule?.tool ?? ''} ${rule?.pattern ?? ''}`, 90)}`
                   : `    ✓ allowed once${data?.by === 'flag' ? ' (by a flag)' : ''}`,
               )
         this.#line(text)
@@ -90,7 +90,7 @@ export class TurnPrinter implements TurnObserver {
         if (typeof data?.error === 'string') this.error = data.error
         if (reason !== 'completed') {
           const detail = typeof data?.error === 'string' ? `: ${data.error}` : ''
-          this.#err.write(`${this.#style.yellow(`turn ended: ${reason}${detail}`)}\n`)
+          this.#err.write(`${this.#style.yellow(safeText(`turn ended: ${reason}${detail}`))}\n`)
         }
         break
       }
@@ -98,7 +98,7 @@ export class TurnPrinter implements TurnObserver {
       case 'context/compaction-failed':
         this.#spinner.stop()
         this.#endLine()
-        this.#line(this.#style.dim(`  ${describeContextEvent(event.type, event.data)}`))
+        this.#line(this.#style.dim(`  ${safeLine(describeContextEvent(event.type, event.data) ?? '')}`))
         break
       default:
         break
@@ -109,7 +109,7 @@ export class TurnPrinter implements TurnObserver {
     this.#spinner.stop()
     this.#endLine()
     this.#err.write(
-      `${this.#style.yellow(`warning: sessions ${activity.sessionIds.join(', ')} are running turns in ${activity.cwd} at the same time; they share its files.`)}\n`,
+      `${this.#style.yellow(`warning: sessions ${activity.sessionIds.join(', ')} are running turns in ${safeLine(activity.cwd)} at the same time; they share its files.`)}\n`,
     )
   }
 
