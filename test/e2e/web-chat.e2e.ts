@@ -186,6 +186,25 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await eventually(() => page.getByTestId('assistant-message').last().textContent()).toContain('rewritten')
   })
 
+  it('keeps what is typed with its session: another session opens with its own (empty) box, and coming back restores it', async () => {
+    await openWorkspace(page, host.workspace)
+    const first = await newSession(page)
+    await chat(page, 'first session')
+    const second = await newSession(page)
+    await chat(page, 'second session')
+    const input = page.getByTestId('composer-input')
+    await input.fill('half a thought for the second')
+    await row(page, first).getByTestId('row-title').click()
+    await eventually(() => openSessionId(page)).toBe(first)
+    await eventually(() => input.inputValue()).toBe('')
+    await input.fill('a note for the first')
+    await row(page, second).getByTestId('row-title').click()
+    await eventually(() => openSessionId(page)).toBe(second)
+    await eventually(() => input.inputValue()).toBe('half a thought for the second')
+    await row(page, first).getByTestId('row-title').click()
+    await eventually(() => input.inputValue()).toBe('a note for the first')
+  })
+
   it('shows a branched piece of work: tool calls, changed files, the fork in tree and transcript', async () => {
     await openWorkspace(page, host.workspace)
     const parent = await newSession(page)

@@ -28,6 +28,21 @@ export function Composer() {
   // the dialog makes the page inert. It does so once the dialog has gone.
   const focusAfterDialog = useRef(false)
 
+  // What is typed belongs to the session it was typed in: each keeps its own unsent text, so a
+  // draft never follows the person into another conversation (and is sent there by mistake).
+  const unsent = useRef(new Map<string | null, string>())
+  const textOwner = useRef(openSessionId)
+  const latestText = useRef(text)
+  latestText.current = text
+  useEffect(() => {
+    if (textOwner.current === openSessionId) return
+    if (latestText.current !== '') unsent.current.set(textOwner.current, latestText.current)
+    else unsent.current.delete(textOwner.current)
+    textOwner.current = openSessionId
+    setText(unsent.current.get(openSessionId) ?? '')
+    unsent.current.delete(openSessionId)
+  }, [openSessionId])
+
   useEffect(() => {
     if (draft && draft.sessionId === openSessionId) {
       // A returned message goes before anything typed since it was sent.
