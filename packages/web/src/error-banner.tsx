@@ -17,14 +17,20 @@ export function ErrorBanner() {
         shared.sessionIds.filter((id) => id !== openSessionId && sessions.get(id)?.status === 'running')
       : []
 
-  const lost = useHost((state) => state.connection === 'closed')
+  // A refused token stays said while the page retries (each retry is refused the same way).
+  const refused = useHost((state) => state.tokenRefused && state.connection !== 'open')
+  const lost = useHost((state) => state.connection === 'closed') || refused
 
   if (notices.length === 0 && others.length === 0 && !lost) return null
   return (
     <div className="banners">
       {lost ? (
         <div className="banner banner-warning" data-testid="connection-lost" role="status">
-          <span className="banner-text">Lost the connection to the Host. Retrying…</span>
+          <span className="banner-text">
+            {refused
+              ? 'The Host does not accept this page’s token: it has restarted with a new one, or the address had none. Open the address `tangent serve` printed (it ends in ?token=…).'
+              : 'Lost the connection to the Host. Retrying…'}
+          </span>
         </div>
       ) : null}
       {others.length > 0 ? (

@@ -73,6 +73,8 @@ export interface HostState {
   readonly dialog: DialogState | null
   readonly renaming: string | null
   readonly connection: 'connecting' | 'open' | 'closed'
+  /** The Host answers but refuses this page's token (it restarted with a new one, or the address had none). */
+  readonly tokenRefused: boolean
   readonly info: HostInfo | null
   readonly workspaces: readonly Workspace[]
   readonly sessions: ReadonlyMap<string, SessionSummary>
@@ -118,6 +120,7 @@ export function initialHostState(openSessionId: string | null): HostState {
     dialog: null,
     renaming: null,
     connection: 'connecting',
+    tokenRefused: false,
     info: null,
     workspaces: [],
     sessions: new Map(),

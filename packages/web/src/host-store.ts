@@ -67,6 +67,7 @@ export class HostStore {
   #client: RpcClient | null = null
   #noticeId = 0
   #draftNonce = 0
+  readonly #checkToken: (() => Promise<'accepted' | 'refused' | 'unreachable'>) | undefined
   /** Forks on their way, by request: a second identical one joins the first. */
   readonly #forking = new Map<string, Promise<SessionSummary | null>>()
   /** Changes whenever another session is opened, so late answers for the old one are dropped. */
@@ -103,7 +104,10 @@ export class HostStore {
     initialSessionId: string | null = null,
     memory: OpenSessionMemory = new OpenSessionMemory(null),
     schedule: (flush: () => void) => void = nextFrame,
+    /** Asks the Host over HTTP whether it takes this page's token, when the socket will not stay open. */
+    checkToken?: () => Promise<'accepted' | 'refused' | 'unreachable'>,
   ) {
+    this.#checkToken = checkToken
     this.#connect = connect
     this.#schedule = schedule
     this.#state = initialHostState(initialSessionId)
@@ -130,6 +134,12 @@ export class HostStore {
       // `connection-closed`, which the actions report like any other error.
       this.#set({ connection: 'closed' })
       if (this.#stopped) return
+      // A socket the Host refuses looks like one it never answered: ask it, so the page can say
+      // which (retrying stays on: a Host restarted with this token again is found).
+      void this.#checkToken?.().then((answer) => {
+        if (this.#client === client && this.#state.connection === 'closed')
+          this.#set({ tokenRefused: answer === 'refused' })
+      })
       setTimeout(() => void this.start(), this.#retryDelay)
       this.#retryDelay = Math.min(this.#retryDelay * 2, 10_000)
     })
@@ -142,6 +152,7 @@ export class HostStore {
       this.#retryDelay = 500
       this.#set({
         connection: 'open',
+        tokenRefused: false,
         info,
         workspaces,
         sessions: new Map(sessions.map((session) => [session.id, session])),

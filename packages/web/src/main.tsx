@@ -31,8 +31,22 @@ function connect(): RpcClient {
   return createRpcClient(socket)
 }
 
+/** Whether the Host takes this page's token: a refused WebSocket upgrade looks like no answer. */
+async function checkToken(): Promise<'accepted' | 'refused' | 'unreachable'> {
+  try {
+    const response = await fetch('/rpc', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'host.info', params: {} }),
+    })
+    return response.status === 401 ? 'refused' : 'accepted'
+  } catch {
+    return 'unreachable'
+  }
+}
+
 const storage = localStorageOrNull()
-const store = new HostStore(connect, readHash(), new OpenSessionMemory(storage))
+const store = new HostStore(connect, readHash(), new OpenSessionMemory(storage), undefined, checkToken)
 
 /** A link to an event (`#session=<id>&seq=<n>`) opens its session and brings the event into view. */
 function follow(target: ReturnType<typeof hashTarget>): void {
