@@ -47,6 +47,8 @@ export class McpServers implements ToolSource {
   readonly #config: ConfigFiles
   readonly #report: (line: string) => void
   readonly #entries = new Map<string, Entry>()
+  /** Every connection made and not yet closed, replaced ones too: close() ends them all. */
+  readonly #connections = new Set<McpConnection>()
   /** Per session directory: servers whose tools are missing this turn, and why. */
   readonly #missing = new Map<string, Map<string, string>>()
   /** Lines already reported that would otherwise repeat every turn (untrusted servers, bad config). */
@@ -105,15 +107,21 @@ export class McpServers implements ToolSource {
       : `MCP server "${server}" is not available: ${why}. The tool did not run.`
   }
 
-  /** Stops every server. */
+  /**
+   * Stops every server it started, whatever its state (starting, failed, running, replaced), and
+   * resolves once their processes have exited: a server stops with Tangent (§14.3).
+   */
   async close(): Promise<void> {
     this.#closed = true
-    const entries = [...this.#entries.values()]
     this.#entries.clear()
-    await Promise.all(entries.map((entry) => entry.connection.close()))
+    const connections = [...this.#connections]
+    this.#connections.clear()
+    await Promise.all(connections.map((connection) => connection.close()))
   }
 
   #start(server: ResolvedServer, Connection: typeof McpConnection): Promise<AgentToolSet> {
+    // Closed while this turn resolved its servers: nothing may start after close().
+    if (this.#closed) return Promise.resolve({})
     const key = JSON.stringify([server.source, server.name, server.workingDirectory, server.server])
     const existing = this.#entries.get(key)
     // Running, starting, or failed recently: as it is. Stopped on its own, or failed long ago: again.
@@ -129,6 +137,8 @@ export class McpServers implements ToolSource {
       ...(server.callTimeoutMs !== undefined ? { callTimeoutMs: server.callTimeoutMs } : {}),
       onStopped: (why) => this.#report(`${label} stopped: ${why}; it restarts on the next turn.`),
     })
+    if (existing) this.#retire(existing.connection)
+    this.#connections.add(connection)
     const entry: Entry = { connection, tools: connection.start() }
     entry.tools.catch((error: unknown) => {
       entry.failedAt = Date.now()
@@ -139,6 +149,11 @@ export class McpServers implements ToolSource {
     })
     this.#entries.set(key, entry)
     return entry.tools
+  }
+
+  /** A connection replaced by a new one: ended (a failed start may still be ending it), then forgotten. */
+  #retire(connection: McpConnection): void {
+    void connection.close().then(() => this.#connections.delete(connection))
   }
 
   async #resolve(cwd: string): Promise<ResolvedServer[]> {
