@@ -12,6 +12,7 @@ import {
   mcpTransportOf,
 } from '@tangent/agent/light'
 import type { ConfigFiles, LoadedConfig } from './config.js'
+import { stdioCommandProblem } from './mcp-command-check.js'
 
 /** A configured server as `tangent doctor` lists it: nothing is started to list it. */
 export interface McpServerListing {
@@ -24,6 +25,8 @@ export interface McpServerListing {
   enabled: boolean
   /** Why it is not enabled. */
   note?: string
+  /** Why an enabled server would not start, found without starting it (a stdio command not on PATH). */
+  problem?: string
 }
 
 interface ResolvedServer extends McpServerListing {
@@ -55,21 +58,43 @@ export class McpServers implements ToolSource {
   readonly #reported = new Set<string>()
   #closed = false
 
-  constructor(options: { config: ConfigFiles; report: (line: string) => void }) {
+  readonly #env: Record<string, string | undefined>
+
+  /** `env`: Tangent's environment, whose PATH a stdio server is started with unless its own `env` sets one. */
+  constructor(options: {
+    config: ConfigFiles
+    report: (line: string) => void
+    env: Record<string, string | undefined>
+  }) {
     this.#config = options.config
     this.#report = options.report
+    this.#env = options.env
   }
 
   /** The servers that apply in `cwd`: the user's, then the project's (which win by name when trusted). */
   async list(cwd: string): Promise<McpServerListing[]> {
-    return (await this.#resolve(cwd)).map((server) => ({
-      name: server.name,
-      transport: server.transport,
-      source: server.source,
-      scope: server.scope,
-      enabled: server.enabled,
-      ...(server.note ? { note: server.note } : {}),
-    }))
+    return (await this.#resolve(cwd)).map((server) => {
+      const problem = server.enabled ? this.#problemOf(server) : null
+      return {
+        name: server.name,
+        transport: server.transport,
+        source: server.source,
+        scope: server.scope,
+        enabled: server.enabled,
+        ...(server.note ? { note: server.note } : {}),
+        ...(problem ? { problem } : {}),
+      }
+    })
+  }
+
+  #problemOf(resolved: ResolvedServer): string | null {
+    const server = resolved.server
+    if (!('command' in server)) return null
+    return stdioCommandProblem({
+      command: server.command,
+      cwd: path.resolve(resolved.workingDirectory, server.cwd ?? '.'),
+      searchPath: server.env?.PATH ?? this.#env.PATH,
+    })
   }
 
   async tools(cwd: string, signal: AbortSignal): Promise<AgentToolSet> {
