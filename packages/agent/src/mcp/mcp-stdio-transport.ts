@@ -55,23 +55,20 @@ export class McpStdioTransport implements Transport {
       this.#child = child
       this.pid = child.pid
       this.#exited = new Promise((exited) => {
-        let ended = false
         const end = () => {
-          if (ended) return
-          ended = true
           this.#hasExited = true
           exited()
-          this.onclose?.()
         }
-        // 'close' waits for the pipes too, which a grandchild can hold open: 'exit' is the process.
+        // The process is gone at 'exit' (or when no process started: ENOENT, EACCES); 'close'
+        // comes once its pipes are drained too, so the last answer it wrote is read first.
         child.once('exit', end)
         child.on('error', (error) => {
-          // A spawn that failed (ENOENT, EACCES) has no process to wait for.
           if (child.pid === undefined) end()
           reject(error)
           this.onerror?.(error)
         })
       })
+      child.once('close', () => this.onclose?.())
       child.once('spawn', () => resolve())
       child.stdin.on('error', (error) => this.onerror?.(error))
       child.stdout.on('error', (error) => this.onerror?.(error))
@@ -112,8 +109,10 @@ export class McpStdioTransport implements Transport {
         await exited
       }
     }
-    // What is left of a group it made (children holding no pipe of ours) goes too.
+    // What is left of a group it made goes too; a child of it that still holds our pipes (and so
+    // holds back 'close') is let go of.
     signalGroup(child.pid, 'SIGKILL')
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy()
     this.#readBuffer.clear()
   }
 
