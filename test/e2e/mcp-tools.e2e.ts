@@ -7,6 +7,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { inProcessApi, Runtime } from '@tangent/runtime'
 import { afterEach, describe, expect, it } from 'vitest'
+import { isRunning, stuckServer, waitForPid } from '../../packages/agent/src/mcp/stuck-server.test-helper.js'
+import { createSandbox, removeSandbox, tangent } from './cli-harness.js'
 
 const everythingServer = path.join(
   path.dirname(
@@ -127,5 +129,37 @@ describe('MCP tools', () => {
       { callId: expect.any(String), toolName: 'mcp__everything__echo', output: 'Echo: hi', isError: false },
     ])
     expect(trusted.reports).toEqual([])
+  })
+
+  it('a server still starting when the runtime closes is ended with it', async () => {
+    const stuck = stuckServer({ stubborn: true })
+    const { runtime, start } = await open({
+      user: { mcp: { servers: { slow: { ...stuck.server, startTimeoutMs: 60_000 } } } },
+    })
+    // An aborted ask does not wait for the start: the server is left starting, as a turn would.
+    const asked = new AbortController()
+    const tools = runtime.mcp.tools(start, asked.signal)
+    const pid = await waitForPid(stuck.pidFile)
+    asked.abort()
+    expect(await tools).toEqual({})
+    await runtime.close()
+    expect(isRunning(pid)).toBe(false)
+  })
+
+  it('`tangent run` leaves no server behind when one misses its start timeout', async () => {
+    const sandbox = createSandbox()
+    cleanups.push(async () => removeSandbox(sandbox))
+    const stuck = stuckServer({ stubborn: true })
+    const configFile = path.join(sandbox.env.XDG_CONFIG_HOME!, 'tangent', 'config.json')
+    fs.mkdirSync(path.dirname(configFile), { recursive: true })
+    fs.writeFileSync(
+      configFile,
+      JSON.stringify({ mcp: { servers: { slow: { ...stuck.server, startTimeoutMs: 500 } } } }),
+    )
+    const result = await tangent(sandbox, ['run', 'hello'])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toMatch(/MCP server "slow" .* did not start: no answer within 500 ms/)
+    const pid = await waitForPid(stuck.pidFile)
+    expect(isRunning(pid)).toBe(false)
   })
 })

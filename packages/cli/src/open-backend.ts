@@ -14,6 +14,8 @@ import { safeText } from './render/style.js'
 export interface OpenBackendOptions {
   /** Commands that only read open the store without the writer lock and serve nothing. */
   readOnly?: boolean
+  /** Where the runtime's warnings go (default: stderr, as `tangent: <line>`); `tangent doctor` lists them. */
+  report?: (line: string) => void
 }
 
 /** How long a command waits for a Host to appear when another process just took the lock. */
@@ -32,8 +34,11 @@ export async function openBackend(context: CliContext, options: OpenBackendOptio
     home: context.home,
     env: context.env,
     startFolder: context.cwd,
-    report: (error: unknown) =>
-      context.stderr.write(`tangent: ${safeText(error instanceof Error ? error.message : String(error))}\n`),
+    report: (error: unknown) => {
+      const line = error instanceof Error ? error.message : String(error)
+      if (options.report) options.report(line)
+      else context.stderr.write(`tangent: ${safeText(line)}\n`)
+    },
   }
   if (options.readOnly) {
     const runtime = await Runtime.open({ ...runtimeOptions, readOnly: true })

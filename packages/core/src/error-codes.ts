@@ -82,6 +82,7 @@ export const errorCodes = {
   'cwd-not-found': 'tangent run --cwd names something that is not a directory',
   'turn-error': 'tangent run: the turn ended with reason error',
   usage: 'a command line that does not parse (exit code 2)',
+  'doctor-problems': 'tangent doctor found a problem that stops Tangent from working here (listed above it)',
 } as const
 
 /** A stable, kebab-case error code. */

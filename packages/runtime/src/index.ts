@@ -11,4 +11,5 @@ export type { RuntimeEventMap, RuntimeEventName, SharedActivity } from './runtim
 export { type RuntimeMethodName, type RuntimeMethods, runtimeMethods } from './runtime-methods.js'
 export { inProcessApi, invalidParams, type SessionApi } from './session-api.js'
 export { toSessionSummary } from './session-summary.js'
+export { workspacesProblem } from './workspaces.js'
 export { writeFileAtomic } from './write-file-atomic.js'

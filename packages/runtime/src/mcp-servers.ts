@@ -12,6 +12,7 @@ import {
   mcpTransportOf,
 } from '@tangent/agent/light'
 import type { ConfigFiles, LoadedConfig } from './config.js'
+import { stdioCommandProblem } from './mcp-command-check.js'
 
 /** A configured server as `tangent doctor` lists it: nothing is started to list it. */
 export interface McpServerListing {
@@ -24,6 +25,8 @@ export interface McpServerListing {
   enabled: boolean
   /** Why it is not enabled. */
   note?: string
+  /** Why an enabled server would not start, found without starting it (a stdio command not on PATH). */
+  problem?: string
 }
 
 interface ResolvedServer extends McpServerListing {
@@ -47,27 +50,51 @@ export class McpServers implements ToolSource {
   readonly #config: ConfigFiles
   readonly #report: (line: string) => void
   readonly #entries = new Map<string, Entry>()
+  /** Every connection made and not yet closed, replaced ones too: close() ends them all. */
+  readonly #connections = new Set<McpConnection>()
   /** Per session directory: servers whose tools are missing this turn, and why. */
   readonly #missing = new Map<string, Map<string, string>>()
   /** Lines already reported that would otherwise repeat every turn (untrusted servers, bad config). */
   readonly #reported = new Set<string>()
   #closed = false
 
-  constructor(options: { config: ConfigFiles; report: (line: string) => void }) {
+  readonly #env: Record<string, string | undefined>
+
+  /** `env`: Tangent's environment, whose PATH a stdio server is started with unless its own `env` sets one. */
+  constructor(options: {
+    config: ConfigFiles
+    report: (line: string) => void
+    env: Record<string, string | undefined>
+  }) {
     this.#config = options.config
     this.#report = options.report
+    this.#env = options.env
   }
 
   /** The servers that apply in `cwd`: the user's, then the project's (which win by name when trusted). */
   async list(cwd: string): Promise<McpServerListing[]> {
-    return (await this.#resolve(cwd)).map((server) => ({
-      name: server.name,
-      transport: server.transport,
-      source: server.source,
-      scope: server.scope,
-      enabled: server.enabled,
-      ...(server.note ? { note: server.note } : {}),
-    }))
+    return (await this.#resolve(cwd)).map((server) => {
+      const problem = server.enabled ? this.#problemOf(server) : null
+      return {
+        name: server.name,
+        transport: server.transport,
+        source: server.source,
+        scope: server.scope,
+        enabled: server.enabled,
+        ...(server.note ? { note: server.note } : {}),
+        ...(problem ? { problem } : {}),
+      }
+    })
+  }
+
+  #problemOf(resolved: ResolvedServer): string | null {
+    const server = resolved.server
+    if (!('command' in server)) return null
+    return stdioCommandProblem({
+      command: server.command,
+      cwd: path.resolve(resolved.workingDirectory, server.cwd ?? '.'),
+      searchPath: server.env?.PATH ?? this.#env.PATH,
+    })
   }
 
   async tools(cwd: string, signal: AbortSignal): Promise<AgentToolSet> {
@@ -105,15 +132,21 @@ export class McpServers implements ToolSource {
       : `MCP server "${server}" is not available: ${why}. The tool did not run.`
   }
 
-  /** Stops every server. */
+  /**
+   * Stops every server it started, whatever its state (starting, failed, running, replaced), and
+   * resolves once their processes have exited: a server stops with Tangent (§14.3).
+   */
   async close(): Promise<void> {
     this.#closed = true
-    const entries = [...this.#entries.values()]
     this.#entries.clear()
-    await Promise.all(entries.map((entry) => entry.connection.close()))
+    const connections = [...this.#connections]
+    this.#connections.clear()
+    await Promise.all(connections.map((connection) => connection.close()))
   }
 
   #start(server: ResolvedServer, Connection: typeof McpConnection): Promise<AgentToolSet> {
+    // Closed while this turn resolved its servers: nothing may start after close().
+    if (this.#closed) return Promise.resolve({})
     const key = JSON.stringify([server.source, server.name, server.workingDirectory, server.server])
     const existing = this.#entries.get(key)
     // Running, starting, or failed recently: as it is. Stopped on its own, or failed long ago: again.
@@ -129,6 +162,8 @@ export class McpServers implements ToolSource {
       ...(server.callTimeoutMs !== undefined ? { callTimeoutMs: server.callTimeoutMs } : {}),
       onStopped: (why) => this.#report(`${label} stopped: ${why}; it restarts on the next turn.`),
     })
+    if (existing) this.#retire(existing.connection)
+    this.#connections.add(connection)
     const entry: Entry = { connection, tools: connection.start() }
     entry.tools.catch((error: unknown) => {
       entry.failedAt = Date.now()
@@ -139,6 +174,11 @@ export class McpServers implements ToolSource {
     })
     this.#entries.set(key, entry)
     return entry.tools
+  }
+
+  /** A connection replaced by a new one: ended (a failed start may still be ending it), then forgotten. */
+  #retire(connection: McpConnection): void {
+    void connection.close().then(() => this.#connections.delete(connection))
   }
 
   async #resolve(cwd: string): Promise<ResolvedServer[]> {

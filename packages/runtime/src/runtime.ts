@@ -250,7 +250,7 @@ export class Runtime {
     }
     this.config = new ConfigFiles({ env, homeDir: this.homeDir })
     const permissions = permissionDecider(this.config, () => this.bashRunsSandboxed())
-    this.mcp = new McpServers({ config: this.config, report: init.report })
+    this.mcp = new McpServers({ config: this.config, report: init.report, env })
     this.#forkRequests = ForkRequests.fromHeaders(() => store.headers())
     this.#explorations = new Explorations({
       load: (sessionId) => this.#load(sessionId),
@@ -337,7 +337,9 @@ export class Runtime {
       onWarning: (warning) => report(`warning: ${warning.message}`),
     })
     try {
-      const workspaces = await WorkspaceRegistry.open(home)
+      const workspaces = await WorkspaceRegistry.open(home, { readOnly: options.readOnly === true })
+      // A read-only command runs over a bad workspaces file (§7): said once, as a warning.
+      if (workspaces.problem) report(`warning: ${workspaces.problem.message}`)
       const runtime = new Runtime({
         options,
         home,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -56,5 +56,20 @@ describe('WorkspaceRegistry.open', () => {
       code: 'corrupt-workspaces',
       message: expect.stringMatching(/expected string, received number/),
     })
+  })
+
+  it('opened read-only over a damaged file: no workspaces, the problem kept, every change refused, the file untouched', async () => {
+    home = await mkdtemp(path.join(os.tmpdir(), 'tangent-ws-'))
+    const file = path.join(home, 'workspaces.json')
+    await writeFile(file, 'x')
+    await expect(WorkspaceRegistry.open(home)).rejects.toMatchObject({ code: 'corrupt-workspaces' })
+    const registry = await WorkspaceRegistry.open(home, { readOnly: true })
+    expect(registry.list()).toEqual([])
+    expect(registry.problem).toMatchObject({ code: 'corrupt-workspaces', data: { file } })
+    await expect(registry.open(home)).rejects.toMatchObject({ code: 'corrupt-workspaces' })
+    expect(await readFile(file, 'utf8')).toBe('x')
+    // A good file read-only has no problem.
+    await writeFile(file, JSON.stringify({ version: 1, workspaces: [good] }))
+    expect((await WorkspaceRegistry.open(home, { readOnly: true })).problem).toBeNull()
   })
 })

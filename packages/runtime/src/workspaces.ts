@@ -46,10 +46,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export class WorkspaceRegistry {
   readonly #file: string
   readonly #workspaces: Map<string, Workspace>
+  /**
+   * Why the file could not be read (`corrupt-workspaces`), for a read-only registry opened over a
+   * bad file: it lists no workspaces and refuses every change, so the file is never overwritten.
+   */
+  readonly problem: TangentError | null
 
-  private constructor(file: string, workspaces: Workspace[]) {
+  private constructor(file: string, workspaces: Workspace[], problem: TangentError | null = null) {
     this.#file = file
     this.#workspaces = new Map(workspaces.map((workspace) => [workspace.id, workspace]))
+    this.problem = problem
   }
 
   /** Whose folder contains `cwd` (the deepest), else `recorded` when it still exists, else null. */
@@ -63,7 +69,12 @@ export class WorkspaceRegistry {
     return recorded !== undefined && this.#workspaces.has(recorded) ? recorded : null
   }
 
-  static async open(home: string): Promise<WorkspaceRegistry> {
+  /**
+   * Reads `home/workspaces.json`. A file that is not valid throws `corrupt-workspaces`, unless
+   * `readOnly`: a command that only reads still runs, over no workspaces, with `problem` set
+   * (docs/architecture.md §7).
+   */
+  static async open(home: string, options: { readOnly?: boolean } = {}): Promise<WorkspaceRegistry> {
     const file = path.join(home, 'workspaces.json')
     let text: string
     try {
@@ -78,11 +89,13 @@ export class WorkspaceRegistry {
       const value: unknown = JSON.parse(text)
       parsed = isWorkspacesFile(value) ? value : WorkspacesFile.parse(value)
     } catch (error) {
-      throw new TangentError(
+      const corrupt = new TangentError(
         'corrupt-workspaces',
         `${file} is not a valid workspaces file (${error instanceof Error ? error.message.slice(0, 200) : String(error)}). Fix or remove it; sessions are not affected.`,
         { file },
       )
+      if (options.readOnly) return new WorkspaceRegistry(file, [], corrupt)
+      throw corrupt
     }
     return new WorkspaceRegistry(file, parsed.workspaces)
   }
@@ -113,6 +126,8 @@ export class WorkspaceRegistry {
 
   /** The workspace of an existing folder (already realpath'd), created on first open; marks it opened now. */
   async open(real: string, at = Date.now()): Promise<Workspace> {
+    // Saving would replace the bad file with what little this registry holds: nothing is lost.
+    if (this.problem) throw this.problem
     // Strictly after the latest open: two opens in one millisecond still list in the order made.
     const latest = Math.max(0, ...[...this.#workspaces.values()].map((candidate) => candidate.openedAt ?? 0))
     const now = Math.max(at, latest + 1)
@@ -134,6 +149,11 @@ export class WorkspaceRegistry {
   async #save(): Promise<void> {
     await writeFileAtomic(this.#file, `${JSON.stringify({ version: 1, workspaces: this.list() }, null, 2)}\n`)
   }
+}
+
+/** Why `home/workspaces.json` cannot be read (`corrupt-workspaces`), or null: for `tangent doctor`. */
+export async function workspacesProblem(home: string): Promise<TangentError | null> {
+  return (await WorkspaceRegistry.open(home, { readOnly: true })).problem
 }
 
 /** `child` is `folder` or inside it (both real paths). */

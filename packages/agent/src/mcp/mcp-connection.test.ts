@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { McpConnection } from './mcp-connection.js'
+import { isGoneSoon, isRunning, pidIn, stuckServer, waitForPid } from './stuck-server.test-helper.js'
 
 // The real server from npm (a devDependency), started over stdio from node_modules.
 const packageJson = createRequire(import.meta.url).resolve(
@@ -81,16 +82,39 @@ describe('McpConnection', () => {
     await expect(connection.start()).rejects.toThrow(/ENOENT/)
   })
 
-  it('a server that never answers times out on start and is stopped', async () => {
+  it('a server that never answers times out on start, and its process is gone when start() fails', async () => {
+    const stuck = stuckServer()
     const connection = new McpConnection({
       name: 'silent',
-      server: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+      server: stuck.server,
       workingDirectory: os.tmpdir(),
       startTimeoutMs: 500,
     })
-    const started = Date.now()
     await expect(connection.start()).rejects.toThrow(/no answer within 500 ms/)
-    expect(Date.now() - started).toBeLessThan(5_000)
+    const pid = pidIn(stuck.pidFile)
+    // It may not have written its pid before it was stopped; if it did, it must be gone.
+    if (pid !== null) expect(isRunning(pid)).toBe(false)
+    expect(connection.pid).toBeGreaterThan(0)
+    expect(isRunning(connection.pid!)).toBe(false)
+  })
+
+  it('close() ends a server that ignores SIGTERM, and the process group it made', async () => {
+    const stuck = stuckServer({ stubborn: true, group: true })
+    const connection = new McpConnection({
+      name: 'stubborn',
+      server: stuck.server,
+      workingDirectory: os.tmpdir(),
+      startTimeoutMs: 60_000,
+    })
+    const starting = connection.start()
+    const [pid, child] = await Promise.all([waitForPid(stuck.pidFile), waitForPid(`${stuck.pidFile}.child`)])
+    expect(isRunning(pid) && isRunning(child)).toBe(true)
+    // Closed while it is still starting: start() fails, and nothing of it is left.
+    await connection.close()
+    await expect(starting).rejects.toThrow(/closed by Tangent/)
+    expect(isRunning(pid)).toBe(false)
+    // Its child holds none of Tangent's pipes: it goes with the group, not waited for.
+    expect(await isGoneSoon(child)).toBe(true)
   })
 
   it('a server that dies mid-call gives an error result and reports once', async () => {

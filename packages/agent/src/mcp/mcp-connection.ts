@@ -13,6 +13,7 @@ import {
   type McpServerConfig,
   mcpTransportOf,
 } from './mcp-server-config.js'
+import type { McpStdioTransport } from './mcp-stdio-transport.js'
 import { mcpToolName } from './mcp-tool-name.js'
 
 export interface McpConnectionOptions {
@@ -37,14 +38,16 @@ const McpArguments = z.record(z.string(), z.unknown())
  * validator it is ~120 modules, and a process that starts no server (`tangent show`) needs none.
  */
 async function mcpClientLibrary() {
-  const [client, stdio, http] = await Promise.all([
+  const [client, stdio, http, own] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('./mcp-stdio-transport.js'),
   ])
   return {
     Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    McpStdioTransport: own.McpStdioTransport,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
   }
 }
@@ -56,9 +59,12 @@ export class McpConnection {
   readonly #options: McpConnectionOptions
   /** Made by start(), once the SDK is loaded. */
   #client: Client | null = null
+  /** A stdio server's process, which close() ends and waits for. */
+  #stdio: McpStdioTransport | null = null
   #stderrTail: string[] = []
   #stopped: string | null = null
   #closing = false
+  #closed: Promise<void> | null = null
   #started = false
 
   constructor(options: McpConnectionOptions) {
@@ -94,8 +100,14 @@ export class McpConnection {
       this.#started = true
       return this.#toolSet(listed.tools)
     } catch (error) {
+      // close() during the start: the SDK's "Connection closed" would hide who closed it.
+      const closedByTangent = this.#closing
       await this.close()
-      const why = timer.aborted ? `no answer within ${timeout} ms` : messageOf(error)
+      const why = timer.aborted
+        ? `no answer within ${timeout} ms`
+        : closedByTangent
+          ? 'closed by Tangent'
+          : messageOf(error)
       throw new Error(this.#withStderr(why))
     }
   }
@@ -121,14 +133,29 @@ export class McpConnection {
     }
   }
 
-  /** Stops the server (a stdio server's process is ended). Idempotent. */
-  async close(): Promise<void> {
-    if (this.#closing) return
+  /** A stdio server's process id once spawned (tests and diagnostics). */
+  get pid(): number | undefined {
+    return this.#stdio?.pid
+  }
+
+  /**
+   * Stops the server and resolves once a stdio server's process has exited (§14.3: a server
+   * stops with Tangent). Idempotent: every caller, start()'s failure path included, awaits the
+   * same end.
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#close()
+    return this.#closed
+  }
+
+  async #close(): Promise<void> {
     this.#closing = true
     this.#stopped ??= 'closed by Tangent'
     await this.#client?.close().catch(() => {
       // Closing a transport that never started (or already broke) has nothing left to stop.
     })
+    // The client had no transport yet (closed while the SDK loaded), or its close failed early.
+    await this.#stdio?.close()
   }
 
   #transport(library: McpClientLibrary): Transport {
@@ -138,15 +165,15 @@ export class McpConnection {
         requestInit: { headers: server.headers ?? {} },
       })
     }
-    const transport = new library.StdioClientTransport({
+    const transport = new library.McpStdioTransport({
       command: server.command,
       args: server.args ?? [],
-      ...(server.env ? { env: server.env } : {}),
+      env: { ...library.getDefaultEnvironment(), ...server.env },
       cwd: path.resolve(this.#options.workingDirectory, server.cwd ?? '.'),
-      stderr: 'pipe',
     })
+    this.#stdio = transport
     // The last lines the server wrote to stderr explain most failures; the rest is dropped.
-    transport.stderr?.on('data', (chunk: Buffer) => {
+    transport.stderr.on('data', (chunk: Buffer) => {
       const lines = chunk
         .toString('utf8')
         .split('\n')

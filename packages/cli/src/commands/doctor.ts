@@ -1,12 +1,14 @@
 // `tangent doctor`: what this machine offers Tangent — Node, the data directory and who can read
 // it, which models can run, and whether the bash tool runs in an OS sandbox (and why not).
 import fs from 'node:fs/promises'
-import { ConfigFiles, type McpServerListing, McpServers } from '@tangent/runtime'
+import { TangentError } from '@tangent/core'
+import { ConfigFiles, type McpServerListing, McpServers, workspacesProblem } from '@tangent/runtime'
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
 import { safeLine, styleFor } from '../render/style.js'
+import { type DoctorProblem, defaultModelProblem, mcpServerProblems } from './doctor-problems.js'
 import { modelLines, sandboxLine } from './models.js'
 
 interface DataDirectoryReport {
@@ -22,23 +24,46 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
   program
     .command('doctor')
     .description('Check this machine: Node, the data directory, models, and whether bash is sandboxed')
-    .option('--json', 'print {node, dataDir, via, models, sandbox, mcp}')
+    .option('--json', 'print {node, dataDir, via, models, sandbox, mcp, problems}')
     .action(async (flags: { json?: boolean }) => {
       const dataDir = await inspectDataDirectory(context.home)
       const mcp = await listMcpServers(context)
-      const { via, info } = await withBackend(context, { readOnly: true }, async (backend) => ({
-        via: backend.kind,
-        info: await backend.info(),
-      }))
+      const workspaces = dataDir.exists ? await workspacesProblem(context.home) : null
+      // The runtime's warnings (a data dir others can read, odd files) are problems doctor lists.
+      const reported: string[] = []
+      const { via, info } = await withBackend(
+        context,
+        { readOnly: true, report: (line) => reported.push(line) },
+        async (backend) => ({ via: backend.kind, info: await backend.info() }),
+      )
+      const problems: DoctorProblem[] = [
+        ...[defaultModelProblem(info)].filter((problem) => problem !== null),
+        // Every command that writes refuses until it is fixed (§7): an error, said once.
+        ...(workspaces
+          ? [
+              {
+                level: 'error' as const,
+                text: `${workspaces.message} Until then every command that writes refuses; read-only ones list sessions without workspaces.`,
+              },
+            ]
+          : []),
+        ...reported
+          .filter((line) => !workspaces || !line.includes(workspaces.message))
+          .map((line) => ({ level: 'warning' as const, text: line.replace(/^warning: /, '') })),
+        ...mcpServerProblems(mcp.servers),
+      ]
+      const errors = problems.filter((problem) => problem.level === 'error').length
       if (flags.json) {
-        return printJson(context, {
+        printJson(context, {
           node: process.version,
           dataDir,
           via,
           models: info.models,
           sandbox: info.sandbox ?? null,
           mcp,
+          problems,
         })
+        return failIfErrors(errors)
       }
       const style = styleFor(context.stdout, context.env)
       const available = info.models.filter((model) => model.available).length
@@ -52,11 +77,28 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
         `MCP       ${mcp.servers.length === 0 ? style.dim('no servers configured (docs/architecture.md §14.3)') : `${mcp.servers.length} configured for ${safeLine(context.cwd)}`}`,
         ...mcp.servers.map(
           (server) =>
-            `  ${safeLine(server.name)}  ${safeLine(server.transport)}  ${server.enabled ? 'enabled' : `not started: ${safeLine(String(server.note))}`}  ${style.dim(safeLine(server.source))}`,
+            `  ${safeLine(server.name)}  ${safeLine(server.transport)}  ${server.enabled ? (server.problem ? 'enabled, will not start (see Problems)' : 'enabled') : `not started: ${safeLine(String(server.note))}`}  ${style.dim(safeLine(server.source))}`,
         ),
         ...mcp.problems.map((line) => `  ${safeLine(line)}`),
+        `Problems  ${problems.length === 0 ? 'none' : `${errors} error${errors === 1 ? '' : 's'}, ${problems.length - errors} warning${problems.length - errors === 1 ? '' : 's'}`}`,
+        ...problems.map((problem) =>
+          problem.level === 'error'
+            ? `  ${style.red('✗')} ${safeLine(problem.text)}`
+            : `  ${style.dim('!')} ${safeLine(problem.text)}`,
+        ),
       ])
+      failIfErrors(errors)
     })
+}
+
+/** Doctor's exit rule (§9): 1 when something stops Tangent from working here, after the full report. */
+function failIfErrors(errors: number): void {
+  if (errors === 0) return
+  throw new TangentError(
+    'doctor-problems',
+    `found ${errors === 1 ? 'a problem that stops' : `${errors} problems that stop`} Tangent from working here (listed above, with what to do).`,
+    { problems: errors },
+  )
 }
 
 /** The MCP servers configured for the current directory, read from the config files: none is started. */
@@ -67,6 +109,7 @@ async function listMcpServers(
   const servers = new McpServers({
     config: new ConfigFiles({ env: context.env }),
     report: (line) => problems.push(line),
+    env: context.env,
   })
   return { servers: await servers.list(context.cwd), problems }
 }
