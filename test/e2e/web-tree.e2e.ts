@@ -60,6 +60,10 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await chat(page, 'to be archived')
     await rowMenu(page, id, 'menu-archive')
     await eventually(() => row(page, id).count()).toBe(0)
+    // Its row (and the menu button focus went back to) is gone: focus is in the tree, not on <body>.
+    await eventually(() => page.evaluate(() => document.activeElement?.getAttribute('role') ?? null)).toBe(
+      'treeitem',
+    )
 
     await page.getByTestId('show-archived').check()
     await row(page, id).waitFor()

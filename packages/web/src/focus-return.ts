@@ -26,3 +26,8 @@ export function returnFocus(opener: Element | null, place: OpenerPlace): void {
     : null
   ;(tabStop ?? document.getElementById(composerInputId))?.focus()
 }
+
+/** Runs `work` once what the store just changed has been rendered (the next frame, then a task). */
+export function afterRender(work: () => void): void {
+  requestAnimationFrame(() => setTimeout(work, 0))
+}

@@ -3,6 +3,7 @@
 // and End move through it. Focus goes back to the button that opened it, so a dialog opened
 // from the menu (Fork…, Delete…) gives focus back to that button too.
 import { type KeyboardEvent, useEffect, useLayoutEffect, useRef } from 'react'
+import { afterRender, type OpenerPlace, openerPlace, returnFocus } from './focus-return.js'
 import { titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -14,12 +15,15 @@ export function RowMenu(props: { sessionId: string; x: number; y: number; onClos
   const session = useHost((state) => state.sessions.get(props.sessionId))
   const openSessionId = useHost((state) => state.openSessionId)
   const menu = useRef<HTMLDivElement>(null)
+  /** The tree the menu was opened from: focus goes to its Tab stop when the row goes. */
+  const place = useRef<OpenerPlace>({ tree: null })
   const { onClose } = props
 
   // A layout effect: its cleanup runs before a dialog opened from the menu mounts, so the
   // dialog finds focus on the button and gives it back there when it closes.
   useLayoutEffect(() => {
     const opener = document.activeElement
+    place.current = openerPlace(opener)
     menu.current?.querySelector('button')?.focus()
     return () => {
       const focus = document.activeElement
@@ -137,7 +141,14 @@ export function RowMenu(props: { sessionId: string; x: number; y: number; onClos
         type="button"
         role="menuitem"
         data-testid="menu-archive"
-        onClick={act(() => void store.archive(session.id, !session.archived))}
+        onClick={act(() => {
+          const from = place.current
+          // Archiving takes the row out of the tree (unless archived ones are shown): focus, back
+          // on the row's menu button, would fall to <body> with it. It goes to the tree instead.
+          void store
+            .archive(session.id, !session.archived)
+            .then(() => afterRender(() => returnFocus(null, from)))
+        })}
       >
         {session.archived ? 'Unarchive' : 'Archive'}
       </button>
