@@ -99,6 +99,8 @@ describe.skipIf(!chromiumPath)('web UI: try N ways', () => {
     await board.waitFor()
     await eventually(() => focusedTestId(page)).toBe('board-heading')
     await eventually(() => page.getByTestId('board-branch').count()).toBe(3)
+    // The page header names what is shown (a session's title, or the board), never "No session open".
+    expect(await page.locator('.main-header h1').textContent()).not.toBe('No session open')
     const early = await boardState(page)
     expect(early.map((column) => column.label)).toEqual(['A', 'B', 'C'])
     // Live: some branch has not finished (no check recorded yet) when the board first shows.

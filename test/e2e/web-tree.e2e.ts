@@ -64,6 +64,9 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await eventually(() => page.evaluate(() => document.activeElement?.getAttribute('role') ?? null)).toBe(
       'treeitem',
     )
+    // Still open, and its header says it is archived.
+    expect(await openSessionId(page)).toBe(id)
+    expect(await page.getByTestId('session-archived').textContent()).toBe('archived')
 
     await page.getByTestId('show-archived').check()
     await row(page, id).waitFor()
@@ -71,6 +74,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
 
     await rowMenu(page, id, 'menu-archive') // now labelled Unarchive
     await eventually(() => row(page, id).getAttribute('data-archived')).toBe('false')
+    expect(await page.getByTestId('session-archived').count()).toBe(0)
     await page.getByTestId('show-archived').uncheck()
     expect(await row(page, id).count()).toBe(1)
   })

@@ -2,7 +2,7 @@
 // §7), over the store, file state, models and live agents. It alone holds the store and owns
 // durability — every operation that appends flushes before it answers — and it emits the
 // events front-ends turn into notifications. The Host's methods and the CLI are adapters.
-import { realpathSync, statSync } from 'node:fs'
+import { readdirSync, realpathSync, statSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -298,7 +298,7 @@ export class Runtime {
           snapshot: async (live) => (await this.fileState()).snapshot(live.header.cwd),
           permissions,
           // A session's folder may hold the data directory: no tool writes the logs (§12.2).
-          protectedPaths: [this.#realHome],
+          protectedPaths: dataFilesOf(this.#realHome),
         }))
     this.#agents = new AgentPool(
       (session) => {
@@ -1523,6 +1523,22 @@ function realHomeOf(home: string): string {
   } catch {
     return home
   }
+}
+
+/**
+ * What in the data directory no tool may write (§12.2): everything but `worktrees/`, where a
+ * worktree fork's session works. The names the data directory holds, and any other entry in it now.
+ */
+function dataFilesOf(home: string): string[] {
+  const names = new Set(['sessions', 'snapshots', 'catalog.json', 'catalog.journal', 'catalog.clean'])
+  for (const name of ['workspaces.json', 'host.json', 'lock']) names.add(name)
+  try {
+    for (const name of readdirSync(home)) names.add(name)
+  } catch {
+    // Not there yet: the names above still cover what it will hold.
+  }
+  names.delete('worktrees')
+  return [...names].sort().map((name) => path.join(home, name))
 }
 
 /**

@@ -29,6 +29,7 @@ export function SessionHeader({
   const usage = useHost((state) =>
     state.transcript?.sessionId === state.openSessionId ? state.transcript?.usage : undefined,
   )
+  const boardOpen = useHost((state) => state.board !== null)
   const forkPoint = session ? forkPointLabel(session.parentSession, session.forkedAt) : null
   const [compacting, setCompacting] = useState(false)
 
@@ -99,12 +100,20 @@ export function SessionHeader({
             >
               {session.status}
             </span>
+            {session.archived ? (
+              // Archived while open (or opened from the archive): still usable, and it says so.
+              <span className="status-pill" data-testid="session-archived">
+                archived
+              </span>
+            ) : null}
             {usage ? <ContextMeter usage={usage} /> : null}
           </div>
         </div>
       ) : (
         <div className="header-body">
-          <h1 className="muted">No session open</h1>
+          <h1 className={boardOpen ? undefined : 'muted'}>
+            {boardOpen ? 'Exploration board' : 'No session open'}
+          </h1>
         </div>
       )}
     </header>
