@@ -30,7 +30,7 @@ export interface ParsedLog {
 export function corruptLog(file: string, line: number, why: string): TangentError {
   return new TangentError(
     'corrupt-log',
-    `Session log ${file} is damaged at line ${line}: ${why}. Fix or remove that line (the lines after it are intact), then load again.`,
+    `Session log ${file} is damaged at line ${line}: ${why}. Mend that line by hand (copy the file first), or keep the session up to it by cutting the log before line ${line} (everything from there on is then lost: each event carries its seq, so deleting only that line leaves a gap the next load refuses), then load again.`,
     { file, line },
   )
 }
