@@ -108,10 +108,11 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     expect(await app.page.getByTestId('compare-files').textContent()).toContain('shared.txt')
     await screenshot(app.page, 'compare')
     expect(await axeViolations(app.page)).toEqual([])
-    // Tab reaches Close; closing goes back to the conversation, focus in its message box.
+    // Tab reaches Close, and Esc closes it as it closes a dialog; closing goes back to the
+    // conversation, focus in its message box.
     await app.page.keyboard.press('Tab')
     expect(await focusedTestId(app.page)).toBe('compare-close')
-    await app.page.keyboard.press('Enter')
+    await app.page.keyboard.press('Escape')
     await app.page.getByTestId('transcript').waitFor()
     await eventually(() => focusedTestId(app.page)).toBe('composer-input')
 

@@ -22,7 +22,17 @@ export function CompareView() {
   const result = compare.result
 
   return (
-    <div className="compare" data-testid="compare-view">
+    // Esc closes it, as it closes a dialog (a key inside a field of it is left to the field).
+    // biome-ignore lint/a11y/noStaticElementInteractions: Esc from anywhere inside the view
+    <div
+      className="compare"
+      data-testid="compare-view"
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape' || event.defaultPrevented) return
+        event.preventDefault()
+        store.closeCompare()
+      }}
+    >
       <div className="compare-head">
         <h2 ref={heading} tabIndex={-1} data-testid="compare-heading">
           Compare <strong>{titleOf(a)}</strong> ↔ <strong>{titleOf(b)}</strong>
