@@ -23,6 +23,29 @@ export interface ContractFixture {
   close(): Promise<void>
 }
 
+/** Damages stored sessions behind the engine's back (while no front-end is open). */
+export interface StorageDamage {
+  /** The session's log (or rows) goes. */
+  lose(id: string): Promise<void>
+  /** The session's event `seq` no longer parses. */
+  corrupt(id: string, seq: number): Promise<void>
+}
+
+/** The JSONL engine's damage: files under `home/sessions`. */
+function jsonlDamage(home: string): StorageDamage {
+  const logOf = (id: string) => path.join(home, 'sessions', `${id}.jsonl`)
+  return {
+    async lose(id) {
+      fs.renameSync(logOf(id), path.join(home, `${id}.moved-away`))
+    },
+    async corrupt(id, seq) {
+      const lines = fs.readFileSync(logOf(id), 'utf8').split('\n')
+      lines[seq + 1] = '{not json' // after the header line
+      fs.writeFileSync(logOf(id), lines.join('\n'))
+    },
+  }
+}
+
 export interface ContractOptions {
   /** Opens a fresh runtime (demo model, streaming delay `demoDelayMs`) behind the front-end under test. */
   open(options: {
@@ -31,6 +54,8 @@ export interface ContractOptions {
     homeDir: string
     demoDelayMs: number
   }): Promise<ContractFixture>
+  /** How to damage the storage of `home` (default: JSONL files); opening `home` again reopens it. */
+  damage?: (home: string) => StorageDamage
 }
 
 const temps: string[] = []
@@ -87,10 +112,10 @@ export function runSessionContract(options: ContractOptions): void {
     }
     f = await options.open(opened)
   })
-  /** Closes the front-end, runs `meanwhile`, and opens a new one on the same data directory. */
-  const reopen = async (meanwhile: () => void) => {
+  /** Closes the front-end, runs `meanwhile`, and opens a new one on the same storage. */
+  const reopen = async (meanwhile: () => Promise<void>) => {
     await f.close()
-    meanwhile()
+    await meanwhile()
     f = await options.open(opened)
   }
   afterEach(async () => {
@@ -622,16 +647,14 @@ export function runSessionContract(options: ContractOptions): void {
       const grandchild = await f.api.call('session.fork', { sessionId: child.session.id })
       const broken = await f.api.call('session.create', {})
       await turn(broken.id, 'three')
-      const sessions = path.join(f.home, 'sessions')
-      await reopen(() => {
-        fs.renameSync(path.join(sessions, `${parent.id}.jsonl`), path.join(f.home, 'moved-away.jsonl'))
-        const log = path.join(sessions, `${broken.id}.jsonl`)
-        const lines = fs.readFileSync(log, 'utf8').split('\n')
-        lines.splice(2, 0, '{not json')
-        fs.writeFileSync(log, lines.join('\n'))
+      const damage = (options.damage ?? jsonlDamage)(f.home)
+      await reopen(async () => {
+        await damage.lose(parent.id)
+        await damage.corrupt(broken.id, 2)
       })
-      expect((await failure(f.api.call('session.get', { sessionId: child.session.id }))).code).toBe(
-        'parent-log-missing',
+      // JSONL names the missing parent log; PostgreSQL the gap in the chain's rows.
+      expect((await failure(f.api.call('session.get', { sessionId: child.session.id }))).code).toMatch(
+        /^(parent-log-missing|corrupt-log)$/,
       )
       expect((await failure(f.api.call('session.get', { sessionId: broken.id }))).code).toBe('corrupt-log')
       // The grandchild reads its history through the child, which cannot be read: refused, naming it.
@@ -651,10 +674,8 @@ export function runSessionContract(options: ContractOptions): void {
         deleted: true,
         materialized: [],
       })
-      for (const id of [child.session.id, grandchild.session.id, broken.id]) {
+      for (const id of [child.session.id, grandchild.session.id, broken.id])
         expect((await failure(f.api.call('session.get', { sessionId: id }))).code).toBe('session-not-found')
-        expect(fs.existsSync(path.join(sessions, `${id}.jsonl`))).toBe(false)
-      }
       expect((await f.api.call('session.list', { includeArchived: true })).map((s) => s.id)).toEqual([])
     })
   })
