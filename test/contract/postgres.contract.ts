@@ -3,6 +3,7 @@
 // throwaway server. The engine's own behaviour suite is test/contract/store.contract.ts.
 import { inProcessApi, Runtime } from '@tangent/runtime'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '@tangent/store-postgres/test-support'
+import pg from 'pg'
 import { afterAll, beforeAll, describe } from 'vitest'
 import { runSessionContract } from './session-contract.js'
 
@@ -12,6 +13,17 @@ if (pgMissing && process.env.CI) throw new Error('CI is set but the PostgreSQL s
 describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
   let server: TestPostgres
   let databases = 0
+  /** The database of each data directory: opening it again reopens the same one. */
+  const stores = new Map<string, string>()
+  const query = async (home: string, sql: string, values: unknown[]) => {
+    const client = new pg.Client({ connectionString: stores.get(home)! })
+    await client.connect()
+    try {
+      await client.query(sql, values)
+    } finally {
+      await client.end()
+    }
+  }
   beforeAll(async () => {
     server = await startTestPostgres()
   }, 120_000)
@@ -20,7 +32,9 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
   })
   runSessionContract({
     open: async ({ home, start, homeDir, demoDelayMs }) => {
-      const store = await server.createDatabase(`contract_${++databases}`, { migrated: true })
+      const store =
+        stores.get(home) ?? (await server.createDatabase(`contract_${++databases}`, { migrated: true }))
+      stores.set(home, store)
       const runtime = await Runtime.open({
         home,
         store,
@@ -32,5 +46,17 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
       })
       return { api: inProcessApi(runtime), home, start, homeDir, close: () => runtime.close() }
     },
+    damage: (home) => ({
+      async lose(id) {
+        await query(home, 'DELETE FROM events WHERE session_id = $1', [id])
+        await query(home, 'DELETE FROM sessions WHERE id = $1', [id])
+      },
+      async corrupt(id, seq) {
+        await query(home, "UPDATE events SET line = '{not json' WHERE session_id = $1 AND seq = $2", [
+          id,
+          seq,
+        ])
+      },
+    }),
   })
 })

@@ -23,6 +23,29 @@ export interface ContractFixture {
   close(): Promise<void>
 }
 
+/** Damages stored sessions behind the engine's back (while no front-end is open). */
+export interface StorageDamage {
+  /** The session's log (or rows) goes. */
+  lose(id: string): Promise<void>
+  /** The session's event `seq` no longer parses. */
+  corrupt(id: string, seq: number): Promise<void>
+}
+
+/** The JSONL engine's damage: files under `home/sessions`. */
+function jsonlDamage(home: string): StorageDamage {
+  const logOf = (id: string) => path.join(home, 'sessions', `${id}.jsonl`)
+  return {
+    async lose(id) {
+      fs.renameSync(logOf(id), path.join(home, `${id}.moved-away`))
+    },
+    async corrupt(id, seq) {
+      const lines = fs.readFileSync(logOf(id), 'utf8').split('\n')
+      lines[seq + 1] = '{not json' // after the header line
+      fs.writeFileSync(logOf(id), lines.join('\n'))
+    },
+  }
+}
+
 export interface ContractOptions {
   /** Opens a fresh runtime (demo model, streaming delay `demoDelayMs`) behind the front-end under test. */
   open(options: {
@@ -31,6 +54,8 @@ export interface ContractOptions {
     homeDir: string
     demoDelayMs: number
   }): Promise<ContractFixture>
+  /** How to damage the storage of `home` (default: JSONL files); opening `home` again reopens it. */
+  damage?: (home: string) => StorageDamage
 }
 
 const temps: string[] = []
@@ -75,16 +100,24 @@ const longPrompt = `Tell me a story about ${'forks and branches '.repeat(10)}`
 export function runSessionContract(options: ContractOptions): void {
   let f: ContractFixture
   let start: string
+  let opened: Parameters<ContractOptions['open']>[0]
 
   beforeEach(async () => {
     start = tempDir('tangent-start-')
-    f = await options.open({
+    opened = {
       home: tempDir('tangent-home-'),
       start,
       homeDir: tempDir('tangent-userhome-'),
       demoDelayMs: 4,
-    })
+    }
+    f = await options.open(opened)
   })
+  /** Closes the front-end, runs `meanwhile`, and opens a new one on the same storage. */
+  const reopen = async (meanwhile: () => Promise<void>) => {
+    await f.close()
+    await meanwhile()
+    f = await options.open(opened)
+  }
   afterEach(async () => {
     await f.close()
   })
@@ -572,6 +605,79 @@ export function runSessionContract(options: ContractOptions): void {
       // The fork still works there.
       expect((await turn(c.session.id, 'read b.txt')).reason).toBe('completed')
     })
+
+    it('refuses to delete a session whose worktree has uncommitted changes before deleting anything; keep or force delete it', async () => {
+      const work = tempDir('tangent-work-')
+      const root = await f.api.call('session.create', { cwd: work })
+      await turn(root.id, 'write a.txt: root')
+      const w = await f.api.call('session.fork', { sessionId: root.id, files: 'worktree' })
+      await turn(w.session.id, 'write w.txt: only here')
+      const refused = await failure(f.api.call('session.delete', { sessionId: w.session.id }))
+      expect(refused.code).toBe('worktree-dirty')
+      expect(refused.data).toMatchObject({ sessionId: w.session.id, path: w.session.cwd, paths: ['w.txt'] })
+      // Nothing was deleted: the advice (force) works on the session that is still there.
+      expect((await f.api.call('session.get', { sessionId: w.session.id })).session.id).toBe(w.session.id)
+      expect(fs.readFileSync(path.join(w.session.cwd, 'w.txt'), 'utf8')).toBe('only here\n')
+      const forced = await f.api.call('session.delete', { sessionId: w.session.id, worktree: 'force' })
+      expect(forced.worktree).toEqual({ path: w.session.cwd, removed: true })
+      expect(fs.existsSync(w.session.cwd)).toBe(false)
+      // A clean worktree goes with the default; `keep` leaves a dirty one, as asked.
+      const clean = await f.api.call('session.fork', { sessionId: root.id, files: 'worktree' })
+      expect((await f.api.call('session.delete', { sessionId: clean.session.id })).worktree).toEqual({
+        path: clean.session.cwd,
+        removed: true,
+      })
+      const kept = await f.api.call('session.fork', { sessionId: root.id, files: 'worktree' })
+      fs.writeFileSync(path.join(kept.session.cwd, 'hand.txt'), 'by hand\n')
+      expect(
+        (await f.api.call('session.delete', { sessionId: kept.session.id, worktree: 'keep' })).worktree,
+      ).toEqual({
+        path: kept.session.cwd,
+        removed: false,
+        reason: 'kept as asked',
+      })
+      expect(fs.readFileSync(path.join(kept.session.cwd, 'hand.txt'), 'utf8')).toBe('by hand\n')
+    })
+
+    it('deletes a session that cannot be loaded (a parent log missing, its own log corrupt), refusing while a fork needs its history', async () => {
+      const parent = await f.api.call('session.create', {})
+      await turn(parent.id, 'one')
+      const child = await f.api.call('session.fork', { sessionId: parent.id })
+      await turn(child.session.id, 'two')
+      const grandchild = await f.api.call('session.fork', { sessionId: child.session.id })
+      const broken = await f.api.call('session.create', {})
+      await turn(broken.id, 'three')
+      const damage = (options.damage ?? jsonlDamage)(f.home)
+      await reopen(async () => {
+        await damage.lose(parent.id)
+        await damage.corrupt(broken.id, 2)
+      })
+      // JSONL names the missing parent log; PostgreSQL the gap in the chain's rows.
+      expect((await failure(f.api.call('session.get', { sessionId: child.session.id }))).code).toMatch(
+        /^(parent-log-missing|corrupt-log)$/,
+      )
+      expect((await failure(f.api.call('session.get', { sessionId: broken.id }))).code).toBe('corrupt-log')
+      // The grandchild reads its history through the child, which cannot be read: refused, naming it.
+      const refused = await failure(f.api.call('session.delete', { sessionId: child.session.id }))
+      expect(refused.code).toBe('parent-log-missing')
+      expect(refused.data.sessionId).toBe(grandchild.session.id)
+      expect(JSON.stringify(refused)).toContain(grandchild.session.id)
+      expect(await f.api.call('session.delete', { sessionId: grandchild.session.id })).toEqual({
+        deleted: true,
+        materialized: [],
+      })
+      expect(await f.api.call('session.delete', { sessionId: child.session.id })).toEqual({
+        deleted: true,
+        materialized: [],
+      })
+      expect(await f.api.call('session.delete', { sessionId: broken.id })).toEqual({
+        deleted: true,
+        materialized: [],
+      })
+      for (const id of [child.session.id, grandchild.session.id, broken.id])
+        expect((await failure(f.api.call('session.get', { sessionId: id }))).code).toBe('session-not-found')
+      expect((await f.api.call('session.list', { includeArchived: true })).map((s) => s.id)).toEqual([])
+    })
   })
 
   describe('explore and keep', () => {
@@ -702,6 +808,40 @@ export function runSessionContract(options: ContractOptions): void {
       expect(keptShared.files).toEqual({ mode: 'shared', applied: [] })
       const note = (await f.api.call('session.get', { sessionId: parent.id })).events.at(-1)!
       expect(String((note.data as { summary: string }).summary)).toContain('worked in this same directory')
+    })
+
+    it('removes the worktree of a sibling that changed no file (no snapshot of its own), keeps one with a hand edit, in a folder and in a git project', async () => {
+      const repo = tempDir('tangent-repo-')
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' })
+      git('init', '-q')
+      fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
+      git('add', '.')
+      git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init')
+      for (const cwd of [tempDir('tangent-work-'), repo]) {
+        const parent = await f.api.call('session.create', { cwd })
+        await turn(parent.id, 'write f.txt: base')
+        const explored = await f.api.call('session.explore', {
+          sessionId: parent.id,
+          branches: [{ prompt: 'hello one' }, { prompt: 'hello two' }, { prompt: 'hello three' }],
+        })
+        const ids = explored.sessions.map((session) => session.id)
+        await settledBranches(ids, false)
+        const [, untouched, edited] = explored.sessions
+        fs.writeFileSync(path.join(edited!.cwd, 'f.txt'), 'by hand\n')
+        const kept = await f.api.call('session.keep', { sessionId: ids[0]! })
+        expect(kept.worktrees.map((worktree) => [worktree.sessionId, worktree.removed])).toEqual([
+          [untouched!.id, true],
+          [edited!.id, false],
+        ])
+        expect(kept.worktrees[0]!.reason).toBeUndefined()
+        expect(kept.worktrees[1]!.reason).toContain('f.txt')
+        expect(fs.existsSync(untouched!.cwd)).toBe(false)
+        expect(fs.readFileSync(path.join(edited!.cwd, 'f.txt'), 'utf8')).toBe('by hand\n')
+        if (cwd === repo) {
+          expect(git('branch', '--list', `tangent/${untouched!.id}`)).toBe('')
+          expect(git('branch', '--list', `tangent/${edited!.id}`)).toContain(edited!.id)
+        }
+      }
     })
   })
 

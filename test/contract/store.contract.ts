@@ -26,6 +26,10 @@ interface Storage {
   childOpen(): string
   /** After the child writer was killed: wait until another process may take its sessions over. */
   afterKill(): Promise<void>
+  /** Damages the stored session behind the store's back (no store open): its log or rows go. */
+  lose(id: string): Promise<void>
+  /** Damages the stored session behind the store's back: its event `seq` no longer parses. */
+  corrupt(id: string, seq: number): Promise<void>
 }
 
 interface Engine {
@@ -55,6 +59,15 @@ const jsonl: Engine = {
       childOpen: () =>
         `import { JsonlStore } from ${JSON.stringify(jsonlEntry)}\nconst store = await JsonlStore.open({ dir: ${JSON.stringify(dir)} })\n`,
       async afterKill() {}, // the writer lock of a dead process is taken over at open
+      async lose(id) {
+        fs.renameSync(path.join(dir, 'sessions', `${id}.jsonl`), path.join(dir, `${id}.lost`))
+      },
+      async corrupt(id, seq) {
+        const file = path.join(dir, 'sessions', `${id}.jsonl`)
+        const lines = fs.readFileSync(file, 'utf8').split('\n')
+        lines[seq + 1] = '{not json' // after the header line
+        fs.writeFileSync(file, lines.join('\n'))
+      },
     }
   },
 }
@@ -100,6 +113,13 @@ const postgres: Engine = {
           if (live[0]!.n === 0) return
           await new Promise((resolve) => setTimeout(resolve, 100))
         }
+      },
+      async lose(id) {
+        await query('DELETE FROM events WHERE session_id = $1', [id])
+        await query('DELETE FROM sessions WHERE id = $1', [id])
+      },
+      async corrupt(id, seq) {
+        await query("UPDATE events SET line = '{not json' WHERE session_id = $1 AND seq = $2", [id, seq])
       },
     }
   },
@@ -323,6 +343,46 @@ describe.each(engines)('store contract: $name', (engine) => {
     expect(plain((await third.load('sibling')).events)).toEqual(expected.sibling)
     expect((await third.get('leaf'))?.parentSession).toBe('middle') // lineage is kept
     expect((await third.list()).map((entry) => entry.id).sort()).toEqual(['leaf', 'sibling'])
+  })
+
+  it('deletes a session that cannot be loaded, but not while a fork needs its unreadable history', async () => {
+    const storage = await engine.newStorage()
+    const db = await track(storage.open({ now: clock() }))
+    for (const id of ['root', 'middle', 'leaf', 'broken']) await db.claim(id)
+    const rootSession = db.store.create('root', { meta: { cwd: '/' } })
+    appendTurn(rootSession, 'one')
+    const middle = db.store.fork(rootSession, undefined, 'middle')
+    appendTurn(middle, 'middle own')
+    const leaf = db.store.fork(middle, undefined, 'leaf')
+    appendTurn(leaf, 'leaf own')
+    const broken = db.store.create('broken', { meta: { cwd: '/' } })
+    appendTurn(broken, 'one')
+    await db.flush()
+    for (const id of ['root', 'middle', 'leaf', 'broken']) await db.release(id)
+    await done(db)
+    await storage.lose('root')
+    await storage.corrupt('broken', 2)
+
+    const again = await track(storage.open())
+    // JSONL names the missing parent log; PostgreSQL the gap in the chain's rows.
+    expect(codeOf(await errorOf(again.load('middle')))).toMatch(/^(parent-log-missing|corrupt-log)$/)
+    expect(codeOf(await errorOf(again.load('broken')))).toBe('corrupt-log')
+    // `leaf` reads its first events through `middle`, which cannot read them: refused, naming it.
+    const refused = (await errorOf(again.delete('middle'))) as { code: string; data: Record<string, unknown> }
+    expect(refused.code).toBe('parent-log-missing')
+    expect(refused.data.sessionId).toBe('leaf')
+    expect(refused.data.parentSession).toBe('middle')
+    expect(codeOf(await errorOf(again.load('leaf')))).toMatch(/^(parent-log-missing|corrupt-log)$/) // as it was
+    expect(await again.delete('leaf')).toEqual({ materialized: [] })
+    expect(await again.delete('middle')).toEqual({ materialized: [] })
+    expect(await again.delete('broken')).toEqual({ materialized: [] })
+    for (const id of ['middle', 'leaf', 'broken']) {
+      expect(codeOf(await errorOf(again.load(id)))).toBe('session-not-found')
+      expect(await again.get(id)).toBeUndefined()
+    }
+    expect(await again.list()).toEqual([])
+    await done(again)
+    expect(await (await track(storage.open())).list()).toEqual([])
   })
 
   it('crash repair: a writer killed mid-turn leaves a turn the next open closes as interrupted', async () => {

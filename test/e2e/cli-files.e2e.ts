@@ -108,13 +108,20 @@ describe('tangent snapshots, fork --files worktree, diff, restore', () => {
     )
   })
 
-  it('delete of a worktree session with uncommitted work keeps the directory and says so', async () => {
+  it('delete of a worktree session with uncommitted work refuses, deleting nothing; --worktree keep deletes it and keeps the directory', async () => {
     const worktree = (await json<{ session: { cwd: string } }>(['show', child])).session.cwd
     await json(['run', '--session', child, 'write extra.txt: work in the worktree'])
-    const deleted = await tangentInProcess(sandbox, ['delete', child])
+    const refused = await tangentInProcess(sandbox, ['delete', child])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(
+      /^error\[worktree-dirty\]: Session \S+ was not deleted: .*extra\.txt.*"keep".*"force"/,
+    )
+    expect((await tangent(sandbox, ['show', child])).code).toBe(0)
+    // The advice works: the session is still there to delete with --worktree keep (or force).
+    const deleted = await tangentInProcess(sandbox, ['delete', child, '--worktree', 'keep'])
     expect(deleted.code).toBe(0)
     expect(deleted.stdout).toContain(`Deleted ${child}`)
-    expect(deleted.stdout).toContain(`Kept its worktree ${worktree}`)
+    expect(deleted.stdout).toContain(`Kept its worktree ${worktree}: kept as asked`)
     expect(fs.existsSync(path.join(worktree, 'extra.txt'))).toBe(true)
   })
 })

@@ -210,14 +210,14 @@ describe('session.fork with files: worktree', () => {
     expect(fs.readFileSync(path.join(repo, 'story.txt'), 'utf8')).toBe('two\n')
     expect(fs.readFileSync(path.join(worktree, 'story.txt'), 'utf8')).toBe('one\n')
 
-    // The child works in its worktree; with uncommitted changes its directory is kept on delete.
+    // The child works in its worktree; with uncommitted changes the delete is refused, nothing deleted.
     await t.call('session.prompt', { sessionId: fork.session.id, text: 'write branch.txt: mine' })
     expect(fs.existsSync(path.join(worktree, 'branch.txt'))).toBe(true)
     expect(fs.existsSync(path.join(repo, 'branch.txt'))).toBe(false)
-    const deleted = await t.call('session.delete', { sessionId: fork.session.id })
-    expect(deleted.worktree).toMatchObject({ path: worktree, removed: false })
-    expect(deleted.worktree?.reason).toBeTruthy()
-    expect(fs.existsSync(worktree)).toBe(true)
+    const refused = await rpcFailure(t.call('session.delete', { sessionId: fork.session.id }))
+    expect([refused.data.code, refused.data.paths]).toEqual(['worktree-dirty', ['branch.txt']])
+    expect(fs.existsSync(path.join(worktree, 'branch.txt'))).toBe(true)
+    expect((await t.call('session.get', { sessionId: fork.session.id })).session.id).toBe(fork.session.id)
 
     // Asked to keep a clean one, the Host keeps it; forced, it removes a dirty one.
     const kept = await t.call('session.fork', { sessionId: session.id, files: 'worktree' })

@@ -116,14 +116,22 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     await app.page.getByTestId('transcript').waitFor()
     await eventually(() => focusedTestId(app.page)).toBe('composer-input')
 
-    // Deleting the worktree session never removes uncommitted work silently: it stays, and says so.
+    // Deleting the worktree session never loses uncommitted work silently: refused, nothing deleted,
+    // the dialog names the files; removing it anyway is a choice made there.
     await rowMenu(app.page, child, 'menu-delete')
     await app.page.getByTestId('delete-worktree').waitFor()
+    await app.page.getByTestId('confirm-delete').click()
+    const dirty = app.page.getByTestId('delete-dirty')
+    await dirty.waitFor()
+    expect(await dirty.textContent()).toMatch(/Not deleted: .*uncommitted change/)
+    expect(await row(app.page, child).count()).toBe(1)
+    expect(await axeViolations(app.page)).toEqual([])
+    await app.page.getByTestId('delete-worktree-force').check()
     await app.page.getByTestId('confirm-delete').click()
     await eventually(() => row(app.page, child).count()).toBe(0)
     const notice = app.page.getByTestId('notice').filter({ hasText: 'worktree' })
     await notice.waitFor()
-    expect(await notice.textContent()).toMatch(/Kept its worktree/)
+    expect(await notice.textContent()).toMatch(/Removed its worktree/)
   })
 
   it('says which sessions share a folder', async () => {

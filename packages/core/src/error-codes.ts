@@ -60,6 +60,8 @@ export const errorCodes = {
   'git-failed': 'a git command of the shadow repository failed, or git is not installed',
   'worktree-exists': 'the directory for a worktree fork already exists',
   'not-a-worktree': 'removing a directory that is not a worktree Tangent created',
+  'worktree-dirty':
+    "session.delete: the session's worktree has uncommitted changes removing it would lose; nothing was deleted (data.paths)",
   'not-a-directory': 'a working directory that does not exist or is not a directory',
   'invalid-path': 'a file path that is empty, absolute or climbs out with ..',
   'disk-full': 'a file operation stopped because the disk or quota is full; what it made is removed',

@@ -38,6 +38,7 @@ import {
   reconcileWorktrees,
   removeWorktree,
   type WorktreeContext,
+  worktreeChanges,
 } from './worktree.js'
 
 export interface FileStateOptions {
@@ -183,6 +184,19 @@ export class FileState {
   ): Promise<RemoveWorktreeResult> {
     await this.repository.ensure()
     return removeWorktree(this.#worktreeContext(), worktreePath, options)
+  }
+
+  /**
+   * What removing a worktree made by createWorktree would lose (`dirty`, as removeWorktree
+   * without force judges it against `since`, default the fork point's tree), and the shell
+   * commands that remove it by hand (`removeBy`). Removes nothing.
+   */
+  async worktreeChanges(
+    worktreePath: string,
+    options: Pick<RemoveWorktreeOptions, 'since'> = {},
+  ): Promise<{ dirty: string[]; removeBy: string }> {
+    await this.repository.ensure()
+    return worktreeChanges(this.#worktreeContext(), worktreePath, options)
   }
 
   /** Removes worktrees no session owns (crash mid-fork); keeps and reports those with changes. */

@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -123,6 +124,47 @@ describe('FileState.removeWorktree', () => {
     expect(git(repo, 'worktree', 'list')).not.toContain(child.path)
     // The branch had no commit of its own: it goes too.
     expect(git(repo, 'branch', '--list', 'tangent/dirty')).toBe('')
+  })
+
+  it('says how to remove a dirty worktree by hand, and those commands remove it (git worktree and branch, or a copy)', async () => {
+    const { root, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    const plain = path.join(root, 'plain folder')
+    write(plain, 'p.txt', 'p\n')
+    for (const [cwd, sessionId] of [
+      [repo, 'by-hand-git'],
+      [plain, 'by-hand-copy'],
+    ] as const) {
+      const child = await files.createWorktree({ cwd, tree: null, sessionId })
+      write(child.path, 'work.txt', 'unsaved\n')
+      expect((await files.worktreeChanges(child.path)).dirty).toEqual(['work.txt'])
+      const refused = await files.removeWorktree(child.path)
+      expect(refused.removed).toBe(false)
+      const commands = /remove it with its changes: (.*)$/.exec(refused.reason ?? '')?.[1]
+      expect(commands).toBeDefined()
+      execSync(commands!, { cwd: root, stdio: 'pipe' })
+      expect(existsSync(child.path)).toBe(false)
+      if (cwd === repo) {
+        expect(git(repo, 'worktree', 'list')).not.toContain(child.path)
+        expect(git(repo, 'branch', '--list', `tangent/${sessionId}`)).toBe('')
+      }
+    }
+  })
+
+  it('judges changes against a later tree given as `since`: what the history of a session holds is not lost', async () => {
+    const { root, files } = setup()
+    const plain = path.join(root, 'plain')
+    write(plain, 'p.txt', 'p\n')
+    const child = await files.createWorktree({ cwd: plain, tree: null, sessionId: 'since' })
+    write(child.path, 'recorded.txt', 'in a snapshot\n')
+    const recorded = (await files.snapshot(child.path)).tree
+    expect((await files.worktreeChanges(child.path)).dirty).toEqual(['recorded.txt'])
+    expect((await files.worktreeChanges(child.path, { since: recorded })).dirty).toEqual([])
+    write(child.path, 'later.txt', 'by hand\n')
+    expect((await files.removeWorktree(child.path, { since: recorded })).dirty).toEqual(['later.txt'])
+    rmSync(path.join(child.path, 'later.txt'))
+    expect(await files.removeWorktree(child.path, { since: recorded })).toEqual({ removed: true })
+    expect(existsSync(child.path)).toBe(false)
   })
 
   it('removes an untouched worktree (the materialised fork point is not a change) and keeps a branch with commits', async () => {

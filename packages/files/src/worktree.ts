@@ -262,28 +262,56 @@ async function readRecord(repository: ShadowRepository, sessionId: string): Prom
   return WorktreeRecord.parse(JSON.parse(await readFile(file, 'utf8')))
 }
 
-/** Paths of `root` whose loss removal would cause, or [] when it is safe. */
+/**
+ * Paths of `root` whose loss removal would cause, or [] when it is safe: those that differ from
+ * `since` (default: the fork point's tree it was made with; a session's latest snapshot tree
+ * when its history holds everything up to that) or were left out of the snapshot — in a git
+ * worktree only those git also calls uncommitted (committed work lives on in the branch).
+ */
 async function findDirty(
   context: WorktreeContext,
   record: WorktreeRecord,
   repositoryGone: boolean,
+  since: string = record.tree,
 ): Promise<string[]> {
   const now = await context.snapshot(record.path)
-  const sinceFork = new Set(
-    [...(await changedPaths(context.repository, record.tree, now.tree)), ...now.skipped].map((relative) =>
+  const changed = new Set(
+    [...(await changedPaths(context.repository, since, now.tree)), ...now.skipped].map((relative) =>
       toPosix(path.relative(record.root, path.join(record.path, relative))),
     ),
   )
-  if (record.kind === 'copy' || repositoryGone) return [...sinceFork].sort()
+  if (record.kind === 'copy' || repositoryGone) return [...changed].sort()
   // In a git worktree, committed work lives on in the branch; what git calls uncommitted is at
-  // risk unless it is exactly the fork point's content we materialised.
+  // risk unless it is exactly the content `since` holds (the fork point's, as we materialised it).
   const status = await runGit(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], {
     cwd: record.root,
   })
   const dirty = splitNul(status.stdout).map((entry) => entry.slice(3))
   const prefix = toPosix(path.relative(record.root, record.path))
   const outside = (relative: string) => prefix !== '' && !relative.startsWith(`${prefix}/`)
-  return dirty.filter((relative) => outside(relative) || sinceFork.has(relative)).sort()
+  return dirty.filter((relative) => outside(relative) || changed.has(relative)).sort()
+}
+
+/** A path quoted for a POSIX shell (as it is when it needs no quotes). */
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`
+}
+
+/**
+ * The commands that remove a worktree by hand, with its changes: what to tell a user once no
+ * Tangent command owns it any more (its session is deleted).
+ */
+export function removalCommands(record: WorktreeRecord): string {
+  if (
+    record.kind === 'git-worktree' &&
+    record.repository &&
+    record.branch &&
+    isDirectory(record.repository)
+  ) {
+    const git = `git -C ${shellQuote(record.repository)}`
+    return `${git} worktree remove --force ${shellQuote(record.root)} && ${git} branch -D ${shellQuote(record.branch)}`
+  }
+  return `rm -rf ${shellQuote(record.root)}`
 }
 
 export interface RemoveWorktreeOptions {
@@ -294,18 +322,19 @@ export interface RemoveWorktreeOptions {
    * given it is kept, even with force (removing it would pull the floor from under them).
    */
   inUseBy?: readonly string[]
+  /**
+   * The tree whose content is safe to lose (default: the fork point's tree the worktree was
+   * made with): a session's latest snapshot tree, when its history brings those files back.
+   */
+  since?: string
 }
 
 function isDirectory(directory: string): boolean {
   return statSync(directory, { throwIfNoEntry: false })?.isDirectory() === true
 }
 
-export async function removeWorktree(
-  context: WorktreeContext,
-  worktreePath: string,
-  options: RemoveWorktreeOptions = {},
-): Promise<RemoveWorktreeResult> {
-  const { repository } = context
+/** The record of the Tangent worktree at `worktreePath`; `not-a-worktree` when there is none. */
+async function recordAt(repository: ShadowRepository, worktreePath: string): Promise<WorktreeRecord> {
   const base = existsSync(worktreesDirectory(repository))
     ? await realpath(worktreesDirectory(repository))
     : null
@@ -320,6 +349,39 @@ export async function removeWorktree(
       { path: worktreePath },
     )
   }
+  return record
+}
+
+/** The user's repository was removed or moved: its worktree is a plain folder now. */
+function repositoryGoneOf(record: WorktreeRecord): boolean {
+  return record.kind === 'git-worktree' && record.repository !== undefined && !isDirectory(record.repository)
+}
+
+/**
+ * The changes removing the worktree at `worktreePath` would lose (as `removeWorktree` without
+ * force judges them), without removing anything; [] when there are none. `not-a-worktree`
+ * when Tangent did not make it.
+ */
+export async function worktreeChanges(
+  context: WorktreeContext,
+  worktreePath: string,
+  options: Pick<RemoveWorktreeOptions, 'since'> = {},
+): Promise<{ dirty: string[]; removeBy: string }> {
+  const record = await recordAt(context.repository, worktreePath)
+  const dirty =
+    record.state !== 'creating' && existsSync(record.root)
+      ? await findDirty(context, record, repositoryGoneOf(record), options.since)
+      : []
+  return { dirty, removeBy: removalCommands(record) }
+}
+
+export async function removeWorktree(
+  context: WorktreeContext,
+  worktreePath: string,
+  options: RemoveWorktreeOptions = {},
+): Promise<RemoveWorktreeResult> {
+  const { repository } = context
+  const record = await recordAt(repository, worktreePath)
   const users = [...new Set(options.inUseBy ?? [])].sort()
   if (users.length > 0 && existsSync(record.root)) {
     return {
@@ -328,15 +390,14 @@ export async function removeWorktree(
       inUseBy: users,
     }
   }
-  // The user's repository was removed or moved: its worktree is a plain folder now.
-  const repositoryGone =
-    record.kind === 'git-worktree' && record.repository !== undefined && !isDirectory(record.repository)
+  const repositoryGone = repositoryGoneOf(record)
   if (!options.force && record.state !== 'creating' && existsSync(record.root)) {
-    const dirty = await findDirty(context, record, repositoryGone)
+    const dirty = await findDirty(context, record, repositoryGone, options.since)
     if (dirty.length > 0) {
+      // Said so that it still works once the session is gone (the delete already happened).
       return {
         removed: false,
-        reason: `${dirty.length} uncommitted change(s) would be lost: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}. Commit them, or remove it anyway ('tangent delete ID --worktree force', or the delete dialog's option to remove it anyway).`,
+        reason: `${dirty.length} uncommitted change(s) would be lost: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}. Commit them, or remove it with its changes: ${removalCommands(record)}`,
         dirty,
       }
     }

@@ -239,7 +239,8 @@ export const SessionDeleteParams = lazySchema((z) =>
     sessionId: SessionId,
     /**
      * Extension, for a session forked with `files: 'worktree'`: `remove` (default) removes its
-     * directory only when it has no uncommitted changes; `keep` leaves it; `force` removes it anyway.
+     * directory when it has no uncommitted changes, and refuses the delete (`worktree-dirty`,
+     * nothing deleted) when it has; `keep` leaves it; `force` removes it anyway.
      */
     worktree: z.enum(['remove', 'keep', 'force']).optional(),
   }),

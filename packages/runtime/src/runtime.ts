@@ -797,7 +797,7 @@ export class Runtime {
       }
       // A worktree whose files are all in the branch's history (nothing changed since its last
       // snapshot) is removed — a fork at that point brings it back; one with newer changes stays.
-      const outcome = await this.#removeCaptured(sibling.files.path)
+      const outcome = await this.#removeCaptured(sibling.id, sibling.files.path)
       worktrees.push({
         sessionId: sibling.id,
         path: sibling.files.path,
@@ -815,17 +815,25 @@ export class Runtime {
     }
   }
 
-  async #removeCaptured(worktree: string): Promise<{ removed: boolean; reason?: string }> {
+  /**
+   * Removes a branch's worktree when every file in it is as the branch's latest snapshot has it
+   * (its own, else the fork point's tree in its header: a branch that ran no tool has none of its
+   * own), so a fork of the branch brings it back; otherwise keeps it and says which files differ.
+   */
+  async #removeCaptured(sessionId: string, worktree: string): Promise<{ removed: boolean; reason?: string }> {
     try {
-      const snapshot = await (await this.fileState()).snapshot(worktree)
-      if (snapshot.changed.length > 0) {
-        const shown = snapshot.changed.slice(0, 10).join(', ')
+      const files = await this.fileState()
+      // No tree known at all (forked before any snapshot): the tree the worktree was made with.
+      const since = this.#latestTree(await this.#load(sessionId)) ?? undefined
+      const outcome = await files.removeWorktree(worktree, since !== undefined ? { since } : {})
+      if (outcome.dirty !== undefined && outcome.dirty.length > 0) {
+        const { dirty } = outcome
         return {
           removed: false,
-          reason: `${snapshot.changed.length} file(s) changed since the branch's last snapshot were kept: ${shown}${snapshot.changed.length > 10 ? ', …' : ''}`,
+          reason: `${dirty.length} file(s) changed since the branch's last snapshot were kept: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}`,
         }
       }
-      return await (await this.fileState()).removeWorktree(worktree, { force: true })
+      return { removed: outcome.removed, ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}) }
     } catch (error) {
       return { removed: false, reason: error instanceof Error ? error.message : String(error) }
     }
@@ -976,64 +984,90 @@ export class Runtime {
 
   async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
     this.#assertWritable('delete a session')
-    const session = await this.#load(params.sessionId)
+    let session: Session
+    try {
+      session = await this.#load(params.sessionId)
+    } catch (error) {
+      // A session that cannot be loaded (its log or a parent's is damaged or missing) can still
+      // be deleted: nothing can run in it, and its header (files mode, worktree) is in the index.
+      if (!TangentError.hasCode(error, 'corrupt-log') && !TangentError.hasCode(error, 'parent-log-missing'))
+        throw error
+      const entry = await this.#store.get(params.sessionId)
+      if (!entry && !this.#store.damaged().includes(params.sessionId)) throw error
+      const meta = entry ? headerMetaOf(entry.header) : {}
+      return this.#claimed(params.sessionId, () => this.#deleteNow(params, params.sessionId, meta))
+    }
     const takeover = this.#takeOverAbandoned(session)
     if (takeover) await takeover
     this.#busy.assertIdle(session, 'delete it')
     const meta = headerMetaOf(session.header)
     return this.#busy.exclusively(session, 'being deleted', () =>
-      this.#claimed(session.id, () => this.#deleteNow(params, session, meta)),
+      this.#claimed(session.id, () => this.#deleteNow(params, session.id, meta)),
     )
   }
 
-  #deleteNow(
+  /**
+   * Deletes a session's log, then its worktree as asked. A worktree with changes removing it
+   * would lose is refused before anything is deleted (`worktree-dirty`), unless `worktree` is
+   * `keep` or `force`: once the session is gone no Tangent command can remove it any more.
+   */
+  async #deleteNow(
     params: SessionDeleteParams,
-    session: Session,
+    sessionId: string,
     meta: SessionHeaderMeta,
   ): Promise<SessionDeleteResult> {
-    return (async () => {
-      this.#agents.remove(session.id)
-      const { materialized } = await this.#store.delete(session.id)
-      this.#forkRequests.forget(session.id)
-      this.#sessionListeners.delete(session.id)
-      this.#emitter.emit('session-deleted', session.id)
-      for (const childId of materialized) this.#announce(childId, 'session-updated')
-      if (meta.files?.mode !== 'worktree') return { deleted: true as const, materialized }
-      const choice = params.worktree ?? 'remove'
-      if (choice === 'keep') {
-        return {
-          deleted: true as const,
-          materialized,
-          worktree: { path: meta.files.path, removed: false, reason: 'kept as asked' },
-        }
-      }
-      // A worktree other sessions work in (shared forks of this one) is never removed, even by force.
-      const users = await this.#sessionsWorkingIn(meta.files.path)
-      if (users.length > 0) {
-        return {
-          deleted: true as const,
-          materialized,
-          worktree: {
-            path: meta.files.path,
-            removed: false,
-            reason: `sessions ${users.join(', ')} still work in it`,
-          },
-        }
-      }
-      // Without force only a clean worktree is removed; one with changes stays and the answer says why.
-      const outcome = await (await this.fileState()).removeWorktree(meta.files.path, {
-        force: choice === 'force',
-      })
-      return {
-        deleted: true as const,
-        materialized,
-        worktree: {
-          path: meta.files.path,
-          removed: outcome.removed,
-          ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
-        },
-      }
-    })()
+    const worktree = meta.files?.mode === 'worktree' ? meta.files.path : undefined
+    const choice = params.worktree ?? 'remove'
+    if (worktree !== undefined && choice === 'remove') await this.#assertWorktreeClean(sessionId, worktree)
+    this.#agents.remove(sessionId)
+    const { materialized } = await this.#store.delete(sessionId)
+    this.#forkRequests.forget(sessionId)
+    this.#sessionListeners.delete(sessionId)
+    this.#emitter.emit('session-deleted', sessionId)
+    for (const childId of materialized) this.#announce(childId, 'session-updated')
+    if (worktree === undefined) return { deleted: true as const, materialized }
+    const outcome = await this.#removeDeletedWorktree(worktree, choice)
+    return { deleted: true as const, materialized, worktree: { path: worktree, ...outcome } }
+  }
+
+  /** Refuses (`worktree-dirty`) when removing the worktree of `sessionId` would lose changes. */
+  async #assertWorktreeClean(sessionId: string, worktree: string): Promise<void> {
+    // Kept anyway for the sessions working in it (shared forks): nothing is lost then.
+    if ((await this.#sessionsWorkingIn(worktree)).some((id) => id !== sessionId)) return
+    let changes: { dirty: string[]; removeBy: string }
+    try {
+      changes = await (await this.fileState()).worktreeChanges(worktree)
+    } catch (error) {
+      // Not (or no longer) a worktree Tangent made: nothing of it is removed; the answer says so.
+      if (TangentError.hasCode(error, 'not-a-worktree')) return
+      throw error
+    }
+    const { dirty } = changes
+    if (dirty.length === 0) return
+    throw new TangentError(
+      'worktree-dirty',
+      `Session ${sessionId} was not deleted: its worktree ${worktree} has ${dirty.length} uncommitted change(s) that removing it would lose: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ', …' : ''}. Commit or copy them and delete again, or delete it with worktree "keep" (the folder stays) or "force" (removed with its changes).`,
+      { sessionId, path: worktree, paths: dirty },
+    )
+  }
+
+  /** The worktree of a deleted session, removed as asked; what was kept says why (never throws). */
+  async #removeDeletedWorktree(
+    worktree: string,
+    choice: 'remove' | 'keep' | 'force',
+  ): Promise<{ removed: boolean; reason?: string }> {
+    if (choice === 'keep') return { removed: false, reason: 'kept as asked' }
+    // A worktree other sessions work in (shared forks of this one) is never removed, even by force.
+    const users = await this.#sessionsWorkingIn(worktree)
+    if (users.length > 0) return { removed: false, reason: `sessions ${users.join(', ')} still work in it` }
+    try {
+      // Without force only a clean worktree is removed (a change that landed since the check above
+      // keeps it, and the reason says how to remove it by hand).
+      const outcome = await (await this.fileState()).removeWorktree(worktree, { force: choice === 'force' })
+      return { removed: outcome.removed, ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}) }
+    } catch (error) {
+      return { removed: false, reason: error instanceof Error ? error.message : String(error) }
+    }
   }
 
   /**

@@ -37,6 +37,8 @@ import {
 } from './read-log.js'
 import { SessionWriter } from './session-writer.js'
 import {
+  isUnreadable,
+  prefixUnreadable,
   type StoreWarning,
   sessionExists,
   sessionNotFound,
@@ -304,7 +306,13 @@ export class JsonlStore implements SessionPersistence {
       const materialized: string[] = []
       for (const record of [...this.#known.records()]) {
         if (record.parentSession !== id || record.header.seed !== 'ref') continue
-        await this.#materialize(record)
+        // A log that cannot be read (its own damage, or a parent's missing) is deleted like any
+        // other, but not at the cost of a fork that needs it: that refuses, naming the fork.
+        await this.#materialize(record).catch((error: unknown) => {
+          if (!isUnreadable(error)) throw error
+          const childFile = sessionLogFile(this.#paths, record.id)
+          throw prefixUnreadable(id, record.id, record.inheritedEventCount, childFile, error)
+        })
         materialized.push(record.id)
       }
       await unlinkIfPresent(file)

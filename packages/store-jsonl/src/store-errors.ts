@@ -13,6 +13,40 @@ export function sessionExists(id: string): TangentError {
   })
 }
 
+/** A log that is missing or damaged (as reading a chain of parents finds it). */
+export function isUnreadable(error: unknown): boolean {
+  return (
+    (error as NodeJS.ErrnoException | null)?.code === 'ENOENT' ||
+    TangentError.hasCode(error, 'corrupt-log') ||
+    TangentError.hasCode(error, 'parent-log-missing')
+  )
+}
+
+/**
+ * Deleting session `parent` is refused: its fork `child` reads its first `count` events through
+ * it and they cannot be read to copy them into the fork (the same code and wording as the
+ * PostgreSQL engine's). Nothing was deleted.
+ */
+export function prefixUnreadable(
+  parent: string,
+  child: string,
+  count: number,
+  file: string,
+  cause: unknown,
+): TangentError {
+  const why =
+    (cause as NodeJS.ErrnoException).code === 'ENOENT'
+      ? 'a log of its chain of parents is missing'
+      : cause instanceof Error
+        ? cause.message
+        : String(cause)
+  return new TangentError(
+    TangentError.hasCode(cause, 'corrupt-log') ? 'corrupt-log' : 'parent-log-missing',
+    `Session ${child} reads its first ${count} events through session ${parent}, but they cannot be read (${why}): nothing was deleted. Delete ${child} first (that history is lost with ${parent}'s), or restore the damaged log.`,
+    { sessionId: child, parentSession: parent, file, line: 1 },
+  )
+}
+
 export function storeClosed(): TangentError {
   return new TangentError('store-closed', 'This JsonlStore is closed: open the data directory again.')
 }

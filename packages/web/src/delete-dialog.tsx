@@ -16,14 +16,18 @@ export function DeleteDialog({ sessionId }: { sessionId: string }) {
     [sessions, sessionId],
   )
   const [busy, setBusy] = useState(false)
-  const [worktree, setWorktree] = useState<'remove' | 'keep'>('remove')
+  const [worktree, setWorktree] = useState<'remove' | 'keep' | 'force'>('remove')
+  /** Files a refused delete named: its worktree has uncommitted changes (nothing was deleted). */
+  const [dirty, setDirty] = useState<string[] | null>(null)
   const close = () => store.openDialog(null)
 
   async function confirm() {
     setBusy(true)
-    await store.delete(sessionId, session?.files.mode === 'worktree' ? worktree : undefined)
+    const outcome = await store.delete(sessionId, session?.files.mode === 'worktree' ? worktree : undefined)
     setBusy(false)
-    close()
+    // Refused: the dialog stays, says which files, and lets the user keep or remove the worktree.
+    if (outcome.dirty) setDirty(outcome.dirty)
+    else close()
   }
 
   return (
@@ -60,7 +64,7 @@ export function DeleteDialog({ sessionId }: { sessionId: string }) {
             testId="delete-worktree-remove"
             title="Remove it"
           >
-            Only if it has no uncommitted changes; otherwise it stays and you are told why.
+            Only if it has no uncommitted changes; otherwise nothing is deleted and you are told which.
           </ChoiceOption>
           <ChoiceOption
             name="worktree"
@@ -72,7 +76,24 @@ export function DeleteDialog({ sessionId }: { sessionId: string }) {
           >
             The folder (and its git branch) stay for you to merge or delete.
           </ChoiceOption>
+          <ChoiceOption
+            name="worktree"
+            value="force"
+            selected={worktree}
+            onSelect={setWorktree}
+            testId="delete-worktree-force"
+            title="Remove it anyway"
+          >
+            With its uncommitted changes: they are lost.
+          </ChoiceOption>
         </fieldset>
+      ) : null}
+      {dirty !== null ? (
+        <p className="error-text" role="alert" data-testid="delete-dirty">
+          Not deleted: its worktree has {dirty.length} uncommitted change{dirty.length === 1 ? '' : 's'} (
+          {dirty.slice(0, 10).join(', ')}
+          {dirty.length > 10 ? ', …' : ''}). Keep it or remove it anyway, then delete again.
+        </p>
       ) : null}
       <div className="form-actions">
         <button type="button" className="button" onClick={close}>

@@ -447,8 +447,15 @@ export class HostStore {
     }
   }
 
-  /** `worktree` (for worktree sessions): remove it when clean (default), or keep it. */
-  async delete(sessionId: string, worktree?: 'remove' | 'keep'): Promise<void> {
+  /**
+   * `worktree` (for worktree sessions): remove it when clean (default), keep it, or force its
+   * removal. Answers whether it was deleted, or — refused because removing the worktree would
+   * lose uncommitted changes (`worktree-dirty`, nothing deleted) — those files, for the dialog.
+   */
+  async delete(
+    sessionId: string,
+    worktree?: 'remove' | 'keep' | 'force',
+  ): Promise<{ deleted: boolean; dirty?: string[] }> {
     const client = this.#need()
     try {
       const result = await client.call('session.delete', { sessionId, ...(worktree ? { worktree } : {}) })
@@ -477,8 +484,12 @@ export class HostStore {
           `Deleted. ${n} fork${n === 1 ? '' : 's'} kept ${n === 1 ? 'its' : 'their'} full history.`,
         )
       }
+      return { deleted: true }
     } catch (error) {
+      if (error instanceof RpcError && error.dataCode === 'worktree-dirty' && Array.isArray(error.data.paths))
+        return { deleted: false, dirty: error.data.paths.map(String) }
       this.report(error)
+      return { deleted: false }
     }
   }
 

@@ -14,7 +14,7 @@ export function registerDeleteCommand(program: Command, context: CliContext): vo
     .addOption(
       new Option(
         '--worktree <what>',
-        'its worktree: remove (only when clean), keep, or force (remove with changes)',
+        'its worktree: remove (only when clean; with changes the delete is refused), keep, or force (remove with changes)',
       )
         .choices(['remove', 'keep', 'force'])
         .default('remove'),
