@@ -68,9 +68,25 @@ describe('help and usage errors', () => {
       const alone = await run([name, '--help'])
       const all = await run(['help', name])
       expect(alone.code).toBe(0)
+      expect(all.code).toBe(0)
       expect(alone.stdout).not.toBe('')
       expect(alone.stdout).toBe(all.stdout)
     }
+  })
+
+  it('help asked for exits 0 on stdout; help instead of a command (`tangent` alone, help of no command) exits 2 on stderr', async () => {
+    const asked = await run(['help'])
+    expect(asked.code).toBe(0)
+    expect(asked.stdout).toContain('Commands:')
+    expect(asked.stderr).toBe('')
+    expect(asked.stdout).toBe((await run(['--help'])).stdout)
+    const bare = await run([])
+    expect(bare.code).toBe(2)
+    expect(bare.stdout).toBe('')
+    expect(bare.stderr).toBe(asked.stdout)
+    const unknown = await run(['help', 'nosuch'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('Commands:')
   })
 
   it('suggests a command for a typo, and reports usage errors in one line with exit 2', async () => {

@@ -198,8 +198,10 @@ async function loadCommander(): Promise<typeof import('commander')> {
 
 function usageExit(error: import('commander').CommanderError, context: CliContext): number {
   if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0
-  // `tangent` alone printed the help to stderr: that is still bad usage.
-  if (error.code === 'commander.help') return 2
+  // `tangent help [NAME]` asked for the help (commander exits 0); `tangent` alone, or `tangent help`
+  // of an unknown command, printed it to stderr instead of doing anything: that is bad usage
+  // (docs/architecture.md §9).
+  if (error.code === 'commander.help') return error.exitCode === 0 ? 0 : 2
   // Commander puts its "(Did you mean …?)" suggestion on a second line: keep one line.
   const message = error.message
     .replace(/^error:\s*/, '')
