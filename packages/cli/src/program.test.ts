@@ -108,6 +108,57 @@ describe('help and usage errors', () => {
   })
 })
 
+describe('usage errors that say what to do', () => {
+  it('text that starts with "-" gets a hint to put -- before it; an option with a suggestion keeps the suggestion', async () => {
+    expect(await run(['run', '-x starts with dash'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error[usage]: unknown option \'-x starts with dash\' (text that starts with "-" goes after --, e.g. tangent run -- "-x starts with dash")\n',
+    })
+    expect((await run(['rename', 'abcd', '-v'])).stderr).toBe(
+      'error[usage]: unknown option \'-v\' (text that starts with "-" goes after --, e.g. tangent rename abcd -- -v)\n',
+    )
+    expect((await run(['run', '--jsn', 'hi'])).stderr).toBe(
+      "error[usage]: unknown option '--jsn' (Did you mean --json?) (see `tangent --help`)\n",
+    )
+    // Not a text command, and no space: an unknown option like any other.
+    expect((await run(['show', '-q', 'abcd'])).stderr).toBe(
+      "error[usage]: unknown option '-q' (see `tangent --help`)\n",
+    )
+  })
+
+  it('a bad port reads the same whether it is not a number or out of range', async () => {
+    for (const port of ['99999', 'abc', '-1', '65536']) {
+      expect(await run(['serve', '--port', port]), port).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error[usage]: option '--port <port>' argument '${port}' is invalid. expected a port number from 0 to 65535 (see \`tangent --help\`)\n`,
+      })
+    }
+  })
+
+  it('fork --before without --at, and a title without a visible character, are bad usage naming what is missing', async () => {
+    expect(await run(['fork', 'abcd', '--before'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error[usage]: --before needs --at SEQ: the seq of the message to fork just before (see `tangent show ID`)\n',
+    })
+    for (const title of ['', '   ', '\t']) {
+      expect(await run(['rename', 'abcd', title])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          'error[usage]: rename needs a title with a visible character, e.g. tangent rename ID "parser fix"\n',
+      })
+      expect((await run(['fork', 'abcd', '--title', title])).stderr).toBe(
+        'error[usage]: --title needs a visible character\n',
+      )
+    }
+  })
+})
+
 describe('direct routes', () => {
   const routed = commandModules.filter((entry) => entry.direct !== undefined)
 
