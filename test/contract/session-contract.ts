@@ -699,6 +699,20 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.readFileSync(path.join(start, 'notes.txt'), 'utf8')).toBe('mine\n')
     }, 120_000)
 
+    it('refuses an exploration with a model no provider has before forking any branch', async () => {
+      const parent = await f.api.call('session.create', {})
+      await turn(parent.id, 'hello')
+      const refused = await failure(
+        f.api.call('session.explore', {
+          sessionId: parent.id,
+          branches: [{ prompt: 'a' }, { prompt: 'b', model: 'demo:nonexistent' }],
+        }),
+      )
+      expect([refused.code, refused.data.model]).toEqual(['invalid-model', 'demo:nonexistent'])
+      const listed = await f.api.call('session.list', { includeArchived: true })
+      expect(listed.map((session) => session.id)).toEqual([parent.id])
+    })
+
     it('refuses to keep a branch whose lines the parent changed since the fork, listing the file and writing nothing', async () => {
       const parent = await f.api.call('session.create', {})
       await turn(parent.id, 'write story.txt: once upon a time')

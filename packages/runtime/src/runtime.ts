@@ -255,6 +255,9 @@ export class Runtime {
       load: (sessionId) => this.#load(sessionId),
       fork: (params, meta) => this.fork(params, meta),
       setModel: (params) => this.setModel(params),
+      validateModel: (id) => {
+        this.#validateModel(id)
+      },
       prompt: (params) => this.prompt(params),
       record: (session, type, data) =>
         this.#claimed(session.id, async () => {
