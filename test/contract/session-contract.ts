@@ -202,6 +202,10 @@ export function runSessionContract(options: ContractOptions): void {
         'invalid-params',
       )
       expect((await failure(f.api.call('session.create', { model: 'nope:x' }))).code).toBe('invalid-model')
+      // A known provider with a closed list of models: an unknown one is refused before anything is made.
+      expect((await failure(f.api.call('session.create', { model: 'demo:nonexistent' }))).code).toBe(
+        'invalid-model',
+      )
       expect((await failure(f.api.call('session.create', { workspaceId: 'nope' }))).code).toBe(
         'workspace-not-found',
       )
@@ -236,6 +240,19 @@ export function runSessionContract(options: ContractOptions): void {
       expect((await f.api.call('session.rename', { sessionId: session.id, title: 'Named' })).title).toBe(
         'Named',
       )
+      // A title needs a visible character; a refused one changes nothing.
+      for (const title of ['', '   ', '\t\n']) {
+        const refused = await failure(f.api.call('session.rename', { sessionId: session.id, title }))
+        expect(refused.code).toBe('invalid-params')
+        expect(refused.data.issues).toEqual([
+          expect.objectContaining({ path: ['title'], message: 'a title needs a visible character' }),
+        ])
+      }
+      expect((await f.api.call('session.get', { sessionId: session.id })).session.title).toBe('Named')
+      const badModel = await failure(
+        f.api.call('session.setModel', { sessionId: session.id, model: 'demo:nonexistent' }),
+      )
+      expect(badModel.code).toBe('invalid-model')
       const fork = await f.api.call('session.fork', { sessionId: session.id })
       const archived = await f.api.call('session.archive', { sessionId: session.id, archived: true })
       expect(archived.archived).toBe(true)
@@ -776,7 +793,9 @@ export function runSessionContract(options: ContractOptions): void {
         applied: ['b.txt'],
         files: 'worktree',
       })
-      await turn(parent.id, 'what now?')
+      // The note travels beside the user's words, not in them: the next command is acted on.
+      await turn(parent.id, 'write after-keep.txt: acted on')
+      expect(fs.readFileSync(path.join(start, 'after-keep.txt'), 'utf8')).toBe('acted on\n')
       const { events: after } = await f.api.call('session.get', { sessionId: parent.id })
       const reply = JSON.stringify(after.filter((event) => event.type === 'assistant/message').at(-1)!.data)
       expect(reply).toContain('was kept')
@@ -785,6 +804,20 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.existsSync(path.join(start, 'b.txt'))).toBe(false)
       expect(fs.readFileSync(path.join(start, 'notes.txt'), 'utf8')).toBe('mine\n')
     }, 120_000)
+
+    it('refuses an exploration with a model no provider has before forking any branch', async () => {
+      const parent = await f.api.call('session.create', {})
+      await turn(parent.id, 'hello')
+      const refused = await failure(
+        f.api.call('session.explore', {
+          sessionId: parent.id,
+          branches: [{ prompt: 'a' }, { prompt: 'b', model: 'demo:nonexistent' }],
+        }),
+      )
+      expect([refused.code, refused.data.model]).toEqual(['invalid-model', 'demo:nonexistent'])
+      const listed = await f.api.call('session.list', { includeArchived: true })
+      expect(listed.map((session) => session.id)).toEqual([parent.id])
+    })
 
     it('refuses to keep a branch whose lines the parent changed since the fork, listing the file and writing nothing', async () => {
       const parent = await f.api.call('session.create', {})

@@ -111,6 +111,26 @@ describe('Agent with the demo model', () => {
     )
   })
 
+  it("acts on the user's words after a kept branch's note, and says it read the note", async () => {
+    const { agent, session, cwd } = setup()
+    await agent.prompt('first')
+    const note = '[Tangent: branch A "try it" (01ABC) was kept.]\nIt was asked: "run: rm -rf x".'
+    session.append('branch/kept', { summary: note })
+    // The note opens the next user message (replay); its own lines are not commands.
+    await agent.prompt('write h.txt: hello')
+    expect(fs.readFileSync(path.join(cwd, 'h.txt'), 'utf8')).toBe('hello\n')
+    const calls = session.events.filter((event) => event.type === 'tool/result')
+    expect(calls.map((event) => (event.data as { toolName: string }).toolName)).toEqual(['write'])
+    expect(lastAssistantText(session.events)).toMatch(
+      /\nNoted: \[Tangent: branch A "try it" \(01ABC\) was kept\.\]$/,
+    )
+    session.append('branch/kept', { summary: note })
+    await agent.prompt('what now?')
+    expect(lastAssistantText(session.events)).toBe(
+      'Turn 3: you said "what now?".\nNoted: [Tangent: branch A "try it" (01ABC) was kept.]',
+    )
+  })
+
   it('counts turns per branch after a fork, so a fork answers differently', async () => {
     const { agent, session, store, models } = setup()
     await agent.prompt('first')

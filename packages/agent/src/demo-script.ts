@@ -1,9 +1,11 @@
 // What the offline demo model answers, as a pure function of the prompt: commands in the
-// latest user message become tool calls; after the tool results, a short report; otherwise
-// a text reply that quotes the message and says which turn of the conversation this is; and
-// a compaction's summary request gets a summary that lists the user's messages.
+// latest user message become tool calls; after the tool results, a short report; otherwise a
+// text reply that quotes the message and says which turn of the conversation this is; each
+// answer then lists the notes from Tangent it read. A compaction's summary request gets a
+// summary that lists the user's messages. It acts on the user's own words only: a note replay
+// puts before them (a kept branch's summary) or a compaction's summary is context, never a command.
 import type { LanguageModelV4Prompt, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider'
-import { compactionPreamble } from '@tangent/core'
+import { compactionPreamble, isReplayNote } from '@tangent/core'
 import { compactionRequest } from './context/compaction-request.js'
 
 export interface DemoToolCall {
@@ -55,9 +57,10 @@ export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {
   if (lastUser < 0) return { kind: 'text', text: 'Hello! Send me a message.' }
   const turn = prompt.filter((message) => message.role === 'user').length
   const after = prompt.slice(lastUser + 1)
-  if (after.some((message) => message.role === 'tool')) return { kind: 'text', text: report(after) }
+  const { text, notes } = userMessage(prompt[lastUser]!)
+  const heard = notes.map((note) => `\nNoted: ${firstLine(note)}`).join('')
+  if (after.some((message) => message.role === 'tool')) return { kind: 'text', text: report(after) + heard }
 
-  const text = userText(prompt[lastUser]!)
   if (text === compactionRequest) return { kind: 'text', text: summary(prompt.slice(0, lastUser)) }
   const calls: DemoToolCall[] = []
   for (const line of text.split('\n')) {
@@ -66,16 +69,28 @@ export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {
   }
   if (calls.length > 0) return { kind: 'tool-calls', calls }
   const quoted = text.length > 200 ? `${text.slice(0, 200)}…` : text
-  return { kind: 'text', text: `Turn ${turn}: you said "${quoted}".` }
+  return { kind: 'text', text: `Turn ${turn}: you said "${quoted}".${heard}` }
 }
 
-/** The text the user wrote: a compaction's summary joined to the message is not part of it. */
-function userText(message: LanguageModelV4Prompt[number]): string {
-  if (message.role !== 'user') return ''
+/**
+ * A user message split into the text the user wrote (its text parts, one line each) and the
+ * notes from Tangent replay put before it; a compaction's summary joined to it is neither.
+ */
+function userMessage(message: LanguageModelV4Prompt[number]): { text: string; notes: string[] } {
+  if (message.role !== 'user') return { text: '', notes: [] }
   const preamble = compactionPreamble('')
-  return message.content
-    .map((part) => (part.type === 'text' && !part.text.startsWith(preamble) ? part.text : ''))
-    .join('')
+  const own: string[] = []
+  const notes: string[] = []
+  for (const part of message.content) {
+    if (part.type !== 'text' || part.text.startsWith(preamble)) continue
+    if (isReplayNote(part.text)) notes.push(part.text)
+    else own.push(part.text)
+  }
+  return { text: own.join('\n'), notes }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0]!
 }
 
 /** The demo's summary: the items of an earlier summary, then one line per user message. */
@@ -88,6 +103,8 @@ function summary(history: LanguageModelV4Prompt): string {
       if (part.type !== 'text') continue
       if (part.text.startsWith(preamble)) {
         lines.push(...part.text.split('\n').filter((line) => line.startsWith('- ')))
+      } else if (isReplayNote(part.text)) {
+        lines.push(`- Noted: ${firstLine(part.text)}`)
       } else {
         const said = part.text.replace(/\s+/g, ' ').trim()
         lines.push(`- The user said: "${said.length > 120 ? `${said.slice(0, 120)}…` : said}"`)

@@ -64,7 +64,27 @@ describe('ModelRegistry', () => {
       expect(error.data).toEqual({ model: id })
       expect(error.message).toContain(`set ${variable}`)
     }
-    expect(unavailable(registry, 'demo:other').message).toContain('use demo:scripted')
+  })
+
+  it('validates a name before availability: an unknown model of the demo provider is invalid-model', () => {
+    const registry = new ModelRegistry({ env: {} })
+    expect(registry.validate('openai:gpt-4.1')).toEqual({ provider: 'openai', model: 'gpt-4.1' })
+    expect(registry.validate('demo:scripted')).toEqual({ provider: 'demo', model: 'scripted' })
+    for (const call of [() => registry.validate('demo:other'), () => registry.resolve('demo:other')]) {
+      expect(call).toThrow(
+        expect.objectContaining({
+          code: 'invalid-model',
+          message: 'Unknown model "demo:other": the demo provider has one model, demo:scripted.',
+          data: { model: 'demo:other' },
+        }),
+      )
+    }
+    expect(() => registry.validate('mistral:large')).toThrow(
+      expect.objectContaining({ code: 'invalid-model' }),
+    )
+    // A model given to the registry is valid whatever its provider.
+    const custom = new ModelRegistry({ env: {}, models: { 'mock:model': new DemoLanguageModel() } })
+    expect(custom.validate('mock:model')).toEqual({ provider: 'mock', model: 'model' })
   })
 
   it('resolves configured providers to AI SDK models, and the demo model always', () => {

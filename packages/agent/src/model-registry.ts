@@ -104,6 +104,39 @@ export class ModelRegistry {
     return { provider, model }
   }
 
+  /**
+   * The parts of a model this registry can name, else `invalid-model`: one of the extra models it
+   * was given, or a model of a built-in provider (`parseKnown`). A provider without its key
+   * still names a model: that is `model-unavailable`, when it is resolved.
+   */
+  validate(id: string): { provider: string; model: string } {
+    return this.#custom.has(id) ? ModelRegistry.parse(id) : ModelRegistry.parseKnown(id)
+  }
+
+  /**
+   * `provider:model` of a built-in provider and, for the demo provider (its one model),
+   * `demo:scripted`; else `invalid-model`. Needs no registry: a client checks a name with it
+   * before it makes anything for that model.
+   */
+  static parseKnown(id: string): { provider: string; model: string } {
+    const parsed = ModelRegistry.parse(id)
+    if (!(providerNames as readonly string[]).includes(parsed.provider)) {
+      throw new TangentError(
+        'invalid-model',
+        `Unknown provider "${parsed.provider}" in model "${id}": use one of ${providerNames.join(', ')}.`,
+        { model: id },
+      )
+    }
+    if (parsed.provider === 'demo' && id !== defaultModelId) {
+      throw new TangentError(
+        'invalid-model',
+        `Unknown model "${id}": the demo provider has one model, ${defaultModelId}.`,
+        { model: id },
+      )
+    }
+    return parsed
+  }
+
   /** A useful default set, each with whether it can be used now and, if not, why. */
   list(): ModelListing[] {
     const compatibleModel = this.#env.TANGENT_OPENAI_COMPATIBLE_MODEL || 'default'
@@ -129,7 +162,7 @@ export class ModelRegistry {
   resolve(id: string): LanguageModelV4 {
     const custom = this.#custom.get(id)
     if (custom) return custom
-    const { provider, model } = ModelRegistry.parse(id)
+    const { provider, model } = this.validate(id)
     const missing = this.#missingConfiguration(id)
     if (missing !== null)
       throw new TangentError('model-unavailable', `Model ${id} is unavailable: ${missing}`, { model: id })
@@ -187,18 +220,11 @@ export class ModelRegistry {
 
   /** Null when `id` can be used; else a sentence naming the setting to provide. */
   #missingConfiguration(id: string): string | null {
-    const { provider, model } = ModelRegistry.parse(id)
+    const { provider } = this.validate(id)
     const env = this.#env
-    if (!(providerNames as readonly string[]).includes(provider)) {
-      throw new TangentError(
-        'invalid-model',
-        `Unknown provider "${provider}" in model "${id}": use one of ${providerNames.join(', ')}.`,
-        { model: id },
-      )
-    }
     switch (provider) {
       case 'demo':
-        return model === 'scripted' ? null : 'the demo provider has one model: use demo:scripted.'
+        return null
       case 'openai':
         return env.OPENAI_API_KEY ? null : 'set OPENAI_API_KEY (and OPENAI_BASE_URL for a proxy).'
       case 'anthropic':

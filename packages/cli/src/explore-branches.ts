@@ -3,6 +3,7 @@
 // Any other mix is bad usage, said before anything is forked.
 import type { ExploreRequest } from './backend.js'
 import { UsageError } from './cli-error.js'
+import { assertMessageFits } from './input-limits.js'
 
 /** At most this many branches in one exploration (docs/protocol.md `session.explore`). */
 export const maxBranches = 8
@@ -43,5 +44,6 @@ export function exploreBranches(flags: ExploreBranchFlags): ExploreRequest['bran
   } else branches = prompts.map((prompt) => ({ prompt }))
   if (branches.length > maxBranches)
     throw new UsageError(`explore makes at most ${maxBranches} branches, not ${branches.length}`)
+  for (const prompt of prompts) assertMessageFits(prompt)
   return branches
 }

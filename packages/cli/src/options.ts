@@ -6,12 +6,13 @@ import type { z } from 'zod'
 const SeqFlag = lazySchema((z) =>
   z.string().regex(/^\d+$/, 'expected a non-negative integer seq').transform(Number),
 )
+const portMessage = 'expected a port number from 0 to 65535'
 const PortFlag = lazySchema((z) =>
   z
     .string()
-    .regex(/^\d+$/, 'expected a port number')
+    .regex(/^\d+$/, portMessage)
     .transform(Number)
-    .pipe(z.number().int().min(0).max(65535)),
+    .pipe(z.number().int().min(0, portMessage).max(65535, portMessage)),
 )
 
 const CountFlag = lazySchema((z) =>

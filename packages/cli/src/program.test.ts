@@ -68,9 +68,25 @@ describe('help and usage errors', () => {
       const alone = await run([name, '--help'])
       const all = await run(['help', name])
       expect(alone.code).toBe(0)
+      expect(all.code).toBe(0)
       expect(alone.stdout).not.toBe('')
       expect(alone.stdout).toBe(all.stdout)
     }
+  })
+
+  it('help asked for exits 0 on stdout; help instead of a command (`tangent` alone, help of no command) exits 2 on stderr', async () => {
+    const asked = await run(['help'])
+    expect(asked.code).toBe(0)
+    expect(asked.stdout).toContain('Commands:')
+    expect(asked.stderr).toBe('')
+    expect(asked.stdout).toBe((await run(['--help'])).stdout)
+    const bare = await run([])
+    expect(bare.code).toBe(2)
+    expect(bare.stdout).toBe('')
+    expect(bare.stderr).toBe(asked.stdout)
+    const unknown = await run(['help', 'nosuch'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('Commands:')
   })
 
   it('suggests a command for a typo, and reports usage errors in one line with exit 2', async () => {
@@ -89,6 +105,57 @@ describe('help and usage errors', () => {
       stdout: '',
       stderr: "error[usage]: unknown option '--jsn' (Did you mean --json?) (see `tangent --help`)\n",
     })
+  })
+})
+
+describe('usage errors that say what to do', () => {
+  it('text that starts with "-" gets a hint to put -- before it; an option with a suggestion keeps the suggestion', async () => {
+    expect(await run(['run', '-x starts with dash'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error[usage]: unknown option \'-x starts with dash\' (text that starts with "-" goes after --, e.g. tangent run -- "-x starts with dash")\n',
+    })
+    expect((await run(['rename', 'abcd', '-v'])).stderr).toBe(
+      'error[usage]: unknown option \'-v\' (text that starts with "-" goes after --, e.g. tangent rename abcd -- -v)\n',
+    )
+    expect((await run(['run', '--jsn', 'hi'])).stderr).toBe(
+      "error[usage]: unknown option '--jsn' (Did you mean --json?) (see `tangent --help`)\n",
+    )
+    // Not a text command, and no space: an unknown option like any other.
+    expect((await run(['show', '-q', 'abcd'])).stderr).toBe(
+      "error[usage]: unknown option '-q' (see `tangent --help`)\n",
+    )
+  })
+
+  it('a bad port reads the same whether it is not a number or out of range', async () => {
+    for (const port of ['99999', 'abc', '-1', '65536']) {
+      expect(await run(['serve', '--port', port]), port).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error[usage]: option '--port <port>' argument '${port}' is invalid. expected a port number from 0 to 65535 (see \`tangent --help\`)\n`,
+      })
+    }
+  })
+
+  it('fork --before without --at, and a title without a visible character, are bad usage naming what is missing', async () => {
+    expect(await run(['fork', 'abcd', '--before'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error[usage]: --before needs --at SEQ: the seq of the message to fork just before (see `tangent show ID`)\n',
+    })
+    for (const title of ['', '   ', '\t']) {
+      expect(await run(['rename', 'abcd', title])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          'error[usage]: rename needs a title with a visible character, e.g. tangent rename ID "parser fix"\n',
+      })
+      expect((await run(['fork', 'abcd', '--title', title])).stderr).toBe(
+        'error[usage]: --title needs a visible character\n',
+      )
+    }
   })
 })
 

@@ -182,7 +182,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     await program.parseAsync([...argv], { from: 'user' })
     return 0
   } catch (error) {
-    if (commander !== null && error instanceof commander.CommanderError) return usageExit(error, context)
+    if (commander !== null && error instanceof commander.CommanderError)
+      return usageExit(error, argv, context)
     const failure = describeFailure(error)
     context.stderr.write(`${formatFailure(failure)}\n`)
     return failure.exitCode
@@ -197,15 +198,44 @@ async function loadCommander(): Promise<typeof import('commander')> {
   return commander
 }
 
-function usageExit(error: import('commander').CommanderError, context: CliContext): number {
+function usageExit(
+  error: import('commander').CommanderError,
+  argv: readonly string[],
+  context: CliContext,
+): number {
   if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0
-  // `tangent` alone printed the help to stderr: that is still bad usage.
-  if (error.code === 'commander.help') return 2
+  // `tangent help [NAME]` asked for the help (commander exits 0); `tangent` alone, or `tangent help`
+  // of an unknown command, printed it to stderr instead of doing anything: that is bad usage
+  // (docs/architecture.md §9).
+  if (error.code === 'commander.help') return error.exitCode === 0 ? 0 : 2
   // Commander puts its "(Did you mean …?)" suggestion on a second line: keep one line.
   const message = error.message
     .replace(/^error:\s*/, '')
     .replace(/\s*\n\s*/g, ' ')
     .trim()
-  context.stderr.write(`error[usage]: ${safeLine(message)} (see \`tangent --help\`)\n`)
+  const hint = error.code === 'commander.unknownOption' ? dashMessageHint(message, argv) : null
+  context.stderr.write(`error[usage]: ${safeLine(message)} (${safeLine(hint ?? 'see `tangent --help`')})\n`)
   return 2
+}
+
+/** Commands whose words are a message or a title: text that starts with `-` reads as an option. */
+const textCommands = new Set(['run', 'rename'])
+
+/**
+ * For an unknown option that is likely text (it has a space, or a text command got it and
+ * commander has no option to suggest), how to send it: `--` ends the options.
+ */
+function dashMessageHint(message: string, argv: readonly string[]): string | null {
+  const word = /^unknown option '(.*)'$/s.exec(message)?.[1]
+  const at = word === undefined ? -1 : argv.indexOf(word)
+  if (at < 0 || argv.includes('--')) return null
+  if (!/\s/.test(word!) && !textCommands.has(argv[0] ?? '')) return null
+  const example = [...argv.slice(0, at), '--', ...argv.slice(at)].map(shellWord).join(' ')
+  return `text that starts with "-" goes after --, e.g. tangent ${example}`
+}
+
+/** A word as a shell would take it back, cut to keep the error one short line. */
+function shellWord(word: string): string {
+  const shown = word.length > 40 ? `${word.slice(0, 39)}…` : word
+  return /^[\w@%+=:,./-]+$/.test(shown) ? shown : `"${shown.replace(/(["\\$`])/g, '\\$1')}"`
 }

@@ -153,6 +153,10 @@ describe('resolveForkAnchor', () => {
   it('before needs an anchor inside the log', () => {
     const { events } = fixture()
     expect(codeOf(() => resolveForkAnchor(events, { before: true }))).toBe('invalid-boundary')
+    // Without an anchor the message names what is missing, never "got undefined".
+    expect(() => resolveForkAnchor(events, { before: true })).toThrow(
+      /^"before" needs atSeq: the seq of the message to fork just before \(0 to \d+\)\.$/,
+    )
     expect(codeOf(() => resolveForkAnchor(events, { atSeq: 17, before: true }))).toBe('invalid-boundary')
   })
 

@@ -52,11 +52,18 @@ export function resolveForkAnchor(events: readonly SessionEvent[], anchor: ForkA
 
 function boundaryBefore(events: readonly SessionEvent[], atSeq: number | undefined): number {
   const last = events.length - 1
-  if (atSeq === undefined || atSeq > last) {
+  if (atSeq === undefined) {
     throw new TangentError(
       'invalid-boundary',
-      `"before" needs an anchor seq inside the log (0 to ${last}), got ${String(atSeq)}.`,
-      { atSeq: atSeq ?? null },
+      `"before" needs atSeq: the seq of the message to fork just before (0 to ${last}).`,
+      { atSeq: null },
+    )
+  }
+  if (atSeq > last) {
+    throw new TangentError(
+      'invalid-boundary',
+      `"before" needs an anchor seq inside the log (0 to ${last}), got ${atSeq}.`,
+      { atSeq },
     )
   }
   const marker = turnMarkerAtOrBefore(events, atSeq)

@@ -68,7 +68,8 @@ export const errorCodes = {
 
   // The agent and its tools
   'model-unavailable': 'the model provider is not configured (no API key or base URL)',
-  'invalid-model': 'a model id that is not provider:model of a known provider',
+  'invalid-model':
+    'a model id that is not provider:model of a known provider, or a model its provider does not have (demo has only demo:scripted)',
   'path-outside-cwd': 'a tool path that leads outside the session working directory',
   'cwd-missing': 'the session working directory is unset or no longer exists',
   'tool-failed': 'a tool could not do what was asked (reported to the model as an error result)',

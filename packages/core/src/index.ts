@@ -38,7 +38,9 @@ export type {
 export {
   compactionPreamble,
   currentModel,
+  isReplayNote,
   latestCompaction,
+  replayNoteOpening,
   toModelMessages,
   unansweredToolCallMessage,
 } from './replay.js'

@@ -53,8 +53,21 @@ export function toModelMessages(events: readonly SessionEvent[]): ModelMessage[]
 }
 
 /**
+ * How a note from Tangent opens (a kept branch's summary: docs/architecture.md §13.4). Replay
+ * sends each note as a text part of its own before the user's words, so a reader of the message
+ * (the demo model) can tell the user's words from what Tangent told the model.
+ */
+export const replayNoteOpening = '[Tangent: '
+
+/** Whether a text part of a replayed user message is a note from Tangent, not the user's words. */
+export function isReplayNote(text: string): boolean {
+  return text.startsWith(replayNoteOpening)
+}
+
+/**
  * Events that tell the model something between turns: a kept branch (`branch/kept`, its
- * `summary`) joins the next user message, so the next turn knows what the branch did.
+ * `summary`, which opens with `replayNoteOpening`) joins the next user message as a part of its
+ * own, before the user's words, so the next turn knows what the branch did.
  */
 function noteOf(event: SessionEvent): string | null {
   if (event.type !== 'branch/kept') return null

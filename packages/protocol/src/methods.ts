@@ -17,7 +17,10 @@ import {
   Workspace,
 } from './types.js'
 
-const Title = lazySchema((z) => z.string().max(maxTitleChars))
+/** A session's title: what the tree shows, so at least one visible character. */
+const Title = lazySchema((z) =>
+  z.string().max(maxTitleChars).regex(/\S/, 'a title needs a visible character'),
+)
 /** `provider:model`, e.g. `demo:scripted` or `openai:gpt-4.1`. */
 export const ModelId = lazySchema((z) => z.string().min(1).max(maxModelIdChars))
 export type ModelId = z.infer<typeof ModelId>

@@ -18,6 +18,8 @@ export interface ExploreRuntime {
   load(sessionId: string): Promise<Session>
   fork(params: SessionForkParams, meta: Pick<SessionHeaderMeta, 'exploration'>): Promise<SessionForkResult>
   setModel(params: { sessionId: string; model: string }): Promise<SessionSummary>
+  /** Throws `invalid-model` for a model no provider has (before any branch is forked for it). */
+  validateModel(id: string): void
   prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult>
   /** Appends a log-only event and makes it durable. */
   record(session: Session, type: string, data: unknown): Promise<void>
@@ -66,6 +68,9 @@ export class Explorations {
 
   async #explore(params: SessionExploreParams, id: string): Promise<SessionExploreResult> {
     const source = await this.#runtime.load(params.sessionId)
+    // A bad model name refuses the exploration whole: no branch is left behind without its turn.
+    for (const branch of params.branches)
+      if (branch.model !== undefined) this.#runtime.validateModel(branch.model)
     const files = params.files ?? 'worktree'
     // Explored before (a retry after a lost answer): the same branches, nothing runs twice.
     const recorded = source.events.some(

@@ -3,7 +3,12 @@
 // records which branch was kept with a summary the next turn's model reads, and the branch's
 // siblings are archived with their clean worktrees removed. Files are written through the safe
 // restore, so `snapshot.undoRestore` undoes them; a conflict writes nothing.
-import type { AssistantMessageData, Session, UserMessageData } from '@tangent/core'
+import {
+  type AssistantMessageData,
+  replayNoteOpening,
+  type Session,
+  type UserMessageData,
+} from '@tangent/core'
 import { latestCheck } from './board.js'
 
 export interface BranchKeptData {
@@ -48,7 +53,8 @@ export function summarizeBranch(
     .at(-1)
   const check = latestCheck(own)
   const name = `branch ${options.label ? `${options.label} ` : ''}"${branch.title || branch.id}" (${branch.id})`
-  const lines = [`[Tangent: ${name} was kept.]`]
+  // A note of its own in the next user message (core's replay): readers tell it from the user's words.
+  const lines = [`${replayNoteOpening}${name} was kept.]`]
   if (asked.length > 0)
     lines.push(`It was asked: ${asked.map((text) => `"${clip(text.trim(), 300)}"`).join('; ')}.`)
   if (answered) lines.push(`Its last answer: "${clip(answered.trim(), 600)}"`)

@@ -15,7 +15,6 @@ import {
   ModelRegistry,
   parseSandboxMode,
   permissionNotPending,
-  providerNames,
   type SandboxMode,
   sandboxStatusOf,
   userInstructionsPath,
@@ -256,6 +255,9 @@ export class Runtime {
       load: (sessionId) => this.#load(sessionId),
       fork: (params, meta) => this.fork(params, meta),
       setModel: (params) => this.setModel(params),
+      validateModel: (id) => {
+        this.#validateModel(id)
+      },
       prompt: (params) => this.prompt(params),
       record: (session, type, data) =>
         this.#claimed(session.id, async () => {
@@ -1466,17 +1468,12 @@ export class Runtime {
     }
   }
 
-  /** `provider:model` of a known provider, else `invalid-model` (unavailable is fine: that is checked at prompt). */
+  /**
+   * A model the registry can name (`provider:model` of a known provider, `demo:scripted` of the
+   * demo one), else `invalid-model`; unavailable is fine: that is checked at prompt.
+   */
   #validateModel(id: string): ModelSelectionData {
-    const parsed = ModelRegistry.parse(id)
-    if (!(providerNames as readonly string[]).includes(parsed.provider)) {
-      throw new TangentError(
-        'invalid-model',
-        `Unknown model provider "${parsed.provider}" in "${id}": use one of ${providerNames.join(', ')}.`,
-        { model: id },
-      )
-    }
-    return parsed
+    return this.models.validate(id)
   }
 
   #wireStore(): void {

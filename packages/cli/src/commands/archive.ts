@@ -2,6 +2,7 @@
 // `tangent rename ID TITLE`: give it a title.
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
+import { assertTitleFits } from '../input-limits.js'
 import { withSession } from '../open-backend.js'
 import { printJson } from '../output.js'
 import { titleOf } from '../render/style.js'
@@ -14,8 +15,13 @@ export function registerArchiveCommands(program: Command, context: CliContext): 
     .argument('<title...>', 'the new title (several words are joined with spaces)')
     .option('--json', 'print the SessionSummary')
     .action(async (id: string, words: string[], flags: { json?: boolean }) => {
+      const title = words.join(' ')
+      assertTitleFits(
+        title,
+        'rename needs a title with a visible character, e.g. tangent rename ID "parser fix"',
+      )
       const { result: session } = await withSession(context, {}, id, (backend, sessionId) =>
-        backend.rename(sessionId, words.join(' ')),
+        backend.rename(sessionId, title),
       )
       if (flags.json) return printJson(context, session)
       context.stdout.write(`Renamed ${session.id}: ${titleOf(session)}\n`)

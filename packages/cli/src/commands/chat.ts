@@ -15,6 +15,8 @@ import { chatHelp, parseSlashCommand } from '../chat-slash.js'
 import { describeFailure, formatFailure, UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { latestSessionIn } from '../continue-session.js'
+import { assertMessageFits } from '../input-limits.js'
+import { assertModelAvailable } from '../model-available.js'
 import { withBackend } from '../open-backend.js'
 import { renderSessionTree } from '../render/session-tree.js'
 import { type Style, safeLine, safeText, styleFor, titleOf } from '../render/style.js'
@@ -51,6 +53,8 @@ export function registerChatCommand(program: Command, context: CliContext): void
         let current: string | null = null
         if (flags.continue) current = await latestSessionIn(backend, cwd)
         else if (id !== undefined) current = await backend.resolveSession(id)
+        // The model of the session the first message makes: refused now, not after making it.
+        if (current === null && flags.model !== undefined) await assertModelAvailable(backend, flags.model)
         await new ChatLoop(context, backend, { current, cwd, model: flags.model, flags }).run()
       })
     })
@@ -212,6 +216,7 @@ class ChatLoop {
   }
 
   async #turn(text: string): Promise<void> {
+    assertMessageFits(text)
     if (this.#current === null) {
       const created = await this.#backend.createSession({
         cwd: this.#cwd,
@@ -268,8 +273,10 @@ class ChatLoop {
         return false
       }
       case 'model':
-        if (this.#current === null) this.#model = command.model
-        else await this.#backend.setModel(this.#current, command.model)
+        if (this.#current === null) {
+          await assertModelAvailable(this.#backend, command.model)
+          this.#model = command.model
+        } else await this.#backend.setModel(this.#current, command.model)
         this.#print(`Model: ${safeLine(command.model)}`)
         return false
       case 'compact': {

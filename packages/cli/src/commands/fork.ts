@@ -1,7 +1,9 @@
 // `tangent fork ID`: branch a session at a completed turn (the Host's anchor rules).
 import { type Command, Option } from 'commander'
 import type { FileMode } from '../backend.js'
+import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
+import { assertTitleFits } from '../input-limits.js'
 import { withSession } from '../open-backend.js'
 import { parseSeq } from '../options.js'
 import { printJson, printNote } from '../output.js'
@@ -31,6 +33,11 @@ export function registerForkCommand(program: Command, context: CliContext): void
     )
     .option('--json', 'print {session, boundary}')
     .action(async (given: string, flags: ForkFlags) => {
+      if (flags.before && flags.at === undefined)
+        throw new UsageError(
+          '--before needs --at SEQ: the seq of the message to fork just before (see `tangent show ID`)',
+        )
+      if (flags.title !== undefined) assertTitleFits(flags.title, '--title needs a visible character')
       const { sessionId: id, result } = await withSession(context, {}, given, (backend, sessionId) =>
         backend.fork({
           sessionId,

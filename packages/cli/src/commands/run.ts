@@ -8,6 +8,7 @@ import type { Backend } from '../backend.js'
 import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { latestSessionIn } from '../continue-session.js'
+import { assertMessageFits } from '../input-limits.js'
 import { assertModelAvailable } from '../model-available.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printNote } from '../output.js'
@@ -46,6 +47,8 @@ async function runCommand(context: CliContext, text: string, flags: RunFlags): P
   if (text.trim() === '') throw new UsageError('run needs a non-empty message, e.g. tangent run "hello"')
   if (flags.session !== undefined && flags.continue)
     throw new UsageError('run takes --session ID or --continue, not both')
+  // Before anything is made for it: a session whose first message is refused would be litter.
+  assertMessageFits(text)
   const cwd = flags.session === undefined ? existingDirectory(context, flags.cwd) : undefined
   await withBackend(context, {}, async (backend) => {
     const sessionId = await targetSession(backend, flags, cwd, text)
