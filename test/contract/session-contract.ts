@@ -95,6 +95,17 @@ async function waitFor<T>(probe: () => Promise<T | false>, timeoutMs = 10_000): 
   }
 }
 
+/** A git repository with one commit (a.txt), and a function that runs git in it. */
+function gitProject(): { repo: string; git: (...args: string[]) => string } {
+  const repo = tempDir('tangent-repo-')
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' })
+  git('init', '-q')
+  fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
+  git('add', '.')
+  git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init')
+  return { repo, git }
+}
+
 const longPrompt = `Tell me a story about ${'forks and branches '.repeat(10)}`
 
 export function runSessionContract(options: ContractOptions): void {
@@ -844,12 +855,7 @@ export function runSessionContract(options: ContractOptions): void {
     })
 
     it('removes the worktree of a sibling that changed no file (no snapshot of its own), keeps one with a hand edit, in a folder and in a git project', async () => {
-      const repo = tempDir('tangent-repo-')
-      const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' })
-      git('init', '-q')
-      fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
-      git('add', '.')
-      git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init')
+      const { repo, git } = gitProject()
       for (const cwd of [tempDir('tangent-work-'), repo]) {
         const parent = await f.api.call('session.create', { cwd })
         await turn(parent.id, 'write f.txt: base')
@@ -1270,12 +1276,7 @@ export function runSessionContract(options: ContractOptions): void {
 
   describe('a git project', () => {
     it('a worktree fork of a git project is a git worktree on its own branch', async () => {
-      const repo = tempDir('tangent-repo-')
-      const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' })
-      git('init', '-q')
-      fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
-      git('add', '.')
-      git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init')
+      const { repo, git } = gitProject()
       const session = await f.api.call('session.create', { cwd: repo })
       await turn(session.id, 'write b.txt: b')
       const fork = await f.api.call('session.fork', { sessionId: session.id, files: 'worktree' })
