@@ -139,7 +139,7 @@ async function writeTree(repository: ShadowRepository, directory: SnapshotDirect
  * (`refs/tangent/<dir>/trees/<tree>`), in one transaction that fails if another writer moved
  * `latest` since we read it.
  */
-async function recordTree(
+export async function recordTree(
   repository: ShadowRepository,
   directory: SnapshotDirectory,
   previous: string | null,

@@ -94,6 +94,24 @@ describe('FileState.createWorktree', () => {
     ])
   })
 
+  it("a new worktree's first snapshot lists only what changed in it since the fork point (git and copy)", async () => {
+    const { root, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n', 'b.txt': 'b\n' })
+    const plain = path.join(root, 'plain')
+    write(plain, 'a.txt', 'a\n')
+    write(plain, 'b.txt', 'b\n')
+    for (const [cwd, id] of [
+      [repo, 'firstgit'],
+      [plain, 'firstcopy'],
+    ] as const) {
+      const forkPoint = await files.snapshot(cwd)
+      const child = await files.createWorktree({ cwd, tree: forkPoint.tree, sessionId: id })
+      expect((await files.snapshot(child.path)).changed).toEqual([]) // untouched: nothing changed
+      write(child.path, 'c.txt', 'c\n')
+      expect((await files.snapshot(child.path)).changed).toEqual(['c.txt'])
+    }
+  })
+
   it('refuses an existing session id', async () => {
     const { root, files } = setup()
     const cwd = path.join(root, 'plain')

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { assertValidSessionId, TangentError } from '@tangent/core'
 import { z } from 'zod'
 import { assertTreesAvailable, changedPaths } from './diff.js'
-import { isInside, realDirectory, toPosix } from './directory.js'
+import { isInside, realDirectory, resolveDirectory, toPosix } from './directory.js'
 import { runGit, splitNul } from './git.js'
 import { checkoutTree, listTree, pruneEmptyParents, writeEntries } from './materialize.js'
 import {
@@ -20,7 +20,7 @@ import {
   writePrivateFile,
 } from './private-files.js'
 import type { ShadowRepository } from './shadow-repository.js'
-import type { Snapshot } from './snapshot.js'
+import { recordTree, type Snapshot } from './snapshot.js'
 
 export const WorktreeRecord = z.object({
   sessionId: z.string(),
@@ -175,6 +175,11 @@ export async function createWorktree(
     await discardHalfMade(context, options.sessionId)
     throw full ? diskFullError(root, 'making a worktree', error) : error
   }
+  // The new directory holds the fork point's files: that is its first "previous snapshot", so the
+  // branch's first snapshot lists what its turn changed, not every file (docs/architecture.md §5).
+  await recordTree(repository, await resolveDirectory(repository, record.path), null, tree).catch(
+    () => undefined,
+  )
   return {
     path: record.path,
     root,
