@@ -99,6 +99,23 @@ describe('tangent with a running Host', () => {
     expect(second.stderr).toMatch(new RegExp(`^error\\[host-running\\]: .*${started.port}`))
   })
 
+  it('a Host that is stopped (Ctrl-Z) is named with how to resume or end it, never "remove the lock"', async () => {
+    process.kill(serve.pid!, 'SIGSTOP')
+    try {
+      const run = await tangent(sandbox, ['run', 'while the Host is stopped'])
+      expect(run.code).toBe(1)
+      expect(run.stderr).toMatch(/^error\[store-locked\]: [^\n]*does not answer[^\n]*\n$/)
+      expect(run.stderr).toContain(`kill -CONT ${serve.pid}`)
+      expect(run.stderr).toContain(`127.0.0.1:${started.port}`)
+      expect(run.stderr).not.toContain(started.token)
+      expect(run.stderr).not.toContain('remove the lock file')
+    } finally {
+      process.kill(serve.pid!, 'SIGCONT')
+    }
+    // Resumed, it serves again.
+    expect((await tangent(sandbox, ['sessions'])).code).toBe(0)
+  })
+
   it('after the Host stops, host.json is gone and the CLI opens the store itself', async () => {
     await stopProcess(serve)
     expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)

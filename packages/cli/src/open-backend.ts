@@ -143,6 +143,16 @@ async function waitForHost(context: CliContext, timeoutMs: number): Promise<Back
 function storeLocked(home: string, error: TangentError): TangentError {
   const pid = typeof error.data.pid === 'number' ? `process ${error.data.pid}` : 'another process'
   const lock = typeof error.data.file === 'string' ? ` (lock ${error.data.file})` : ''
+  const host = servingHostOf(home)
+  if (host !== null && host.pid === error.data.pid) {
+    // The holder is the Host this data dir names, alive but not answering its health check.
+    return new TangentError(
+      'store-locked',
+      `The data dir ${home} is served by a Host (process ${host.pid}, ${host.url}) that does not answer: it may be stopped (Ctrl-Z: resume it with \`fg\` or \`kill -CONT ${host.pid}\`) or hung (stop it with \`kill ${host.pid}\`). Its lock is live: do not remove it.`,
+      error.data,
+      { cause: error },
+    )
+  }
   return new TangentError(
     'store-locked',
     `The data dir ${home} is locked by ${pid}${lock}, which does not serve it to other commands. Wait for it to finish, or run \`tangent serve\` so every command goes through one Host. If that process is gone, remove the lock file.`,
@@ -192,4 +202,19 @@ export function withSession<T>(
     const sessionId = await backend.resolveSession(idOrPrefix)
     return { sessionId, result: await work(backend, sessionId) }
   })
+}
+
+/** The Host `host.json` names (pid and address, no token), whether or not it answers; null when none. */
+function servingHostOf(home: string): { pid: number; url: string } | null {
+  try {
+    const discovery = JSON.parse(fs.readFileSync(path.join(home, 'host.json'), 'utf8')) as {
+      pid?: unknown
+      url?: unknown
+    }
+    if (typeof discovery.pid !== 'number' || typeof discovery.url !== 'string') return null
+    const url = new URL(discovery.url)
+    return { pid: discovery.pid, url: `${url.protocol}//${url.host}` }
+  } catch {
+    return null
+  }
 }
