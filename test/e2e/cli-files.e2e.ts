@@ -125,3 +125,22 @@ describe('tangent snapshots, fork --files worktree, diff, restore', () => {
     expect(fs.existsSync(path.join(worktree, 'extra.txt'))).toBe(true)
   })
 })
+
+describe('a file too big to snapshot', () => {
+  it('run and show name it, so nobody expects a restore or a fork to bring it back', async () => {
+    const own = createSandbox()
+    try {
+      const ran = await tangent(own, [
+        'run',
+        'run: head -c 3000000 /dev/zero > big.bin; echo small > small.txt',
+      ])
+      expect(ran.code, ran.stderr).toBe(0)
+      expect(ran.stdout).toMatch(/not snapshotted \(too big to keep\): big\.bin/)
+      const id = JSON.parse((await tangent(own, ['sessions', '--json'])).stdout)[0].id as string
+      const shown = await tangent(own, ['show', id])
+      expect(shown.stdout).toMatch(/files\s+not snapshotted: big\.bin/)
+    } finally {
+      removeSandbox(own)
+    }
+  })
+})

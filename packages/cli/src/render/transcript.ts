@@ -103,9 +103,18 @@ function eventLines(
       return [`${seq(event.seq)}  ${style.dim('title')}      ${safeLine(String(data?.title))}`]
     case 'snapshot/taken': {
       const changed = Array.isArray(data?.changed) ? (data.changed as unknown[]).map(String) : []
-      return changed.length === 0
-        ? []
-        : [`${seq(event.seq)}  ${style.dim('files')}      ${clip(changed.join(', '), 90)}`]
+      const skipped = Array.isArray(data?.skipped) ? (data.skipped as unknown[]).map(String) : []
+      return [
+        ...(changed.length > 0
+          ? [`${seq(event.seq)}  ${style.dim('files')}      ${clip(changed.join(', '), 90)}`]
+          : []),
+        // Left out of the snapshot (too big, §5): a restore or a fork does not bring them back.
+        ...(skipped.length > 0
+          ? [
+              `${seq(event.seq)}  ${style.dim('files')}      ${style.yellow(`not snapshotted: ${clip(skipped.join(', '), 70)}`)}`,
+            ]
+          : []),
+      ]
     }
     case 'files/restored': {
       const restored = Array.isArray(data?.restored) ? (data.restored as unknown[]).map(String) : []

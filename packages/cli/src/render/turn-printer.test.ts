@@ -52,6 +52,16 @@ describe('TurnPrinter', () => {
     expect(err.text).toBe('')
   })
 
+  it('names the files a snapshot left out (too big to keep): a restore or a fork will not bring them back', () => {
+    const out = capture()
+    const printer = new TurnPrinter(out, capture(), styleFor(out, {}))
+    printer.onEvent(event('snapshot/taken', { tree: 'abc', changed: ['small.txt'], skipped: ['big.bin'] }))
+    printer.onEvent(event('snapshot/taken', { tree: 'abd', changed: [], skipped: ['huge.iso'] }))
+    expect(out.text).toBe(
+      '    files changed: small.txt\n    not snapshotted (too big to keep): big.bin\n    not snapshotted (too big to keep): huge.iso\n',
+    )
+  })
+
   it('prints a message that arrived without deltas, and how a failed turn ended', () => {
     const out = capture()
     const err = capture()

@@ -81,6 +81,12 @@ export class TurnPrinter implements TurnObserver {
         const changed = Array.isArray(data?.changed) ? (data.changed as unknown[]).map(String) : []
         if (changed.length > 0)
           this.#line(this.#style.dim(`    files changed: ${clip(changed.join(', '), 90)}`))
+        // Left out of the snapshot (too big, §5): a restore or a fork does not bring them back.
+        const skipped = Array.isArray(data?.skipped) ? (data.skipped as unknown[]).map(String) : []
+        if (skipped.length > 0)
+          this.#line(
+            this.#style.yellow(`    not snapshotted (too big to keep): ${clip(skipped.join(', '), 80)}`),
+          )
         break
       }
       case 'turn/end': {
