@@ -882,6 +882,29 @@ export function runSessionContract(options: ContractOptions): void {
         }
       }
     })
+
+    it('refuses to keep a branch again with nothing new since (already-kept); once it works on, it may be kept again', async () => {
+      const parent = await f.api.call('session.create', { cwd: tempDir('tangent-work-') })
+      await turn(parent.id, 'write f.txt: base')
+      const explored = await f.api.call('session.explore', {
+        sessionId: parent.id,
+        branches: [{ prompt: 'write g.txt: one' }, { prompt: 'write g.txt: two' }],
+      })
+      const ids = explored.sessions.map((session) => session.id)
+      await settledBranches(ids, false)
+      await f.api.call('session.keep', { sessionId: ids[0]!, archiveOthers: false })
+      const keptEvents = async () =>
+        (await f.api.call('session.get', { sessionId: parent.id })).events.filter(
+          (event) => event.type === 'branch/kept',
+        )
+      const first = (await keptEvents()).at(-1)!
+      const again = await failure(f.api.call('session.keep', { sessionId: ids[0]!, archiveOthers: false }))
+      expect(again).toEqual({ code: 'already-kept', data: { sessionId: ids[0], seq: first.seq } })
+      expect(await keptEvents()).toHaveLength(1)
+      await turn(ids[0]!, 'write h.txt: more')
+      await f.api.call('session.keep', { sessionId: ids[0]!, archiveOthers: false })
+      expect(await keptEvents()).toHaveLength(2)
+    })
   })
 
   describe('subagents', () => {

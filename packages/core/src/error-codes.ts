@@ -79,6 +79,7 @@ export const errorCodes = {
   'invalid-config':
     'a Tangent config file (user or project) is not valid JSON or breaks its schema (data.path)',
   'nothing-to-compact': 'session.compact of a session with no completed turn since its last compaction',
+  'already-kept': 'session.keep of a branch kept into its parent already, with nothing new since',
   'compaction-failed': 'session.compact: the model could not summarise the history (nothing was recorded)',
 
   // The CLI

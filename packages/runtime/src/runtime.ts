@@ -724,6 +724,22 @@ export class Runtime {
   }
 
   async #keep(params: SessionKeepParams, branch: Session, parent: Session): Promise<SessionKeepResult> {
+    // Kept already, and nothing done since: keeping it again would only log the same note twice
+    // (a second click on Keep). A branch that went on working may be kept again.
+    for (let i = parent.events.length - 1; i >= 0; i--) {
+      const event = parent.events[i]!
+      if (event.type !== 'branch/kept') continue
+      const kept = event.data as { sessionId?: unknown; throughSeq?: unknown }
+      if (kept.sessionId !== branch.id) continue
+      if (kept.throughSeq === branch.lastSeq) {
+        throw new TangentError(
+          'already-kept',
+          `Branch ${branch.id} was kept into ${parent.id} at #${event.seq} and has not changed since: there is nothing new to keep.`,
+          { sessionId: branch.id, seq: event.seq },
+        )
+      }
+      break
+    }
     const files = await this.fileState()
     const meta = headerMetaOf(branch.header)
     const label = meta.exploration?.label
