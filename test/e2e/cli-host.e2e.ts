@@ -1,6 +1,6 @@
 // While `tangent serve` runs on a data dir it holds the writer lock; the CLI's other
 // commands find it through host.json and go through it instead of failing on the lock.
-import type { ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,6 +8,7 @@ import {
   cliMain,
   createSandbox,
   removeSandbox,
+  repoRoot,
   type Sandbox,
   startProcess,
   stopProcess,
@@ -123,6 +124,35 @@ describe('tangent with a running Host', () => {
     expect(sessions.length).toBe(5)
     const run = await tangentInProcess(sandbox, ['run', 'local again'])
     expect(run.code).toBe(0)
+  })
+})
+
+describe('a writer that is ending', () => {
+  it('a command that meets its lock waits for it to let go, then runs (no store-locked)', async () => {
+    const own = createSandbox()
+    try {
+      const made = await tangentJson<{ sessionId: string }>(own, ['run', 'hello'])
+      // Another process holds the writer lock for a moment, then closes (a command finishing).
+      const storeModule = path.join(repoRoot, 'packages', 'store-jsonl', 'dist', 'index.js')
+      const holder = spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const { JsonlStore } = await import(${JSON.stringify(storeModule)}); const db = await JsonlStore.open({ dir: process.argv[1] }); console.log('held'); setTimeout(() => db.close(), 1200)`,
+          own.home,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      )
+      const exited = new Promise((resolve) => holder.once('exit', resolve))
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
+      const renamed = await tangent(own, ['rename', made.sessionId, 'after the lock'])
+      expect(renamed.stderr).toBe('')
+      expect(renamed.code).toBe(0)
+      await exited
+    } finally {
+      removeSandbox(own)
+    }
   })
 })
 

@@ -49,10 +49,12 @@ export async function openBackend(context: CliContext, options: OpenBackendOptio
     runtime = await Runtime.open(runtimeOptions)
   } catch (error) {
     if (!TangentError.hasCode(error, 'store-locked')) throw error
-    // Another command may have taken the lock a moment ago and be about to serve it.
-    const served = await waitForHost(context, lockedWaitMs)
-    if (served) return served
-    throw storeLocked(context.home, error)
+    // Another command may have taken the lock a moment ago and be about to serve it, or be
+    // finishing (flushing, closing) and about to let it go: whichever comes first.
+    const next = await waitForHostOrLock(context, () => Runtime.open(runtimeOptions), lockedWaitMs)
+    if (next === null) throw storeLocked(context.home, error)
+    if (next.kind === 'host') return next.backend
+    runtime = next.runtime
   }
   const close = await serveWhileRunning(context, runtime)
   return new ApiBackend(inProcessApi(runtime, { close }), close)
@@ -130,11 +132,24 @@ export async function connectViaDiscovery<D, A>(
   }
 }
 
-async function waitForHost(context: CliContext, timeoutMs: number): Promise<Backend | null> {
+/**
+ * Waits up to `timeoutMs` for the lock's holder either to serve the data dir (a Host appears) or
+ * to let the lock go (a command ending): the first is taken. Null when neither happened.
+ */
+async function waitForHostOrLock(
+  context: CliContext,
+  open: () => Promise<Runtime>,
+  timeoutMs: number,
+): Promise<{ kind: 'host'; backend: Backend } | { kind: 'runtime'; runtime: Runtime } | null> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     const backend = await connectRunningHost(context).catch(() => null)
-    if (backend) return backend
+    if (backend) return { kind: 'host', backend }
+    try {
+      return { kind: 'runtime', runtime: await open() }
+    } catch (error) {
+      if (!TangentError.hasCode(error, 'store-locked')) throw error
+    }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return null
