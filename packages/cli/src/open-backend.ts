@@ -52,7 +52,7 @@ export async function openBackend(context: CliContext, options: OpenBackendOptio
     // Another command may have taken the lock a moment ago and be about to serve it, or be
     // finishing (flushing, closing) and about to let it go: whichever comes first.
     const next = await waitForHostOrLock(context, () => Runtime.open(runtimeOptions), lockedWaitMs)
-    if (next === null) throw storeLocked(context.home, error)
+    if (next === null) throw await storeLocked(context.home, error)
     if (next.kind === 'host') return next.backend
     runtime = next.runtime
   }
@@ -155,11 +155,14 @@ async function waitForHostOrLock(
   return null
 }
 
-function storeLocked(home: string, error: TangentError): TangentError {
+async function storeLocked(home: string, error: TangentError): Promise<TangentError> {
   const pid = typeof error.data.pid === 'number' ? `process ${error.data.pid}` : 'another process'
   const lock = typeof error.data.file === 'string' ? ` (lock ${error.data.file})` : ''
-  const host = servingHostOf(home)
-  if (host !== null && host.pid === error.data.pid) {
+  // Only on this error path: the Host's module is not loaded for a command that takes the lock.
+  const { readHostDiscoveryFile } = await import('@tangent/host')
+  const discovery = readHostDiscoveryFile(home)
+  const host = discovery && { pid: discovery.pid, url: new URL(discovery.url).origin }
+  if (host && host.pid === error.data.pid) {
     // The holder is the Host this data dir names, alive but not answering its health check.
     return new TangentError(
       'store-locked',
@@ -217,19 +220,4 @@ export function withSession<T>(
     const sessionId = await backend.resolveSession(idOrPrefix)
     return { sessionId, result: await work(backend, sessionId) }
   })
-}
-
-/** The Host `host.json` names (pid and address, no token), whether or not it answers; null when none. */
-function servingHostOf(home: string): { pid: number; url: string } | null {
-  try {
-    const discovery = JSON.parse(fs.readFileSync(path.join(home, 'host.json'), 'utf8')) as {
-      pid?: unknown
-      url?: unknown
-    }
-    if (typeof discovery.pid !== 'number' || typeof discovery.url !== 'string') return null
-    const url = new URL(discovery.url)
-    return { pid: discovery.pid, url: `${url.protocol}//${url.host}` }
-  } catch {
-    return null
-  }
 }

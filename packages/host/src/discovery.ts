@@ -45,16 +45,19 @@ export async function writeHostDiscovery(home: string, discovery: HostDiscoveryF
   await writeFileAtomic(discoveryFile(home), `${JSON.stringify(discovery)}\n`, 0o600)
 }
 
+/** What `host.json` says, unchecked (the Host may be gone or not answering); null when absent or unreadable. */
+export function readHostDiscoveryFile(home: string): HostDiscoveryFile | null {
+  try {
+    return HostDiscoveryFile.parse(JSON.parse(readFileSync(discoveryFile(home), 'utf8')))
+  } catch {
+    return null
+  }
+}
+
 /** Removes the file if it is still this Host's (same instance id): another Host's file is left alone. */
 export function removeHostDiscovery(home: string, instanceId: string): void {
-  const file = discoveryFile(home)
-  let current: HostDiscoveryFile
-  try {
-    current = HostDiscoveryFile.parse(JSON.parse(readFileSync(file, 'utf8')))
-  } catch {
-    return // absent or not ours to judge
-  }
-  if (current.instanceId === instanceId) rmSync(file, { force: true })
+  // Absent or unreadable: not ours to judge.
+  if (readHostDiscoveryFile(home)?.instanceId === instanceId) rmSync(discoveryFile(home), { force: true })
 }
 
 /**
