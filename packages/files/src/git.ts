@@ -1,7 +1,8 @@
 // Runs the system `git` as a child process. Every call states its environment
 // explicitly, so a caller's GIT_DIR/GIT_INDEX_FILE can never leak into a command.
 import { spawn } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
+import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { mentionsDiskFull } from './private-files.js'
 
@@ -37,10 +38,25 @@ export function gitEnvironment(extra: Record<string, string> = {}): Record<strin
   return { ...env, ...extra }
 }
 
+/**
+ * Settings every git call of Tangent's runs with (docs/architecture.md §12): the folders it runs
+ * git in are the agent's to write, so nothing there may make git run a program. No hook runs
+ * (`worktree add` would run post-checkout) and no fsmonitor (`status` and `ls-files` would start
+ * it); a command-line `-c` outranks every config file, the repository's included.
+ */
+export const inertGitSettings: readonly string[] = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'submodule.recurse=false',
+]
+
 /** Runs `git args…`; throws TangentError `git-failed` (with stderr) on an unexpected exit code. */
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
+    const child = spawn('git', [...inertGitSettings, ...args], {
       cwd: options.cwd,
       env: gitEnvironment(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -115,4 +131,37 @@ export function splitNul(output: Buffer | string): string[] {
   const parts = text.split('\0')
   if (parts.at(-1) === '') parts.pop()
   return parts
+}
+
+/**
+ * Refuses a repository whose git metadata points elsewhere (docs/architecture.md §12): a main
+ * repository's git directory is its own common directory, and a linked worktree's lives in
+ * `<common>/worktrees/`. A `commondir` file planted anywhere else would make git read its config
+ * and hooks from a folder the agent chose, so Tangent runs no git command there. Outside a
+ * repository there is nothing to check.
+ */
+export async function assertGitMetadataIntact(cwd: string): Promise<void> {
+  const probe = await runGit(['rev-parse', '--absolute-git-dir', '--git-common-dir'], {
+    cwd,
+    allowedExitCodes: [128],
+  })
+  if (probe.exitCode !== 0) return
+  const [gitDirectory = '', common = ''] = probe.stdout.toString('utf8').split('\n')
+  const real = (folder: string) => {
+    try {
+      return realpathSync(folder)
+    } catch {
+      return path.resolve(folder)
+    }
+  }
+  const gitDirectoryReal = real(gitDirectory)
+  const commonReal = real(path.resolve(cwd, common))
+  const intact =
+    gitDirectoryReal === commonReal || path.dirname(gitDirectoryReal) === path.join(commonReal, 'worktrees')
+  if (intact) return
+  throw new TangentError(
+    'git-failed',
+    `The git metadata of ${cwd} points elsewhere: its git directory ${gitDirectoryReal} names ${commonReal} as its common directory (a "commondir" file git never writes there). Tangent runs no git command in it; inspect ${path.join(gitDirectoryReal, 'commondir')} and remove it if you did not put it there.`,
+    { cwd, args: ['rev-parse'], stderr: '', gitDirectory: gitDirectoryReal, commonDirectory: commonReal },
+  )
 }

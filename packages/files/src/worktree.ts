@@ -8,7 +8,7 @@ import { assertValidSessionId, TangentError } from '@tangent/core'
 import { z } from 'zod'
 import { assertTreesAvailable, changedPaths } from './diff.js'
 import { isInside, realDirectory, resolveDirectory, toPosix } from './directory.js'
-import { runGit, splitNul } from './git.js'
+import { assertGitMetadataIntact, runGit, splitNul } from './git.js'
 import { checkoutTree, listTree, pruneEmptyParents, writeEntries } from './materialize.js'
 import {
   diskFullError,
@@ -89,6 +89,7 @@ async function userRepository(cwd: string): Promise<{ top: string; prefix: strin
     allowedExitCodes: [128],
   })
   if (probe.exitCode !== 0) return null
+  await assertGitMetadataIntact(cwd)
   const [top = '', prefix = ''] = probe.stdout.toString('utf8').split('\n')
   // A repository without any commit has no HEAD to branch from: the fork becomes a copy.
   const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {
@@ -288,6 +289,7 @@ async function findDirty(
   if (record.kind === 'copy' || repositoryGone) return [...changed].sort()
   // In a git worktree, committed work lives on in the branch; what git calls uncommitted is at
   // risk unless it is exactly the content `since` holds (the fork point's, as we materialised it).
+  await assertGitMetadataIntact(record.root)
   const status = await runGit(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], {
     cwd: record.root,
   })
@@ -410,6 +412,7 @@ export async function removeWorktree(
   let keptBranch: string | undefined
   if (record.kind === 'git-worktree' && record.repository && record.branch && !repositoryGone) {
     const cwd = record.repository
+    await assertGitMetadataIntact(cwd)
     // Our own dirty check ran above; git's would also object to the materialised fork content.
     if (existsSync(record.root))
       await runGit(['worktree', 'remove', '--force', '--force', record.root], { cwd })
