@@ -5,6 +5,8 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { startFakeProviderServer } from '../../packages/agent/src/testing/fake-provider-server.js'
+import { openaiResponsesWire } from '../../packages/agent/src/testing/wire-formats.js'
 import { cliMain, createSandbox, removeSandbox, type Sandbox, tangent, tangentJson } from './cli-harness.js'
 
 let sandbox: Sandbox
@@ -103,11 +105,16 @@ describe('approvals in the CLI', () => {
   })
 
   it('tangent chat shows the whole command, folded and escaped, and what "always" keeps, before it reads the answer', async () => {
-    // 300 characters whose end is the part that matters: a cut question would hide it.
+    // 300 characters whose end is the part that matters: a cut question would hide it. A real
+    // provider client (OpenAI Responses) against a local fake server makes the call.
     const command = `echo ${'a'.repeat(260)} \x1b[2J; touch hidden.txt`
-    const child = spawn(process.execPath, [cliMain, 'chat'], {
+    const model = await startFakeProviderServer([
+      { frames: openaiResponsesWire.toolCall('call_1', 'bash', { command }) },
+      { frames: openaiResponsesWire.text('Done.') },
+    ])
+    const child = spawn(process.execPath, [cliMain, 'chat', '--model', 'openai:gpt-4.1'], {
       cwd: sandbox.cwd,
-      env: sandbox.env as NodeJS.ProcessEnv,
+      env: { ...sandbox.env, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseUrl } as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -121,7 +128,7 @@ describe('approvals in the CLI', () => {
       )
     })
     // No answer is written until the question is on the screen.
-    child.stdin!.write(`run: ${command}\n`)
+    child.stdin!.write('clean up the build folder\n')
     const question = (await shown).slice(stdout.indexOf('Allow bash to run:'))
     const body = question
       .split('\n')
@@ -134,8 +141,16 @@ describe('approvals in the CLI', () => {
     expect(question).not.toContain('\x1b')
     expect(question).toContain('; touch hidden.txt')
     expect(question).toContain('  [a] always = allow bash commands starting with `')
-    child.stdin!.end('n\n')
+    child.stdin!.write('n\n')
+    // The model reads the denial and answers; then the chat ends with its input.
+    await new Promise<void>((resolve) => {
+      const check = () => stdout.includes('Done.') && resolve()
+      child.stdout!.on('data', check)
+      check()
+    })
+    child.stdin!.end()
     await new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    await model.close()
     expect(fs.existsSync(path.join(sandbox.cwd, 'hidden.txt'))).toBe(false)
 
     // The scope shown is the event's pattern, exactly.
