@@ -1132,6 +1132,37 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.existsSync(path.join(start, 'd.txt'))).toBe(false)
     })
 
+    it('a project config’s ask and deny always apply, from every folder up; its allow only once the user trusts the project', async () => {
+      userConfig({ permission: { bash: 'ask' } })
+      fs.mkdirSync(path.join(start, '.tangent'))
+      fs.writeFileSync(
+        path.join(start, '.tangent', 'config.json'),
+        JSON.stringify({ permission: { bash: { echo: 'allow', rm: 'deny' } } }),
+      )
+      // The session works in a subfolder: the project file above it still binds it.
+      const sub = path.join(start, 'pkg')
+      fs.mkdirSync(sub)
+      const session = await f.api.call('session.create', { cwd: sub })
+      const untrusted = turn(session.id, 'run: echo one > one.txt')
+      const asked = await waitingCall(session.id, 1)
+      await f.api.call('session.answerPermission', {
+        sessionId: session.id,
+        callId: asked.callId,
+        decision: 'deny',
+      })
+      expect((await untrusted).reason).toBe('completed')
+      expect(fs.existsSync(path.join(sub, 'one.txt'))).toBe(false)
+
+      userConfig({ permission: { bash: 'ask' }, trustProjects: [start] })
+      expect((await turn(session.id, 'run: echo two > two.txt')).reason).toBe('completed')
+      expect(fs.readFileSync(path.join(sub, 'two.txt'), 'utf8')).toBe('two\n')
+      await turn(session.id, 'run: rm two.txt')
+      expect((await results(session.id)).at(-1)!.output).toContain('`bash: rm` is deny')
+      expect(fs.existsSync(path.join(sub, 'two.txt'))).toBe(true)
+      const { events } = await f.api.call('session.get', { sessionId: session.id })
+      expect(events.filter((event) => event.type === 'permission/requested')).toHaveLength(1)
+    })
+
     it('an abort while a call waits ends the turn with the call unrun; an invalid config denies with its path', async () => {
       userConfig({ permission: { bash: 'ask' } })
       const session = await f.api.call('session.create', {})

@@ -1,10 +1,13 @@
 // Approvals from the CLI (docs/architecture.md §12.1): `tangent run` without a terminal denies
 // with one line naming the flag, `--allow`/`--yes` answer from flags (recorded `by: flag`), and
 // `tangent chat` asks inline — piped here, in a real terminal in cli-chat.e2e.ts.
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createSandbox, removeSandbox, type Sandbox, tangent, tangentJson } from './cli-harness.js'
+import { startFakeProviderServer } from '../../packages/agent/src/testing/fake-provider-server.js'
+import { openaiResponsesWire } from '../../packages/agent/src/testing/wire-formats.js'
+import { cliMain, createSandbox, removeSandbox, type Sandbox, tangent, tangentJson } from './cli-harness.js'
 
 let sandbox: Sandbox
 beforeEach(() => {
@@ -84,12 +87,79 @@ describe('approvals in the CLI', () => {
       input: 'run: echo one > one.txt\na\nrun: echo two > two.txt\nrun: rm one.txt\nn\n',
     })
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('Allow bash: echo one > one.txt? [y] once · [a] always · [n] deny › a')
+    expect(result.stdout).toContain(
+      [
+        'Allow bash to run:',
+        '  │ echo one > one.txt',
+        '  [a] always = allow bash commands starting with `echo` for the rest of this session',
+        '[y] once · [a] always · [n] deny › a',
+      ].join('\n'),
+    )
     expect(result.stdout).toContain('✓ allowed always in this session: bash echo')
     // The second echo runs under the rule, unasked; rm is asked and denied.
-    expect(result.stdout).not.toContain('Allow bash: echo two')
-    expect(result.stdout).toContain('Allow bash: rm one.txt? [y] once · [a] always · [n] deny › n')
+    expect(result.stdout).not.toContain('│ echo two')
+    expect(result.stdout).toContain('  │ rm one.txt\n')
+    expect(result.stdout).toContain('[y] once · [a] always · [n] deny › n')
     expect(fs.readFileSync(path.join(sandbox.cwd, 'two.txt'), 'utf8')).toBe('two\n')
     expect(fs.existsSync(path.join(sandbox.cwd, 'one.txt'))).toBe(true)
+  })
+
+  it('tangent chat shows the whole command, folded and escaped, and what "always" keeps, before it reads the answer', async () => {
+    // 300 characters whose end is the part that matters: a cut question would hide it. A real
+    // provider client (OpenAI Responses) against a local fake server makes the call.
+    const command = `echo ${'a'.repeat(260)} \x1b[2J; touch hidden.txt`
+    const model = await startFakeProviderServer([
+      { frames: openaiResponsesWire.toolCall('call_1', 'bash', { command }) },
+      { frames: openaiResponsesWire.text('Done.') },
+    ])
+    const child = spawn(process.execPath, [cliMain, 'chat', '--model', 'openai:gpt-4.1'], {
+      cwd: sandbox.cwd,
+      env: { ...sandbox.env, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseUrl } as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    const shown = new Promise<string>((resolve, reject) => {
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk
+        if (stdout.includes('[n] deny › ')) resolve(stdout)
+      })
+      child.once('exit', (code) =>
+        reject(new Error(`tangent chat exited (${code}) before asking: ${stdout}`)),
+      )
+    })
+    // No answer is written until the question is on the screen.
+    child.stdin!.write('clean up the build folder\n')
+    const question = (await shown).slice(stdout.indexOf('Allow bash to run:'))
+    const body = question
+      .split('\n')
+      .filter((line) => line.startsWith('  │ '))
+      .map((line) => line.slice(4))
+    // Folded at 80 columns, all of it shown; the escape character is shown escaped, never sent.
+    expect(body.length).toBeGreaterThan(3)
+    for (const line of body) expect(line.length).toBeLessThanOrEqual(76)
+    expect(body.join('')).toBe(command.replace('\x1b', '\\x1b'))
+    expect(question).not.toContain('\x1b')
+    expect(question).toContain('; touch hidden.txt')
+    expect(question).toContain('  [a] always = allow bash commands starting with `')
+    child.stdin!.write('n\n')
+    // The model reads the denial and answers; then the chat ends with its input.
+    await new Promise<void>((resolve) => {
+      const check = () => stdout.includes('Done.') && resolve()
+      child.stdout!.on('data', check)
+      check()
+    })
+    child.stdin!.end()
+    await new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    await model.close()
+    expect(fs.existsSync(path.join(sandbox.cwd, 'hidden.txt'))).toBe(false)
+
+    // The scope shown is the event's pattern, exactly.
+    const sessions = await tangentJson<{ id: string }[]>(sandbox, ['sessions'])
+    const events = (await tangentJson<Shown>(sandbox, ['show', sessions[0]!.id])).events
+    const requested = events.find((event) => event.type === 'permission/requested')!.data
+    expect(requested.input).toEqual({ command })
+    expect(question).toContain(
+      `allow bash commands starting with \`${requested.pattern}\` for the rest of this session`,
+    )
   })
 })

@@ -1,7 +1,9 @@
 // Security (issue 6): the built `tangent serve` refuses requests without the token, with a
-// wrong one, and WebSockets from a foreign Origin; it binds loopback unless `--host` is given
+// wrong one, and WebSockets from a foreign Origin; every request whose Host is not its own (DNS
+// rebinding) or whose Origin is foreign (issue 25); it binds loopback unless `--host` is given
 // explicitly; tools in a real demo turn cannot leave the session's cwd (`..`, absolute, symlink).
 import fs from 'node:fs'
+import http from 'node:http'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -40,6 +42,28 @@ function upgradeStatus(url: string, headers: Record<string, string> = {}): Promi
       socket.terminate()
     })
     socket.once('error', (error) => reject(error))
+  })
+}
+
+/** One HTTP request with exactly these headers (fetch would not let a test set `Host`). */
+function rawRequest(
+  port: number,
+  options: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: '127.0.0.1', port, method: options.method, path: options.path, headers: options.headers },
+      (response) => {
+        let body = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk) => {
+          body += chunk
+        })
+        response.once('end', () => resolve({ status: response.statusCode ?? 0, body }))
+      },
+    )
+    request.once('error', reject)
+    request.end(options.body)
   })
 }
 
@@ -102,6 +126,63 @@ describe('prove: security', { timeout: 120_000 }, () => {
     expect(await upgradeStatus(good)).toBe(101)
   })
 
+  it('DNS rebinding: a foreign Host or Origin with the right token → 403 on /rpc, the UI and the WebSocket; no session is made', async () => {
+    const port = served.info.port
+    const token = served.info.token
+    const create = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session.create', params: {} })
+    const rpc = (headers: Record<string, string>) =>
+      rawRequest(port, {
+        method: 'POST',
+        path: '/rpc',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+        body: create,
+      })
+    const countSessions = async () => {
+      const answer = await rawRequest(port, {
+        method: 'POST',
+        path: '/rpc',
+        headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session.list', params: {} }),
+      })
+      expect(answer.status).toBe(200)
+      return (JSON.parse(answer.body).result as unknown[]).length
+    }
+    const before = await countSessions()
+    for (const host of [
+      `evil.example:${port}`,
+      'evil.example',
+      `127.0.0.1:${port + 1}`,
+      `127.0.0.1.evil.example:${port}`,
+    ]) {
+      const refused = await rpc({ host })
+      expect(refused.status, host).toBe(403)
+      expect(JSON.parse(refused.body), host).toMatchObject({ error: { data: { code: 'foreign-origin' } } })
+      expect(refused.body).toContain('DNS rebinding')
+      // The page itself is refused too: a rebinding page gets no UI and no token from it.
+      const page = await rawRequest(port, { method: 'GET', path: '/', headers: { host } })
+      expect([page.status, page.body.includes('<html')], host).toEqual([403, false])
+      const health = await rawRequest(port, { method: 'GET', path: '/healthz', headers: { host } })
+      expect(health.status, host).toBe(403)
+    }
+    for (const origin of ['http://evil.example', `http://evil.example:${port}`, 'null']) {
+      const refused = await rpc({ host: `127.0.0.1:${port}`, origin })
+      expect(refused.status, origin).toBe(403)
+      expect(refused.body).toContain('Origin')
+    }
+    const ws = `ws://127.0.0.1:${port}/rpc?token=${encodeURIComponent(token)}`
+    expect(await upgradeStatus(ws, { host: `evil.example:${port}` })).toBe(403)
+    expect(await countSessions()).toBe(before)
+
+    // The Host's own names and pages work: loopback names with the port, its own Origin.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+      const page = await rawRequest(port, { method: 'GET', path: '/', headers: { host } })
+      expect([page.status, page.body.includes('<html')], host).toEqual([200, true])
+    }
+    const own = await rpc({ host: `localhost:${port}`, origin: `http://localhost:${port}` })
+    expect(own.status).toBe(200)
+    expect(await countSessions()).toBe(before + 1)
+  })
+
   it('GET outside the web UI directory: encoded and raw `..` paths never serve files from elsewhere', async () => {
     const paths = [
       '/../../../../../../etc/passwd',
@@ -124,7 +205,9 @@ describe('prove: security', { timeout: 120_000 }, () => {
         })
         socket.once('end', () => resolve(text))
         socket.once('error', reject)
-        socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+        socket.write(
+          `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${served.info.port}\r\nConnection: close\r\n\r\n`,
+        )
       })
       expect(answer, target).not.toMatch(/root:x?:0:0/)
       expect(answer, target).not.toContain(served.info.token)

@@ -111,7 +111,7 @@ describe.skipIf(!chromiumPath)('web UI: approvals', () => {
     await page.getByTestId('composer-input').focus()
     await send(page, 'run: touch three.txt')
     await waitForCard(page, 'touch three.txt')
-    expect(await page.getByTestId('approval-always').textContent()).toBe('Always allow bash touch')
+    expect(await page.getByTestId('approval-always').textContent()).toBe('Always allow touch')
     await page.keyboard.press('Tab')
     await page.keyboard.press('Enter')
     await turnEnded(page, 3)
@@ -160,6 +160,37 @@ describe.skipIf(!chromiumPath)('web UI: approvals', () => {
     expect(rules(beforeLog)).toEqual([])
     expect(answers(beforeLog).map((answer) => answer.decision)).toEqual(['once', 'deny', 'deny'])
   }, 120_000)
+
+  it('shows a long command whole, scrollable by keyboard, and the exact scope of "Always allow"', async () => {
+    await openApp(page, host.url)
+    await openWorkspace(page, host.workspace)
+    await newSession(page)
+    // The end of the line is what a cut would hide.
+    const command = `echo ${'x'.repeat(3000)} ${'y'.repeat(40)}; touch hidden.txt`
+    await page.getByTestId('composer-input').focus()
+    await send(page, `run: ${command}`)
+    const card = await waitForCard(page, command)
+    const always = card.getByTestId('approval-always')
+    const pattern = await always.locator('code').textContent()
+    expect(await always.textContent()).toBe(`Always allow ${pattern}`)
+    // The button's description says the scope in words.
+    const description = await always.evaluate(
+      (button) => document.getElementById(button.getAttribute('aria-describedby') ?? '')?.textContent,
+    )
+    expect(description).toContain(`every bash command that starts with “${pattern}”`)
+    // The box scrolls (long input) and is reached with the keyboard: Shift+Tab from "Allow once".
+    const subject = card.getByTestId('approval-subject')
+    expect(await subject.evaluate((box) => box.scrollHeight > box.clientHeight)).toBe(true)
+    expect(await focusedTestId(page)).toBe('approval-once')
+    await page.keyboard.press('Shift+Tab')
+    expect(await focusedTestId(page)).toBe('approval-subject')
+    await page.keyboard.press('End')
+    await eventually(() => subject.evaluate((box) => box.scrollTop > 0)).toBe(true)
+    expect(await axeViolations(page)).toEqual([])
+    await page.keyboard.press('n')
+    await turnEnded(page, 1)
+    expect(fs.existsSync(path.join(host.workspace, 'hidden.txt'))).toBe(false)
+  })
 
   it('typing on after sending never answers the card: the text stays in the composer, the call waits', async () => {
     await openApp(page, host.url)

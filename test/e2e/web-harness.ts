@@ -80,7 +80,8 @@ export function useAppPage(): { host: TestHost; browser: Browser; context: Brows
   return fixture
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more Chromium flags (e.g. `--host-resolver-rules` to point a name at loopback). */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!chromiumPath)
     throw new Error('Chromium is not installed: apt-get install chromium (CI=true needs it).')
   if (!fs.existsSync(path.join(webRoot, 'index.html'))) {
@@ -97,6 +98,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   })
 }

@@ -139,6 +139,56 @@ export function parseDecision(line: string): Decision | null {
 export const questionHint = '[y] once · [a] always · [n] deny'
 
 /**
+ * What answering `always` keeps for the rest of the session, in words: the event's `pattern`
+ * exactly as the rule will hold it (escaped), so the person sees the scope before answering.
+ */
+export function alwaysScope(request: PermissionRequestedData): string {
+  const tool = safeLine(request.toolName)
+  const pattern = request.pattern
+  if (request.toolName === 'bash') {
+    if (pattern.trim() === '*') return `every bash command`
+    return `bash commands starting with \`${safeLine(pattern)}\``
+  }
+  if (pattern === '**' || pattern === '*') return `${tool} anywhere in the session's directory`
+  return `${tool} on \`${safeLine(pattern)}\``
+}
+
+/**
+ * The question for an ask, before any answer is read: the whole call — every line of the command
+ * (or the path, or the input), escaped and folded to `columns`, never cut — then what `always`
+ * would allow, then the choices. Ends with `› ` where the answer is typed.
+ */
+export function approvalQuestion(request: PermissionRequestedData, columns = 80): string {
+  const subject = permissionSubject(request.toolName, request.input)
+  const gutter = '  │ '
+  const width = Math.max(20, columns - gutter.length - 1)
+  const lines = subject.split('\n').flatMap((line) => foldLine(safeLine(line), width))
+  const what =
+    request.toolName === 'bash'
+      ? 'to run'
+      : typeof (request.input as { path?: unknown } | null)?.path === 'string'
+        ? 'on'
+        : 'with'
+  return [
+    `Allow ${safeLine(request.toolName)} ${what}:`,
+    ...lines.map((line) => `${gutter}${line}`),
+    `  [a] always = allow ${alwaysScope(request)} for the rest of this session`,
+    `${questionHint} › `,
+  ].join('\n')
+}
+
+/** Cuts an (escaped, one-line) text into pieces of at most `width` characters: all of it is kept. */
+function foldLine(line: string, width: number): string[] {
+  if (line.length <= width) return [line]
+  // By code point, so a character outside the BMP is never split in two.
+  const characters = Array.from(line)
+  const pieces: string[] = []
+  for (let start = 0; start < characters.length; start += width)
+    pieces.push(characters.slice(start, start + width).join(''))
+  return pieces
+}
+
+/**
  * Asks at the terminal (stdin a TTY): one question on stderr, one typed answer. Without a
  * terminal nobody can be asked (null): the call is denied and the flag to pass is named.
  */
@@ -159,7 +209,8 @@ export function askAtTerminal(context: CliContext, printer: { pause(): void }): 
       for (;;) {
         const line = await new Promise<string | null>((resolve) => {
           answer = resolve
-          rl.question(`Allow ${describeCall(request)}? ${questionHint} › `, resolve)
+          const columns = (context.stderr as { columns?: number }).columns
+          rl.question(approvalQuestion(request, columns), resolve)
         })
         if (line === null) return null
         const decision = parseDecision(line)

@@ -11,6 +11,8 @@ export const errorCodes = {
   'invalid-params': 'params fail the method schema, or name a path or requestId the method cannot use',
   'payload-too-large': 'the HTTP body or WebSocket message exceeds the size limit',
   unauthorized: 'the bearer token is missing or wrong (HTTP 401)',
+  'foreign-origin':
+    'the request names another Host (DNS rebinding) or comes from a foreign web page Origin (HTTP 403)',
   internal: 'an unexpected failure; the Host keeps running and logs it',
   'connection-closed': 'client side: the connection closed before the answer came',
   'host-unreachable': 'no Host answers at the URL (or with the token) a client was given',

@@ -1,9 +1,10 @@
 // The Host's HTTP surface as a Hono app: `GET /healthz`, `POST /rpc` (bearer token,
-// one request or a batch, size-limited), and the web UI for every other GET.
+// one request or a batch, size-limited), and the web UI for every other GET. Every request
+// must name this Host in `Host` and, when it has an `Origin`, come from the Host's own pages.
 import { maxMessageBytes } from '@tangent/protocol'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { bearerToken, tokensEqual } from './auth.js'
+import { bearerToken, foreignRequestReason, tokensEqual } from './auth.js'
 import { healthProof, proofHeader } from './discovery.js'
 import { rpcError } from './rpc-errors.js'
 import type { RpcRouter } from './rpc-router.js'
@@ -15,11 +16,30 @@ export interface HttpAppOptions {
   instanceId: string
   router: RpcRouter
   webRoot: string
+  /**
+   * The `Host` values that name this Host (`ownHosts`): read on every request, since the port
+   * is known only once the server listens.
+   */
+  allowedHosts: () => ReadonlySet<string>
   report: (error: unknown) => void
 }
 
 export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono()
+
+  // First, for every path: a page on a foreign name (DNS rebinding) or a foreign Origin gets
+  // nothing, not even the UI that would hand it a token.
+  app.use('*', async (c, next) => {
+    const reason = foreignRequestReason(
+      { host: c.req.header('host') ?? new URL(c.req.url).host, origin: c.req.header('origin') },
+      options.allowedHosts(),
+    )
+    if (reason === null) return next()
+    if (new URL(c.req.url).pathname === '/rpc') {
+      return c.json({ jsonrpc: '2.0', id: null, error: rpcError('foreign-origin', reason) }, 403)
+    }
+    return c.text(reason, 403, { 'cache-control': 'no-store' })
+  })
 
   // Open to anyone; with `?challenge=HEX` it also proves this Host wrote host.json (discovery.ts).
   app.get('/healthz', (c) => {

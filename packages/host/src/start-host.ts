@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
 import { TangentError } from '@tangent/core'
 import { Runtime } from '@tangent/runtime'
-import { generateToken, ownOrigins } from './auth.js'
+import { generateToken, ownHosts } from './auth.js'
 import { ConnectionHub } from './connections.js'
 import { generateInstanceId, removeHostDiscovery, writeHostDiscovery } from './discovery.js'
 import type { HostContext } from './host-context.js'
@@ -120,19 +120,23 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
   const unwire = wireSessionNotifications(context)
   try {
     const router = createRpcRouter(createMethodHandlers(context), report)
+    // Empty until the server listens (no request can come before): then the names of its port.
+    let allowedHosts: ReadonlySet<string> = new Set()
     const app = createHttpApp({
       token,
       instanceId,
       router,
       webRoot: options.webRoot ?? defaultWebRoot(),
+      allowedHosts: () => allowedHosts,
       report,
     })
     const server = await listen(app.fetch, options.port ?? 4317, bindHost, report)
     const port = (server.address() as AddressInfo).port
+    allowedHosts = ownHosts(bindHost, port)
     const url = `http://${urlHostOf(bindHost)}:${port}`
     const sockets = attachWebSocketRpc(server, {
       token,
-      allowedOrigins: ownOrigins(bindHost, port),
+      allowedHosts,
       router,
       hub,
       report,
@@ -191,7 +195,9 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
       process.once('SIGTERM', onSignal)
     }
     process.once('exit', onExit)
-    const request = async (input: string, init?: RequestInit) => app.request(input, init)
+    // A path is asked of the Host's own URL, so it passes the Host check as a local client would.
+    const request = async (input: string, init?: RequestInit) =>
+      app.request(input.startsWith('/') ? `${url}${input}` : input, init)
     return {
       url,
       port,

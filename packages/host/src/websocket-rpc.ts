@@ -1,17 +1,18 @@
 // JSON-RPC over WebSocket at `/rpc?token=TOKEN`: the upgrade is refused without the token
-// (401) or from a foreign Origin (403); each socket is a Connection of the hub.
+// (401) or with a foreign Host or Origin (403); each socket is a Connection of the hub.
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { maxMessageBytes, type RpcResponse } from '@tangent/protocol'
 import { type RawData, WebSocket, WebSocketServer } from 'ws'
-import { isAllowedOrigin, tokensEqual } from './auth.js'
+import { foreignRequestReason, tokensEqual } from './auth.js'
 import type { Connection, ConnectionHub } from './connections.js'
 import { rpcError } from './rpc-errors.js'
 import type { RpcRouter } from './rpc-router.js'
 
 export interface WebSocketRpcOptions {
   token: string
-  allowedOrigins: ReadonlySet<string>
+  /** The `Host` values that name this Host (`ownHosts`); Origins must be `http://` one of them. */
+  allowedHosts: ReadonlySet<string>
   router: RpcRouter
   hub: ConnectionHub
   /** Logs an unexpected error (with its stack). */
@@ -38,13 +39,15 @@ export function attachWebSocketRpc(server: Server, options: WebSocketRpcOptions)
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? '/', 'http://host.invalid')
+    const foreign = foreignRequestReason(
+      { host: request.headers.host, origin: request.headers.origin },
+      options.allowedHosts,
+    )
+    if (foreign !== null) return refuse(socket, 403, 'Forbidden', foreign)
     if (url.pathname !== '/rpc')
       return refuse(socket, 404, 'Not Found', 'WebSocket endpoint is /rpc?token=TOKEN')
     if (!tokensEqual(options.token, url.searchParams.get('token'))) {
       return refuse(socket, 401, 'Unauthorized', 'Missing or wrong token: connect to /rpc?token=TOKEN')
-    }
-    if (!isAllowedOrigin(request.headers.origin, options.allowedOrigins)) {
-      return refuse(socket, 403, 'Forbidden', 'WebSocket from a foreign origin refused')
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
       wss.emit('connection', ws, request)

@@ -1,7 +1,9 @@
 // The config files (docs/architecture.md §12.1): the user's (`$TANGENT_CONFIG`, else
 // `$XDG_CONFIG_HOME/tangent/config.json`, else `~/.config/tangent/config.json`) and the
-// project's (the nearest `.tangent/config.json` from a session's directory up to its repository
-// root). Read on use and cached by mtime and size, so an edit applies to the next tool call.
+// project's (every `.tangent/config.json` from a session's directory up to its repository root).
+// Read on use and cached by mtime and size, so an edit applies to the next tool call. A project
+// file can always make the user's rules stricter (ask, deny); it loosens them (allow) only when
+// the user config trusts that project (`trustProjects`).
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -11,6 +13,18 @@ import { lazySchema } from '@tangent/core/lazy-zod'
 import type { z } from 'zod'
 
 const Action = lazySchema((z) => z.enum(['allow', 'ask', 'deny']))
+/** `true` (every project) or the folders (absolute) whose project files may allow, with their subfolders. */
+const TrustProjects = lazySchema((z) =>
+  z.union([
+    z.boolean(),
+    z.array(
+      z
+        .string()
+        .min(1)
+        .refine((folder) => path.isAbsolute(folder), 'must be an absolute folder path'),
+    ),
+  ]),
+)
 const PermissionSchema = lazySchema((z) =>
   z.record(z.string().min(1), z.union([Action, z.record(z.string().min(1), Action)])),
 )
@@ -21,6 +35,8 @@ export const TangentConfigFile = lazySchema((z) =>
     .object({
       $schema: z.string().optional(),
       permission: PermissionSchema.optional(),
+      /** Read only in the user config: the projects whose `allow` rules apply. */
+      trustProjects: TrustProjects.optional(),
       /** MCP servers (docs/architecture.md §14.3). */
       mcp: McpConfig.optional(),
     })
@@ -31,6 +47,20 @@ export type TangentConfigFile = z.infer<typeof TangentConfigFile>
 export interface LoadedConfig {
   path: string
   config: TangentConfigFile
+}
+
+/** The rules that apply in a directory, and the project `allow` rules left out of them. */
+export interface PermissionRuleSet {
+  /** Highest precedence first: the project files nearest first, then the user file. */
+  rules: PermissionRule[]
+  /**
+   * `rules` with the untrusted projects' allows kept in their place: what would apply if the
+   * user trusted those projects (to say so when one would have allowed a call). Equal to `rules`
+   * when nothing was left out.
+   */
+  rulesIfTrusted: PermissionRule[]
+  /** The folders (holding `.tangent/`) whose allow rules were left out, nearest first. */
+  untrustedFolders: string[]
 }
 
 /** The user config's path for an environment. */
@@ -67,16 +97,47 @@ export class ConfigFiles {
     }
   }
 
+  /**
+   * Every project config from `cwd` up to its repository root, nearest first: a session in a
+   * subfolder is bound by the repository's files too. Throws `invalid-config` for any of them.
+   */
+  async projects(cwd: string): Promise<LoadedConfig[]> {
+    const found: LoadedConfig[] = []
+    for (let dir = path.resolve(cwd); ; ) {
+      const loaded = await this.#read(path.join(dir, '.tangent', 'config.json'))
+      if (loaded) found.push(loaded)
+      if (await exists(path.join(dir, '.git'))) return found
+      const parent = path.dirname(dir)
+      if (parent === dir) return found
+      dir = parent
+    }
+  }
+
   /** The rules that apply in `cwd`, highest precedence first: project, then user. */
-  async permissionRules(cwd: string): Promise<PermissionRule[]> {
-    const [project, user] = await Promise.all([this.project(cwd), this.user()])
-    return [
-      ...rulesOf(
-        project?.config.permission as PermissionConfig | undefined,
-        project?.path ?? 'project config',
-      ),
-      ...rulesOf(user?.config.permission as PermissionConfig | undefined, user?.path ?? 'user config'),
-    ]
+  async permissionRules(cwd: string): Promise<PermissionRuleSet> {
+    const [projects, user] = await Promise.all([this.projects(cwd), this.user()])
+    const trust = user?.config.trustProjects
+    const rules: PermissionRule[] = []
+    const rulesIfTrusted: PermissionRule[] = []
+    const untrustedFolders: string[] = []
+    for (const project of projects) {
+      const folder = projectFolder(project.path)
+      const own = rulesOf(project.config.permission as PermissionConfig | undefined, project.path)
+      rulesIfTrusted.push(...own)
+      if (trustsProject(trust, folder)) {
+        rules.push(...own)
+        continue
+      }
+      rules.push(...own.filter((rule) => rule.action !== 'allow'))
+      if (own.some((rule) => rule.action === 'allow')) untrustedFolders.push(folder)
+    }
+    const userRules = rulesOf(
+      user?.config.permission as PermissionConfig | undefined,
+      user?.path ?? 'user config',
+    )
+    rules.push(...userRules)
+    rulesIfTrusted.push(...userRules)
+    return { rules, rulesIfTrusted, untrustedFolders }
   }
 
   async #read(file: string): Promise<LoadedConfig | null> {
@@ -118,6 +179,21 @@ export class ConfigFiles {
     this.#cache.set(file, { stamp, loaded })
     return loaded
   }
+}
+
+/** The folder a project config belongs to: the one holding its `.tangent/`. */
+export function projectFolder(configPath: string): string {
+  return path.dirname(path.dirname(configPath))
+}
+
+/** Whether the user's `trustProjects` covers a project folder: `true`, or a listed folder or one above it. */
+function trustsProject(trust: TangentConfigFile['trustProjects'], folder: string): boolean {
+  if (trust === true) return true
+  if (!Array.isArray(trust)) return false
+  return trust.some((listed) => {
+    const relative = path.relative(path.resolve(listed), folder)
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
+  })
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -1,6 +1,13 @@
 // @tangent/runtime: the one implementation of every session operation, over the store, file
 // state, models and live agents (docs/architecture.md §1). Front-ends (the Host, the CLI) adapt it.
-export { ConfigFiles, type LoadedConfig, TangentConfigFile, userConfigPath } from './config.js'
+export {
+  ConfigFiles,
+  type LoadedConfig,
+  type PermissionRuleSet,
+  projectFolder,
+  TangentConfigFile,
+  userConfigPath,
+} from './config.js'
 export { browseFolders, realFolder, resolveFolderPath } from './folders.js'
 export { sessionNotFound } from './fork-point.js'
 export { headerMetaOf, type SessionHeaderMeta } from './header-meta.js'

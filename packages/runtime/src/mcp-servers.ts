@@ -11,7 +11,7 @@ import {
   mcpServerOfToolName,
   mcpTransportOf,
 } from '@tangent/agent/light'
-import type { ConfigFiles, LoadedConfig } from './config.js'
+import { type ConfigFiles, type LoadedConfig, projectFolder } from './config.js'
 import { stdioCommandProblem } from './mcp-command-check.js'
 
 /** A configured server as `tangent doctor` lists it: nothing is started to list it. */
@@ -255,6 +255,3 @@ function serversOf(
 }
 
 /** The folder holding `.tangent/config.json`. */
-function projectFolder(configPath: string): string {
-  return path.dirname(path.dirname(configPath))
-}

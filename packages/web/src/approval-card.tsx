@@ -22,8 +22,8 @@ export function ApprovalCard({ sessionId, item }: { sessionId: string; item: Too
   const first = useRef<HTMLButtonElement>(null)
   const [reason, setReason] = useState('')
   const sending = useRef(false)
-  const subject = subjectOf(item.input)
-  const rule = ruleLabel(item.toolName, item.permission?.pattern ?? '')
+  const subject = visibleText(subjectOf(item.input))
+  const scope = alwaysScope(item.toolName, item.permission?.pattern ?? '')
 
   // Keys are answers only once the card has been on screen for a moment (`armed`).
   const [armed, setArmed] = useState(false)
@@ -89,13 +89,15 @@ export function ApprovalCard({ sessionId, item }: { sessionId: string; item: Too
         Approval needed: <span className="approval-tool">{item.toolName}</span>{' '}
         <span className="visually-hidden">{subject}</span>
       </legend>
-      <pre className="approval-subject" data-testid="approval-subject">
+      {/* The whole call, folded and scrolled, never cut; focusable, so the keyboard scrolls it too. */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1) */}
+      <pre className="approval-subject" data-testid="approval-subject" tabIndex={0}>
         {subject}
       </pre>
-      <p className="approval-why">
+      <p className="approval-why" id={`approval-why-${item.callId}`}>
         Your permission settings ask before each <code>{item.toolName}</code> call. Nothing runs until you
-        answer. “Always” keeps <code>{rule}</code> allowed for the rest of this session and for branches taken
-        after this turn.
+        answer. “Always” allows {scope.sentence} for the rest of this session and for branches taken after
+        this turn.
       </p>
       <div className="approval-actions">
         <button
@@ -113,9 +115,11 @@ export function ApprovalCard({ sessionId, item }: { sessionId: string; item: Too
           className="button"
           data-testid="approval-always"
           aria-keyshortcuts="a"
+          aria-describedby={`approval-why-${item.callId}`}
           onClick={() => void answer('always')}
         >
-          Always allow <code>{rule}</code>
+          Always allow <code>{scope.code}</code>
+          {scope.after}
         </button>
         <button
           type="button"
@@ -173,6 +177,53 @@ export function subjectOf(input: unknown): string {
   if (typeof record.path === 'string') return record.path
   return JSON.stringify(input, null, 2) ?? ''
 }
+
+/**
+ * What an `always` answer keeps, from the event's `pattern` exactly: the button's words (`code`
+ * shown as code, then `after`) and the sentence that explains it.
+ */
+export function alwaysScope(
+  tool: string,
+  pattern: string,
+): { code: string; after: string; sentence: string } {
+  const shown = visibleText(pattern)
+  if (tool === 'bash') {
+    if (pattern.trim() === '*' || pattern.trim() === '')
+      return { code: 'bash', after: ': every command', sentence: 'every bash command' }
+    return {
+      code: shown,
+      after: '',
+      sentence: `every bash command that starts with “${shown}” (word by word)`,
+    }
+  }
+  if (pattern === '**' || pattern === '*' || pattern === '') {
+    return fileTools.has(tool)
+      ? { code: tool, after: ' anywhere here', sentence: `${tool} on any path in the session's folder` }
+      : { code: tool, after: ' with any input', sentence: `${tool} with any input` }
+  }
+  return { code: `${tool} ${shown}`, after: '', sentence: `${tool} on paths matching “${shown}”` }
+}
+
+const fileTools = new Set(['read', 'write', 'edit', 'list', 'grep'])
+
+/**
+ * Text shown exactly: control characters (but newline and tab), and the invisible and bidi
+ * characters that could hide or reorder part of a command (Trojan Source), are written as
+ * `\xHH` / `\uHHHH` escapes instead of being left to the browser.
+ */
+export function visibleText(text: string): string {
+  return text.replace(invisible, (character) => {
+    const code = character.charCodeAt(0)
+    if (character === '\r') return '\\r'
+    return code < 0x100
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`
+  })
+}
+
+const invisible =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g
 
 /** A session rule as people read it: `bash touch`, or just `write` when it covers every path. */
 export function ruleLabel(tool: string, pattern: string): string {

@@ -6,6 +6,7 @@ import { TangentError } from '@tangent/core'
 import type { Backend, ForkRequest, SessionSummary, TurnDelta } from '../backend.js'
 import type { OutputStream } from '../context.js'
 import { eventUpdates, stopReason, toolKind, toolTitle } from './acp-updates.js'
+import { limitMessageSize, maxAcpMessageBytes, messageTooLargeResponse } from './message-limit.js'
 
 export interface AcpAgentOptions {
   version: string
@@ -340,21 +341,36 @@ function message(error: unknown): string {
 export async function serveAcp(
   { app, abortRunning }: AcpAgent,
   io: { input: NodeJS.ReadableStream; output: OutputStream },
+  options: { log?: (line: string) => void; maxMessageBytes?: number } = {},
 ): Promise<void> {
   const { Readable } = await import('node:stream')
+  const limit = options.maxMessageBytes ?? maxAcpMessageBytes
   const decoder = new TextDecoder()
+  // One writer for the SDK's messages and the size-limit errors, so lines never interleave.
+  let writing = Promise.resolve()
+  const writeText = (text: string) => {
+    writing = writing.then(
+      () =>
+        new Promise<void>((resolve) => {
+          if (io.output.write(text)) resolve()
+          else (io.output as unknown as NodeJS.WritableStream).once('drain', () => resolve())
+        }),
+    )
+    return writing
+  }
   const output = new WritableStream<Uint8Array>({
-    write(chunk) {
-      return new Promise<void>((resolve) => {
-        if (io.output.write(decoder.decode(chunk, { stream: true }))) resolve()
-        else (io.output as unknown as NodeJS.WritableStream).once('drain', () => resolve())
-      })
-    },
+    write: (chunk) => writeText(decoder.decode(chunk, { stream: true })),
   })
-  const input = Readable.toWeb(
-    io.input as unknown as import('node:stream').Readable,
-  ) as ReadableStream<Uint8Array>
-  const connection = app.connect(acp.ndJsonStream(output, input))
+  const input = limitMessageSize(
+    Readable.toWeb(io.input as unknown as import('node:stream').Readable) as ReadableStream<Uint8Array>,
+    limit,
+    (id) => {
+      options.log?.(`tangent acp: dropped a message over ${limit} bytes (id ${JSON.stringify(id)})`)
+      return writeText(messageTooLargeResponse(id, limit))
+    },
+  )
+  // The SDK's own limit is above ours (a line's CR included): ours answers first, and keeps serving.
+  const connection = app.connect(acp.ndJsonStream(output, input, { maxMessageBytes: limit + 2 }))
   await connection.closed
   // An editor that leaves mid-turn does not leave the turn running (it ends `aborted`).
   await abortRunning()

@@ -21,7 +21,7 @@ export function registerAcpCommand(program: Command, context: CliContext): void 
       const backend = await openBackend(context)
       try {
         const agent = createAcpAgent(backend, { version: program.version() ?? '0', log })
-        await serveAcp(agent, { input: context.stdin, output: context.stdout })
+        await serveAcp(agent, { input: context.stdin, output: context.stdout }, { log })
       } finally {
         await backend.close()
       }

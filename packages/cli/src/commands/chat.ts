@@ -6,7 +6,7 @@ import {
   type ApprovalFlags,
   Approver,
   type AskPerson,
-  describeCall,
+  approvalQuestion,
   parseDecision,
   questionHint,
 } from '../approvals.js'
@@ -111,7 +111,8 @@ class ChatLoop {
    */
   readonly #ask: AskPerson = async (request) => {
     this.#printer?.pause()
-    const question = `Allow ${describeCall(request)}? ${questionHint} › `
+    // The whole call and what `always` would keep, shown before any answer is read.
+    const question = approvalQuestion(request, (this.#context.stdout as { columns?: number }).columns)
     for (;;) {
       const queued = this.#queue.length > 0 ? this.#queue.shift()! : undefined
       const line =

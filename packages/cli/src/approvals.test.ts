@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { alwaysScope, approvalQuestion } from './approvals.js'
+
+const ask = (toolName: string, input: unknown, pattern: string) => ({
+  callId: 'c1',
+  toolName,
+  input,
+  pattern,
+})
+
+describe('the approval question', () => {
+  it('shows every line of the command, escaped and folded, never cut, then the scope and the choices', () => {
+    const command = `printf ok\n${'x'.repeat(50)}\r\u009b; touch hidden`
+    const question = approvalQuestion(ask('bash', { command }, 'printf'), 40)
+    expect(question.split('\n')).toEqual([
+      'Allow bash to run:',
+      '  │ printf ok',
+      `  │ ${'x'.repeat(35)}`,
+      `  │ ${'x'.repeat(15)}\\r\\x9b; touch hidden`,
+      '  [a] always = allow bash commands starting with `printf` for the rest of this session',
+      '[y] once · [a] always · [n] deny › ',
+    ])
+  })
+
+  it('names the scope "always" keeps: the pattern as it is, or the tool anywhere', () => {
+    expect(alwaysScope(ask('bash', { command: 'git status' }, 'git status'))).toBe(
+      'bash commands starting with `git status`',
+    )
+    expect(alwaysScope(ask('bash', { command: 'x' }, '*'))).toBe('every bash command')
+    expect(alwaysScope(ask('bash', { command: 'x' }, 'rm -f x\u001b[2J'))).toBe(
+      'bash commands starting with `rm -f x\\x1b[2J`',
+    )
+    expect(alwaysScope(ask('write', { path: 'a.ts' }, '**'))).toBe(
+      "write anywhere in the session's directory",
+    )
+    expect(alwaysScope(ask('edit', { path: 'src/a.ts' }, 'src/**'))).toBe('edit on `src/**`')
+    expect(approvalQuestion(ask('write', { path: 'src/a.ts' }, '**'))).toMatch(
+      /^Allow write on:\n {2}│ src\/a\.ts\n/,
+    )
+    expect(approvalQuestion(ask('mcp__gh__issue', { title: 't' }, '**'))).toMatch(
+      /^Allow mcp__gh__issue with:\n {2}│ \{"title":"t"\}\n/,
+    )
+  })
+})
