@@ -1,8 +1,22 @@
 // The runtime's permission decider (docs/architecture.md §12.1): the config files that apply
 // in the session's directory, the session's own `always` rules (from its log, so a fork has
 // exactly those before its point) and the defaults for its model. A config that cannot be read
-// fails closed: the call is denied with the reason, never run unasked.
-import { decidePermission, type PermissionDecider, type PermissionVerdict } from '@tangent/agent/light'
+// fails closed: the call is denied with the reason, never run unasked. A file tool's path is
+// decided where it really is (after the links inside the session's folder), and checked again
+// when the tool opens it (filePathGuard).
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import {
+  confinePath,
+  decidePermission,
+  fileRuleDenying,
+  isFileTool,
+  type PathGuard,
+  type PermissionDecider,
+  type PermissionVerdict,
+  permissionSubject,
+} from '@tangent/agent/light'
+import { TangentError } from '@tangent/core'
 import type { ConfigFiles } from './config.js'
 
 export function permissionDecider(
@@ -16,12 +30,62 @@ export function permissionDecider(
     } catch (error) {
       return { action: 'deny', pattern: '', reason: error instanceof Error ? error.message : String(error) }
     }
+    const realPath = isFileTool(request.toolName)
+      ? await realPathOf(request.cwd, permissionSubject(request.toolName, request.input))
+      : undefined
     return decidePermission(request.toolName, request.input, {
       cwd: request.cwd,
       rules,
       sessionRules: request.sessionRules,
       defaults: request.modelId.startsWith('demo:') ? 'free' : 'guarded',
       bashSandboxed: request.toolName === 'bash' ? await bashSandboxed() : false,
+      ...(realPath !== undefined ? { realPath } : {}),
     })
   }
+}
+
+/**
+ * The check a file tool makes with the real path it is about to open: the deny rules, and
+ * Tangent's data directory when the session's folder holds it — nothing in it is written, names
+ * it does not hold yet included, but a worktree fork's folder under its `worktrees/` (§12.2).
+ */
+export function filePathGuard(config: ConfigFiles, dataDirectory: string): PathGuard {
+  const worktrees = path.join(dataDirectory, 'worktrees')
+  return async ({ toolName, cwd, path: relative, access }) => {
+    if (access === 'write') {
+      const absolute = path.join(await fs.realpath(cwd), relative)
+      if (isInside(dataDirectory, absolute) && !(isInside(worktrees, absolute) && absolute !== worktrees)) {
+        throw new TangentError(
+          'invalid-path',
+          `${relative} is inside Tangent's data directory (${dataDirectory}), which holds the session logs: the agent may not write there.`,
+          { path: relative },
+        )
+      }
+    }
+    const denied = fileRuleDenying(toolName, relative, await config.permissionRules(cwd))
+    if (!denied) return
+    throw new TangentError(
+      'tool-failed',
+      `Permission denied: \`${denied.tool}: ${denied.pattern}\` is deny in ${denied.source} (for ${relative}). The tool did not run.`,
+      { path: relative },
+    )
+  }
+}
+
+/** Where the path really is, relative to the cwd; none when it leads out (the tool refuses it). */
+async function realPathOf(cwd: string, requested: string): Promise<string | undefined> {
+  try {
+    return (await confinePath(cwd, requested)).relative
+  } catch {
+    // Outside, dangling or unreadable: the tool meets the same path and reports why.
+    return undefined
+  }
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate)
+  return (
+    relative === '' ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
+  )
 }
