@@ -123,7 +123,7 @@ export async function openConfined(
       await options.check?.(real.relative, options.access)
       const names = located.name === null ? [] : [located.name, ...located.missing]
       if (!located.exists && !options.create)
-        throw new TangentError('tool-failed', `${real.relative} does not exist.`, { path: real.relative })
+        throw new TangentError('tool-failed', `${real.relative} does not exist (ENOENT).`, { path: real.relative })
       for (const name of names.slice(0, -1)) {
         await fs.mkdir(parent.entry(name)).catch(ignoreCode('EEXIST'))
         parent = remember(opened, await parent.openDirectory(name))
