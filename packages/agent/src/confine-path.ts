@@ -123,7 +123,9 @@ export async function openConfined(
       await options.check?.(real.relative, options.access)
       const names = located.name === null ? [] : [located.name, ...located.missing]
       if (!located.exists && !options.create)
-        throw new TangentError('tool-failed', `${real.relative} does not exist (ENOENT).`, { path: real.relative })
+        throw new TangentError('tool-failed', `${real.relative} does not exist (ENOENT).`, {
+          path: real.relative,
+        })
       for (const name of names.slice(0, -1)) {
         await fs.mkdir(parent.entry(name)).catch(ignoreCode('EEXIST'))
         parent = remember(opened, await parent.openDirectory(name))
@@ -364,7 +366,8 @@ function explainOpenError(error: unknown, relative: string): unknown {
 }
 
 function splitComponents(relative: string): string[] {
-  return relative.split(/[\\/]/).filter((part) => part !== '' && part !== '.')
+  // A backslash is part of a name on POSIX systems.
+  return relative.split(path.sep === '\\' ? /[\\/]/ : '/').filter((part) => part !== '' && part !== '.')
 }
 
 function joinRelative(base: string, name: string): string {

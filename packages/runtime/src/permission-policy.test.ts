@@ -66,6 +66,24 @@ describe('the permission decider on real folders', () => {
   })
 })
 
+describe('a git dir under another name inside the folder', () => {
+  it('asks before writing it, as .git, when a .git file points there', async () => {
+    const { project, ask } = setUp({ write: 'allow' })
+    fs.mkdirSync(path.join(project, 'meta', 'hooks'), { recursive: true })
+    fs.writeFileSync(path.join(project, '.git'), 'gitdir: meta\n')
+    fs.mkdirSync(path.join(project, 'sub'))
+    expect(await ask('write', { path: 'meta/hooks/pre-commit' })).toMatchObject({
+      action: 'ask',
+      pattern: 'meta/hooks/pre-commit',
+    })
+    // From a session in a subfolder the git dir is outside its folder: the tools refuse it anyway.
+    expect(await ask('write', { path: 'metadata.txt' })).toMatchObject({ action: 'allow' })
+    expect(await ask('write', { path: 'x.txt' }, path.join(project, 'sub'))).toMatchObject({
+      action: 'allow',
+    })
+  })
+})
+
 describe('the check when a file tool opens the path', () => {
   it('refuses a path whose link changed since the decision; nothing lands in the denied folder', async () => {
     const { project, config, ask } = setUp({ write: { 'secrets/**': 'deny' } })

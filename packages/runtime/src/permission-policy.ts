@@ -30,9 +30,11 @@ export function permissionDecider(
     } catch (error) {
       return { action: 'deny', pattern: '', reason: error instanceof Error ? error.message : String(error) }
     }
-    const realPath = isFileTool(request.toolName)
+    const fileTool = isFileTool(request.toolName)
+    const realPath = fileTool
       ? await realPathOf(request.cwd, permissionSubject(request.toolName, request.input))
       : undefined
+    const gitDirectories = fileTool ? await gitDirectoriesInside(request.cwd) : []
     return decidePermission(request.toolName, request.input, {
       cwd: request.cwd,
       rules,
@@ -40,6 +42,7 @@ export function permissionDecider(
       defaults: request.modelId.startsWith('demo:') ? 'free' : 'guarded',
       bashSandboxed: request.toolName === 'bash' ? await bashSandboxed() : false,
       ...(realPath !== undefined ? { realPath } : {}),
+      ...(gitDirectories.length > 0 ? { gitDirectories } : {}),
     })
   }
 }
@@ -79,6 +82,33 @@ async function realPathOf(cwd: string, requested: string): Promise<string | unde
   } catch {
     // Outside, dangling or unreadable: the tool meets the same path and reports why.
     return undefined
+  }
+}
+
+/**
+ * The git dir and common dir of the repository holding `cwd`, relative to it, when a `.git` file
+ * (the nearest, from `cwd` up) points inside `cwd` under another name; a `.git` folder is covered
+ * by its name. Unreadable files count as none: git would not find them either.
+ */
+async function gitDirectoriesInside(cwd: string): Promise<string[]> {
+  const root = await fs.realpath(cwd).catch(() => null)
+  if (root === null) return []
+  for (let folder = root; ; folder = path.dirname(folder)) {
+    const dotGit = path.join(folder, '.git')
+    const stat = await fs.lstat(dotGit).catch(() => null)
+    if (stat?.isFile()) {
+      const gitdir = /^gitdir:\s*(.+?)\s*$/m.exec(await fs.readFile(dotGit, 'utf8').catch(() => ''))?.[1]
+      if (gitdir === undefined) return []
+      const gitDir = await fs.realpath(path.resolve(folder, gitdir)).catch(() => null)
+      if (gitDir === null) return []
+      const common = (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '')).trim()
+      const commonDir =
+        common === '' ? null : await fs.realpath(path.resolve(gitDir, common)).catch(() => null)
+      return [gitDir, commonDir]
+        .filter((dir): dir is string => dir !== null && isInside(root, dir) && dir !== root)
+        .map((dir) => path.relative(root, dir).split(path.sep).join('/'))
+    }
+    if (stat !== null || path.dirname(folder) === folder) return []
   }
 }
 

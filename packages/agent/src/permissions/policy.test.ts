@@ -194,6 +194,15 @@ describe('decidePermission', () => {
     expect(decidePermission('list', { path: '.tangent' }, guarded).action).toBe('allow')
     expect(decidePermission('write', { path: '.github/workflows/ci.yml' }, guarded).action).toBe('allow')
     expect(decidePermission('write', { path: 'my.git/x' }, guarded).action).toBe('allow')
+    // The repository's git dir under another name (a .git file pointing inside): the same.
+    const gitDirectories = ['meta']
+    expect(decidePermission('edit', { path: 'meta/config' }, { ...guarded, gitDirectories })).toMatchObject({
+      action: 'ask',
+      pattern: 'meta/config',
+    })
+    expect(decidePermission('write', { path: 'metadata/x' }, { ...guarded, gitDirectories }).action).toBe(
+      'allow',
+    )
   })
 
   it('globs: ** crosses folders, * does not', () => {

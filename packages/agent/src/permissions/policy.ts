@@ -47,6 +47,12 @@ export interface DecideContext {
    * and `always` answers matching the real path allow, so a link cannot carry a call past a rule.
    */
   realPath?: string
+  /**
+   * The session's repository's git directories (its git dir and common dir) when they lie inside
+   * `cwd` under a name other than `.git` (a `.git` file saying `gitdir: meta`): real paths relative
+   * to `cwd`, written to only when asked, like `.git`.
+   */
+  gitDirectories?: readonly string[]
 }
 
 const readTools = new Set(['read', 'list', 'grep'])
@@ -103,7 +109,13 @@ function decideOtherTool(
   // honours `.git/config` outside any sandbox, and `.tangent/` holds the rules that bind the agent.
   // Writing there always asks — no rule or `always` answer silences it — and an `always` keeps
   // only that exact path (docs/architecture.md §12.1).
-  if ((toolName === 'write' || toolName === 'edit') && (isMachinery(requested) || isMachinery(real))) {
+  const inGitDirectory = (context.gitDirectories ?? []).some(
+    (folder) => real === folder || real.startsWith(`${folder}/`),
+  )
+  if (
+    (toolName === 'write' || toolName === 'edit') &&
+    (isMachinery(requested) || isMachinery(real) || inGitDirectory)
+  ) {
     return {
       action: 'ask',
       pattern: real,
