@@ -93,12 +93,18 @@ export class ConfinedDirectory {
  * The real path of `requested` inside `cwd`, without opening it: what the permission policy
  * matches rules against. A path that does not exist yet is resolved through its nearest existing
  * ancestor, so `write` may create it. Throws `path-outside-cwd` for a path leading out.
+ * With `throughDanglingLinks` a link to something missing inside `cwd` gives where it points
+ * (what the permission policy asks about) instead of a refusal; the tools still refuse it.
  */
-export async function confinePath(cwd: string, requested: string): Promise<ConfinedPath> {
+export async function confinePath(
+  cwd: string,
+  requested: string,
+  options: { throughDanglingLinks?: boolean } = {},
+): Promise<ConfinedPath> {
   const opened: ConfinedDirectory[] = []
   try {
     const root = await openRoot(cwd, undefined, opened)
-    const located = await locate(root, requested, opened)
+    const located = await locate(root, requested, opened, options.throughDanglingLinks === true)
     return realPathOf(root, located)
   } finally {
     await closeAll(opened)
@@ -237,6 +243,7 @@ async function locate(
   root: ConfinedDirectory,
   requested: string,
   opened: ConfinedDirectory[],
+  throughDanglingLinks = false,
 ): Promise<Located> {
   if (requested.trim() === '') {
     throw new TangentError(
@@ -266,8 +273,18 @@ async function locate(
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
       // Creating what a link points to could create a file anywhere the link is later changed to.
-      if (fromLink || queue.some((next) => next.fromLink)) throw dangling(requested)
-      return { stack, name, exists: false, missing: queue.map((next) => next.name) }
+      const throughLink = fromLink || queue.some((next) => next.fromLink)
+      if (throughLink && !throughDanglingLinks) throw dangling(requested)
+      // Nothing below a missing folder exists: a link target's `..` there is lexical.
+      const missing: string[] = []
+      for (const part of [name, ...queue.map((next) => next.name)]) {
+        if (part !== '..') missing.push(part)
+        else if (missing.length > 0) missing.pop()
+        else if (stack.length > 1) stack.pop()
+        else throw outside(requested, root.absolute)
+      }
+      const [first = null, ...rest] = missing
+      return { stack, name: first, exists: first === null, missing: rest }
     }
     if (stat.isSymbolicLink()) {
       if (++links > linkLimit) throw tooManyLinks(requested)

@@ -45,6 +45,20 @@ describe('the permission decider on real folders', () => {
     })
   })
 
+  it('asks about where a dangling link points (.tangent not there yet), and the write tool still refuses it', async () => {
+    const { project, ask } = setUp({ write: 'allow' })
+    fs.mkdirSync(path.join(project, 'sub'))
+    fs.symlinkSync('../.tangent', path.join(project, 'sub', 'rules'))
+    expect(await ask('write', { path: 'sub/rules/config.json' })).toMatchObject({
+      action: 'ask',
+      pattern: '.tangent/config.json',
+    })
+    await expect(write(writeTool, project, { path: 'sub/rules/config.json', content: '{}' })).rejects.toThrow(
+      /symlink whose target does not exist/,
+    )
+    expect(fs.existsSync(path.join(project, '.tangent'))).toBe(false)
+  })
+
   it("asks before writing a repository's .git, also a worktree's .git file and a nested repository's", async () => {
     const { project, ask } = setUp({ write: 'allow', edit: 'allow' })
     const git = (...args: string[]) => execFileSync('git', ['-C', project, ...args], { stdio: 'ignore' })

@@ -78,7 +78,8 @@ export function filePathGuard(config: ConfigFiles, dataDirectory: string): PathG
 /** Where the path really is, relative to the cwd; none when it leads out (the tool refuses it). */
 async function realPathOf(cwd: string, requested: string): Promise<string | undefined> {
   try {
-    return (await confinePath(cwd, requested)).relative
+    // Through a dangling link too: a write to where it points is asked about as that path.
+    return (await confinePath(cwd, requested, { throughDanglingLinks: true })).relative
   } catch {
     // Outside, dangling or unreadable: the tool meets the same path and reports why.
     return undefined
