@@ -39,19 +39,20 @@ async function refusedOutside(promise: Promise<unknown>): Promise<void> {
   expect(TangentError.hasCode(error, 'path-outside-cwd'), String(error)).toBe(true)
 }
 
-describe('a folder swapped for a symlink while the tools write', () => {
+describe('a folder swapped for a symlink while the tools run', () => {
   let swapper: ChildProcess | undefined
   afterEach(() => {
     swapper?.kill('SIGKILL')
     swapper = undefined
   })
 
-  it('never lets a write land outside, and writes between swaps still succeed', async () => {
-    // Another process (a subagent's bash) swaps `t` between a folder and a link out, nonstop.
+  /** Another process (a subagent's bash) swaps `t` between a folder and a link out, nonstop. */
+  async function startSwapping(): Promise<ChildProcess> {
     const script = `
       const fs = require('node:fs')
       process.chdir(${JSON.stringify(cwd)})
       fs.mkdirSync('t')
+      fs.writeFileSync('t/secret.txt', 'inside\\n')
       fs.symlinkSync(${JSON.stringify(outside)}, 'lnk')
       process.stdout.write('ready\\n')
       let n = 0
@@ -71,6 +72,11 @@ describe('a folder swapped for a symlink while the tools write', () => {
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
     swapper = child
     await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
+    return child
+  }
+
+  it('never lets a write land outside, and writes between swaps still succeed', async () => {
+    const child = await startSwapping()
     let written = 0
     const writer = async (name: string) => {
       for (let i = 0; i < 250; i++) {
@@ -83,6 +89,28 @@ describe('a folder swapped for a symlink while the tools write', () => {
     child.kill('SIGKILL')
     expect(fs.readdirSync(outside)).toEqual(['secret.txt'])
     expect(written).toBeGreaterThan(0)
+  }, 60_000)
+
+  it('never reads, lists or searches what is outside, and reads between swaps still succeed', async () => {
+    fs.writeFileSync(path.join(outside, 'outside-only.txt'), 'x\n')
+    const child = await startSwapping()
+    const outputs: string[] = []
+    const keep = (result: { output: string } | null) => {
+      if (result) outputs.push(result.output)
+    }
+    for (let i = 0; i < 150; i++) {
+      await Promise.all([
+        run(readTool, { path: 't/secret.txt' }).then(keep, () => null),
+        run(grepTool, { pattern: 'TOPSECRET' }).then(keep, () => null),
+        run(listTool, { path: '.', recursive: true }).then(keep, () => null),
+      ])
+    }
+    expect(child.exitCode, 'the swapper ran throughout').toBe(null)
+    child.kill('SIGKILL')
+    const leaked = (output: string) =>
+      output === 'TOPSECRET\n' || output.includes(': TOPSECRET') || output.includes('outside-only')
+    expect(outputs.filter(leaked)).toEqual([])
+    expect(outputs).toContain('inside\n')
   }, 60_000)
 })
 
