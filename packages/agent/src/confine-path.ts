@@ -14,6 +14,13 @@ import { constants, type Stats } from 'node:fs'
 import fs, { type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
+import {
+  assertUnmoved,
+  ConfinedDirectory,
+  closeAndThrow,
+  joinRelative,
+  verifyOpened,
+} from './confined-directory.js'
 
 export interface ConfinedPath {
   /** Real absolute path (in-tree symlinks resolved as far as the path exists). */
@@ -58,36 +65,6 @@ export type OpenedPath =
   | { kind: 'directory'; path: ConfinedPath; directory: ConfinedDirectory; close(): Promise<void> }
 
 const linkLimit = 40
-const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
-
-/** An open folder inside the cwd; its entries are named relative to the open descriptor. */
-export class ConfinedDirectory {
-  constructor(
-    readonly handle: FileHandle,
-    /** Real path relative to the cwd (`.` for the cwd). */
-    readonly relative: string,
-    readonly absolute: string,
-    readonly viaProc: boolean,
-  ) {}
-
-  /** A path for `name` in this folder that a link swapped into an ancestor cannot redirect (on Linux). */
-  entry(name: string): string {
-    return this.viaProc ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.absolute, name)
-  }
-
-  /** Opens the sub-folder `name`; a symlink there is refused (ELOOP), not followed. */
-  async openDirectory(name: string): Promise<ConfinedDirectory> {
-    const handle = await fs.open(this.entry(name), directoryFlags)
-    const child = new ConfinedDirectory(
-      handle,
-      joinRelative(this.relative, name),
-      path.join(this.absolute, name),
-      this.viaProc,
-    )
-    if (!this.viaProc) await verifyOpened(child).catch(closeAndThrow(handle))
-    return child
-  }
-}
 
 /**
  * The real path of `requested` inside `cwd`, without opening it: what the permission policy
@@ -343,29 +320,6 @@ function realPathOf(root: ConfinedDirectory, located: Located): ConfinedPath {
   return { absolute: relative === '.' ? root.absolute : path.join(root.absolute, relative), relative }
 }
 
-/** A folder renamed elsewhere while open (its descriptor moves with it) is refused, on Linux. */
-async function assertUnmoved(directory: ConfinedDirectory): Promise<void> {
-  if (!directory.viaProc) return
-  const now = await fs.readlink(`/proc/self/fd/${directory.handle.fd}`)
-  if (now === directory.absolute) return
-  throw new TangentError(
-    'path-outside-cwd',
-    `Refused: ${directory.relative} was moved while it was being opened (now ${now}).`,
-    { path: directory.relative },
-  )
-}
-
-/** Fallback: the folder opened is the one its path names now (same device and inode). */
-async function verifyOpened(directory: ConfinedDirectory): Promise<void> {
-  const [opened, named] = await Promise.all([directory.handle.stat(), fs.lstat(directory.absolute)])
-  if (opened.dev === named.dev && opened.ino === named.ino && !named.isSymbolicLink()) return
-  throw new TangentError(
-    'path-outside-cwd',
-    `Refused: ${directory.relative} changed while it was being opened.`,
-    { path: directory.relative },
-  )
-}
-
 function explainOpenError(error: unknown, relative: string): unknown {
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'ELOOP') {
@@ -387,10 +341,6 @@ function splitComponents(relative: string): string[] {
   return relative.split(path.sep === '\\' ? /[\\/]/ : '/').filter((part) => part !== '' && part !== '.')
 }
 
-function joinRelative(base: string, name: string): string {
-  return base === '.' ? name : `${base}/${name}`
-}
-
 function remember(opened: ConfinedDirectory[], directory: ConfinedDirectory): ConfinedDirectory {
   opened.push(directory)
   return directory
@@ -399,13 +349,6 @@ function remember(opened: ConfinedDirectory[], directory: ConfinedDirectory): Co
 async function closeAll(directories: ConfinedDirectory[]): Promise<void> {
   await Promise.all(directories.map((directory) => directory.handle.close()))
   directories.length = 0
-}
-
-function closeAndThrow(handle: FileHandle): (error: unknown) => Promise<never> {
-  return async (error) => {
-    await handle.close()
-    throw error
-  }
 }
 
 function ignoreCode(code: string): (error: unknown) => void {

@@ -1,10 +1,10 @@
 // Breadth-first walk of a directory for `list` and `grep`, through open folders
-// (ConfinedDirectory, ../confine-path.ts): symlinks are listed, never followed, and a folder
+// (ConfinedDirectory, ../confined-directory.ts): symlinks are listed, never followed, and a folder
 // swapped for a symlink while the walk runs is refused by O_NOFOLLOW rather than entered, so a
 // walk cannot leave the working directory (docs/architecture.md §6).
 import type { Dirent } from 'node:fs'
 import fs from 'node:fs/promises'
-import type { ConfinedDirectory } from '../confine-path.js'
+import type { ConfinedDirectory } from '../confined-directory.js'
 
 /** Directories that are noise for an agent (and huge): skipped unless asked for directly. */
 export const skippedDirectoryNames: ReadonlySet<string> = new Set(['.git', 'node_modules'])

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import fs, { type FileHandle } from 'node:fs/promises'
 import { TangentError } from '@tangent/core'
-import type { ConfinedDirectory } from '../confine-path.js'
+import type { ConfinedDirectory } from '../confined-directory.js'
 
 export interface WriteOutcome {
   /** The file had other hard links: it was replaced, and they kept the old content. */
