@@ -122,6 +122,26 @@ describe('the check when a file tool opens the path', () => {
     expect(fs.readdirSync(path.join(project, 'ok'))).toEqual([])
   })
 
+  it('leaves what a deny rule covers out of a grep over the folder', async () => {
+    const { project, config, ask } = setUp({ '*': { 'secrets/**': 'deny' } })
+    fs.mkdirSync(path.join(project, 'secrets'))
+    fs.writeFileSync(path.join(project, 'secrets', 'key'), 'TOKEN=1\n')
+    fs.writeFileSync(path.join(project, 'app.env'), 'TOKEN=2\n')
+    const verdict = await ask('grep', { pattern: 'TOKEN' })
+    expect(verdict).toMatchObject({ action: 'allow', realPath: '.' })
+    const grep = createDefaultTools().grep!
+    const check = realPathCheck('grep', project, verdict.realPath, filePathGuard(config, temp()))
+    const signal = new AbortController().signal
+    const result = await grep.run(grep.inputSchema.parse({ pattern: 'TOKEN' }), {
+      cwd: project,
+      signal,
+      ...(check ? { checkRealPath: check } : {}),
+    })
+    expect(result.output).toBe(
+      'app.env:1: TOKEN=2\n[1 files or folders not searched: the permission rules refuse them]',
+    )
+  })
+
   it("never writes in Tangent's data directory inside the project, names it does not hold yet included", async () => {
     const { project, config } = setUp()
     const home = path.join(project, 'data')

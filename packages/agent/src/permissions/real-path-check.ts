@@ -19,18 +19,19 @@ export type PathGuard = (request: {
 
 /**
  * The `ToolContext.checkRealPath` of one call: refuses a real path other than `approved` (the
- * one the decision saw, `PermissionVerdict.realPath`), then asks `guard`. Undefined when there is
- * nothing to check.
+ * one the decision saw, `PermissionVerdict.realPath`) — or, for what `list` and `grep` walk,
+ * not beneath it — then asks `guard`. Undefined when there is nothing to check.
  */
 export function realPathCheck(
   toolName: string,
   cwd: string,
   approved: string | undefined,
   guard: PathGuard | undefined,
-): ((relative: string, access: PathAccess) => Promise<void>) | undefined {
+): ((relative: string, access: PathAccess, walked?: boolean) => Promise<void>) | undefined {
   if (approved === undefined && guard === undefined) return undefined
-  return async (relative, access) => {
-    if (approved !== undefined && relative !== approved) {
+  return async (relative, access, walked = false) => {
+    const beneath = approved === '.' || relative.startsWith(`${approved}/`)
+    if (approved !== undefined && relative !== approved && !(walked && beneath)) {
       throw new TangentError(
         'tool-failed',
         `Refused: the path now leads to ${relative}, not to ${approved} as when its permission was decided (a link changed meanwhile). Nothing was opened.`,

@@ -20,8 +20,10 @@ export interface ToolContext {
    * `/`-separated, after links inside it), before anything is created or opened; it throws to
    * refuse. The agent refuses a path other than the one the permission decision saw (a link
    * changed since) and asks the runtime's guard (deny rules, protected folders): docs/architecture.md §12.1.
+   * `walked`: a file or folder `list` or `grep` found beneath the path they were given (it must lie
+   * beneath the decided path; a deny rule on it leaves it out).
    */
-  readonly checkRealPath?: (relativeRealPath: string, access: PathAccess) => Promise<void>
+  readonly checkRealPath?: (relativeRealPath: string, access: PathAccess, walked?: boolean) => Promise<void>
 }
 
 export interface ToolOutcome {

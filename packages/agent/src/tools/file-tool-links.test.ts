@@ -215,6 +215,30 @@ describe('the real-path check and protected folders', () => {
     expect(fs.existsSync(path.join(cwd, 'sub', 'new'))).toBe(false)
   })
 
+  it('leaves what it refuses out of what list and grep walk, and says so', async () => {
+    fs.mkdirSync(path.join(cwd, 'secrets', 'deep'), { recursive: true })
+    fs.writeFileSync(path.join(cwd, 'secrets', 'deep', 'key.txt'), 'needle\n')
+    fs.writeFileSync(path.join(cwd, 'secret-note.txt'), 'needle\n')
+    fs.writeFileSync(path.join(cwd, 'sub', 'b.txt'), 'needle\n')
+    const seen: string[] = []
+    context = {
+      ...context,
+      checkRealPath: async (relative, _access, walked) => {
+        seen.push(`${relative}${walked ? ' (walked)' : ''}`)
+        if (relative.startsWith('secret')) throw new TangentError('tool-failed', 'denied')
+      },
+    }
+    expect((await run(grepTool, { pattern: 'needle' })).output).toBe(
+      'sub/b.txt:1: needle\n[2 files or folders not searched: the permission rules refuse them]',
+    )
+    expect(seen[0]).toBe('.')
+    expect(seen).toContain('secrets (walked)')
+    expect(seen).not.toContain('secrets/deep (walked)')
+    expect((await run(listTool, { recursive: true })).output).toBe(
+      'secret-note.txt\nsecrets/ (not descended)\nsub/\nsub/a.txt\nsub/b.txt',
+    )
+  })
+
   it("never writes Tangent's data directory, reached through a link or created fresh", async () => {
     const data = path.join(cwd, 'data')
     fs.mkdirSync(data)

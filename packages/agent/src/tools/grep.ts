@@ -6,7 +6,7 @@ import { z } from 'zod'
 import { openConfined } from '../confine-path.js'
 import type { ConfinedDirectory } from '../confined-directory.js'
 import { defineTool } from './agent-tool.js'
-import { walkDirectory } from './walk-directory.js'
+import { realPathOfEntry, type WalkEntry, walkDirectory } from './walk-directory.js'
 import { readAll } from './write-file.js'
 
 export const GrepInput = z.object({
@@ -41,13 +41,25 @@ export const grepTool = defineTool<GrepInput>({
     })
     const matches: string[] = []
     let total = 0
+    let denied = 0
     try {
+      // What a deny rule covers is not searched, and the model is told how much that was (§12.1).
+      const allowed = async (real: string): Promise<boolean> => {
+        if (checkRealPath === undefined) return true
+        const refused = await checkRealPath(real, 'read', true).then(
+          () => false,
+          () => true,
+        )
+        if (refused) denied++
+        return !refused
+      }
       const files =
         target.kind === 'directory'
-          ? walkFiles(target.directory, target.path.relative)
+          ? walkFiles(target.directory, target.path.relative, allowed)
           : single(target.handle, target.path.relative)
       for await (const file of files) {
         if (include && !include.test(file.relative.split('/').pop()!)) continue
+        if (file.real !== undefined && !(await allowed(file.real))) continue
         const bytes = await file.read()
         if (bytes === null || bytes.subarray(0, 8192).includes(0)) continue
         const lines = bytes.toString('utf8').split('\n')
@@ -63,24 +75,34 @@ export const grepTool = defineTool<GrepInput>({
       await target.close()
     }
     const relative = target.path.relative
-    if (total === 0) return { output: `No matches for /${input.pattern}/ in ${relative}.` }
+    const unsearched =
+      denied > 0 ? `\n[${denied} files or folders not searched: the permission rules refuse them]` : ''
+    if (total === 0) return { output: `No matches for /${input.pattern}/ in ${relative}.${unsearched}` }
     if (total > matches.length)
       matches.push(`[${total - matches.length} more matches not shown; narrow the search]`)
-    return { output: matches.join('\n') }
+    return { output: `${matches.join('\n')}${unsearched}` }
   },
 })
 
 interface SearchedFile {
   readonly relative: string
+  /** Its real path relative to the cwd, for a file found by walking (checked before it is read). */
+  readonly real?: string
   /** The content; null when it is not a regular file or too large to search. */
   read(): Promise<Buffer | null>
 }
 
-async function* walkFiles(root: ConfinedDirectory, prefix: string): AsyncGenerator<SearchedFile> {
-  for await (const entry of walkDirectory(root, true)) {
+async function* walkFiles(
+  root: ConfinedDirectory,
+  prefix: string,
+  allowed: (real: string) => Promise<boolean>,
+): AsyncGenerator<SearchedFile> {
+  const enter = (entry: WalkEntry) => allowed(realPathOfEntry(entry))
+  for await (const entry of walkDirectory(root, true, undefined, enter)) {
     if (entry.kind !== 'file') continue
     yield {
       relative: prefix === '.' ? entry.relative : `${prefix}/${entry.relative}`,
+      real: realPathOfEntry(entry),
       // Opened in its open folder without following a link swapped in since it was listed.
       read: async () => {
         const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK

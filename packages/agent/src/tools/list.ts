@@ -4,7 +4,7 @@ import { TangentError } from '@tangent/core'
 import { z } from 'zod'
 import { openConfined } from '../confine-path.js'
 import { defineTool } from './agent-tool.js'
-import { skippedDirectoryNames, walkDirectory } from './walk-directory.js'
+import { realPathOfEntry, skippedDirectoryNames, type WalkEntry, walkDirectory } from './walk-directory.js'
 
 export const ListInput = z.object({
   path: z.string().optional().describe('Directory relative to the working directory (default ".")'),
@@ -25,18 +25,30 @@ export const listTool = defineTool<ListInput>({
       check: checkRealPath,
     })
     const relative = target.path.relative
+    const recursive = input.recursive ?? false
     const lines: string[] = []
     let total = 0
     try {
       if (target.kind !== 'directory') {
         throw new TangentError('tool-failed', `${relative} is not a directory: use the read tool.`)
       }
-      for await (const entry of walkDirectory(target.directory, input.recursive ?? false, signal)) {
+      // A folder a deny rule covers is listed, not descended (docs/architecture.md §12.1).
+      const denied = new Set<string>()
+      const enter = async (entry: WalkEntry) => !denied.has(entry.relative)
+      for await (const entry of walkDirectory(target.directory, recursive, signal, enter)) {
         total++
+        let skipped = entry.kind === 'directory' && skippedDirectoryNames.has(entry.name)
+        if (recursive && entry.kind === 'directory' && !skipped && checkRealPath) {
+          const refused = await checkRealPath(realPathOfEntry(entry), 'read', true).then(
+            () => false,
+            () => true,
+          )
+          if (refused) denied.add(entry.relative)
+          skipped = refused
+        }
         if (lines.length >= maxEntries) continue
-        const skipped = entry.kind === 'directory' && skippedDirectoryNames.has(entry.name)
         const suffix = entry.kind === 'directory' ? '/' : entry.kind === 'symlink' ? ' -> (symlink)' : ''
-        lines.push(`${entry.relative}${suffix}${skipped && input.recursive ? ' (not descended)' : ''}`)
+        lines.push(`${entry.relative}${suffix}${skipped && recursive ? ' (not descended)' : ''}`)
       }
     } finally {
       await target.close()

@@ -4,7 +4,7 @@
 // walk cannot leave the working directory (docs/architecture.md §6).
 import type { Dirent } from 'node:fs'
 import fs from 'node:fs/promises'
-import type { ConfinedDirectory } from '../confined-directory.js'
+import { type ConfinedDirectory, joinRelative } from '../confined-directory.js'
 
 /** Directories that are noise for an agent (and huge): skipped unless asked for directly. */
 export const skippedDirectoryNames: ReadonlySet<string> = new Set(['.git', 'node_modules'])
@@ -18,11 +18,20 @@ export interface WalkEntry {
   readonly name: string
 }
 
-/** Yields entries sorted by name; descends only when `recursive`. */
+/** An entry's real path relative to the cwd (what rules see). */
+export function realPathOfEntry(entry: WalkEntry): string {
+  return joinRelative(entry.parent.relative, entry.name)
+}
+
+/**
+ * Yields entries sorted by name; descends only when `recursive`, into folders `enter` accepts
+ * (default all but `skippedDirectoryNames`; a deny rule's folder is left out, docs/architecture.md §12.1).
+ */
 export async function* walkDirectory(
   root: ConfinedDirectory,
   recursive: boolean,
   signal?: AbortSignal,
+  enter: (entry: WalkEntry) => Promise<boolean> = async () => true,
 ): AsyncGenerator<WalkEntry> {
   const pending: string[][] = [[]]
   while (pending.length > 0) {
@@ -50,8 +59,14 @@ export async function* walkDirectory(
             : entry.isFile()
               ? 'file'
               : 'other'
-        yield { relative, kind, parent: directory, name: entry.name }
-        if (recursive && kind === 'directory' && !skippedDirectoryNames.has(entry.name))
+        const walked: WalkEntry = { relative, kind, parent: directory, name: entry.name }
+        yield walked
+        if (
+          recursive &&
+          kind === 'directory' &&
+          !skippedDirectoryNames.has(entry.name) &&
+          (await enter(walked))
+        )
           pending.push([...names, entry.name])
       }
     } finally {
