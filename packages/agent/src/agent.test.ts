@@ -7,6 +7,7 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { Agent, type AgentOptions } from './agent.js'
+import { confinePath } from './confine-path.js'
 import { ModelRegistry } from './model-registry.js'
 import { defineTool } from './tools/agent-tool.js'
 import { maxToolOutputChars } from './tools/cap-tool-output.js'
@@ -578,5 +579,51 @@ describe('Agent abort after the tools', () => {
     expect(types(session.events).slice(-3)).toEqual(['tool/result', 'step/end', 'turn/end'])
     expect(dataOf(session.events, 'step/end')).toEqual([{ finishReason: 'abort' }])
     expectValidIdleLog(session.events)
+  })
+})
+
+describe('Agent file tools and the path their permission was decided for', () => {
+  it('refuses a path whose link changed after the decision, and asks the guard with the real path', async () => {
+    const model = new MockLanguageModelV4({
+      doStream: [
+        toolStep([
+          { id: 'c1', name: 'write', input: { path: 's/key', content: 'x' } },
+          { id: 'c2', name: 'write', input: { path: 's/other', content: 'y' } },
+        ]),
+        textStep('done'),
+      ],
+    })
+    let swap = () => {}
+    const guarded: string[] = []
+    const { cwd, session, agent } = setup(model, {
+      // The decision sees s -> ok; the link is changed to s -> secrets right after the first one.
+      permissions: async (request) => {
+        const { relative } = await confinePath(request.cwd, (request.input as { path: string }).path)
+        swap()
+        return { action: 'allow', pattern: '**', reason: 'test', realPath: relative }
+      },
+      checkRealPath: async ({ toolName, path: real, access }) => {
+        guarded.push(`${toolName} ${access} ${real}`)
+      },
+    })
+    fs.mkdirSync(path.join(cwd, 'ok'))
+    fs.mkdirSync(path.join(cwd, 'secrets'))
+    fs.symlinkSync('ok', path.join(cwd, 's'))
+    swap = () => {
+      fs.rmSync(path.join(cwd, 's'))
+      fs.symlinkSync('secrets', path.join(cwd, 's'))
+      swap = () => {}
+    }
+    await agent.prompt('go')
+    const results = dataOf<{ output: string; isError: boolean }>(session.events, 'tool/result')
+    expect(results[0]).toMatchObject({
+      isError: true,
+      output: expect.stringContaining('now leads to secrets/key, not to ok/key'),
+    })
+    // The second call was decided with the link as it now is.
+    expect(results[1]).toMatchObject({ isError: false, output: 'Wrote secrets/other (1 bytes).' })
+    expect(guarded).toEqual(['write write secrets/other'])
+    expect(fs.readdirSync(path.join(cwd, 'secrets'))).toEqual(['other'])
+    expect(fs.readdirSync(path.join(cwd, 'ok'))).toEqual([])
   })
 })

@@ -18,6 +18,7 @@ import {
   type PermissionDecider,
   sessionPermissionRules,
 } from './permissions/approvals.js'
+import { type PathGuard, realPathCheck } from './permissions/real-path-check.js'
 import { replayMessages } from './replay-messages.js'
 import type { AgentToolSet, ToolSource } from './tools/agent-tool.js'
 import type { BashSandboxSetting } from './tools/bash.js'
@@ -63,6 +64,11 @@ export interface AgentOptions {
    */
   permissions?: PermissionDecider
   /**
+   * Checks the real path a file tool is about to open (deny rules, protected folders), at open
+   * time: a link changed since the decision cannot carry the call past them (§12.1).
+   */
+  checkRealPath?: PathGuard
+  /**
    * The user-level instructions file (default `$XDG_CONFIG_HOME/tangent/AGENTS.md`, else
    * `~/.config/tangent/AGENTS.md`); null reads none. docs/architecture.md §12.3.
    */
@@ -97,6 +103,8 @@ export class Agent {
   #turnTools: AgentToolSet
   readonly #listeners = new Set<DeltaListener>()
   readonly #approvals = new PendingApprovals()
+  /** The real path each permitted file-tool call was decided for, until it runs (by call id). */
+  readonly #approvedRealPaths = new Map<string, string>()
   readonly #context: SessionContext
   #controller: AbortController | null = null
   #stopReason: 'aborted' | 'interrupted' = 'aborted'
@@ -329,7 +337,10 @@ export class Agent {
     if (signal.aborted) return unrun
     const denied = await this.#permit(call, cwd, signal)
     if (denied) return { ...denied, ran: false }
-    if (signal.aborted) return unrun
+    if (signal.aborted) {
+      this.#approvedRealPaths.delete(call.toolCallId)
+      return unrun
+    }
     await this.#options.flush()
     return { ...(await this.#runTool(call, cwd, signal)), ran: true }
   }
@@ -353,7 +364,11 @@ export class Agent {
       sessionRules: sessionPermissionRules(this.session),
       cwd,
     })
-    if (verdict.action === 'allow') return null
+    const approve = () => {
+      if (verdict.realPath !== undefined) this.#approvedRealPaths.set(call.toolCallId, verdict.realPath)
+      return null
+    }
+    if (verdict.action === 'allow') return approve()
     if (verdict.action === 'deny') {
       return { output: `Permission denied: ${verdict.reason}. The tool did not run.`, isError: true }
     }
@@ -384,7 +399,7 @@ export class Agent {
       ...(answer.decision === 'always' ? { rule: { tool: call.toolName, pattern: verdict.pattern } } : {}),
       by: answer.by ?? 'user',
     })
-    if (answer.decision !== 'deny') return null
+    if (answer.decision !== 'deny') return approve()
     const why = answer.reason ? ` Reason: ${answer.reason}` : ''
     return { output: `Permission denied by the user: the tool did not run.${why}`, isError: true }
   }
@@ -395,6 +410,8 @@ export class Agent {
     signal: AbortSignal,
   ): Promise<{ output: string; isError: boolean }> {
     const agentTool = this.#turnTools[call.toolName]
+    const approvedRealPath = this.#approvedRealPaths.get(call.toolCallId)
+    this.#approvedRealPaths.delete(call.toolCallId)
     if (!agentTool) {
       const why = this.#options.toolSource?.explainMissing?.(call.toolName, cwd)
       if (why) return { output: why, isError: true }
@@ -410,11 +427,13 @@ export class Agent {
     }
     try {
       const protectedPaths = this.#options.protectedPaths
+      const checkRealPath = realPathCheck(call.toolName, cwd, approvedRealPath, this.#options.checkRealPath)
       const result = await agentTool.run(parsed.data, {
         cwd,
         signal,
         callId: call.toolCallId,
         ...(protectedPaths ? { protectedPaths } : {}),
+        ...(checkRealPath ? { checkRealPath } : {}),
       })
       const stopped = signal.aborted ? `\n[${abortedMessage}]` : ''
       return { output: `${result.output}${stopped}`, isError: (result.isError ?? false) || signal.aborted }

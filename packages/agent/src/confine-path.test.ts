@@ -61,6 +61,15 @@ describe('confinePath', () => {
     await refusal('dangling.txt')
   })
 
+  it('gives where a dangling link inside points when asked to, for the policy; a link out is still refused', async () => {
+    fs.symlinkSync('../.tangent', path.join(cwd, 'src', 'rules'))
+    fs.symlinkSync(path.join(root, 'nothing'), path.join(cwd, 'out'))
+    const through = { throughDanglingLinks: true }
+    expect((await confinePath(cwd, 'src/rules/config.json', through)).relative).toBe('.tangent/config.json')
+    await refusal('src/rules/config.json')
+    await expect(confinePath(cwd, 'out/x', through)).rejects.toThrow(/outside the working directory/)
+  })
+
   it('allows a symlink that stays inside', async () => {
     fs.symlinkSync(path.join(cwd, 'src', 'a.txt'), path.join(cwd, 'inner.txt'))
     expect((await confinePath(cwd, 'inner.txt')).relative).toBe('src/a.txt')

@@ -36,4 +36,29 @@ describe('a data directory inside the project', () => {
       await runtime.close()
     }
   })
+
+  it('refuses names the data directory does not hold yet, and links into it', async () => {
+    const project = temp()
+    const home = path.join(project, 'data')
+    const runtime = await Runtime.open({ home, startFolder: project, env: {} })
+    try {
+      fs.symlinkSync('data', path.join(project, 'd'))
+      const session = await runtime.createSession({})
+      await runtime.prompt({ sessionId: session.id, text: 'write data/fresh-name.json: {}' })
+      await runtime.prompt({ sessionId: session.id, text: 'write d/another/file.txt: x' })
+      const log = await runtime.getSession({ sessionId: session.id })
+      const results = log.events.filter((event) => event.type === 'tool/result').map((event) => event.data)
+      expect(results).toHaveLength(2)
+      for (const result of results) {
+        expect(result).toMatchObject({
+          isError: true,
+          output: expect.stringContaining("inside Tangent's data directory"),
+        })
+      }
+      expect(fs.existsSync(path.join(home, 'fresh-name.json'))).toBe(false)
+      expect(fs.existsSync(path.join(home, 'another'))).toBe(false)
+    } finally {
+      await runtime.close()
+    }
+  })
 })

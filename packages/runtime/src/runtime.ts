@@ -67,7 +67,7 @@ import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header
 import { type BranchKeptData, summarizeBranch } from './keep.js'
 import { commonAncestor, lineageOf } from './lineage.js'
 import { McpServers } from './mcp-servers.js'
-import { permissionDecider } from './permission-policy.js'
+import { filePathGuard, permissionDecider } from './permission-policy.js'
 import { restoreEventOf, undoableRestore } from './restore-events.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
 import { byAge, describeRecovery, forkTitle, runtimeVersion } from './runtime-support.js'
@@ -301,6 +301,7 @@ export class Runtime {
           permissions,
           // A session's folder may hold the data directory: no tool writes the logs (§12.2).
           protectedPaths: dataFilesOf(this.#realHome),
+          checkRealPath: filePathGuard(this.config, this.#realHome),
         }))
     this.#agents = new AgentPool(
       (session) => {

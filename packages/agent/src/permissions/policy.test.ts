@@ -125,6 +125,86 @@ describe('decidePermission', () => {
     expect(verdict.action).toBe('ask')
   })
 
+  it('file rules see where a path really is: a link to a denied folder is denied, allow needs the real path', () => {
+    const rules = rulesOf(
+      { write: { 'secrets/**': 'deny', 'docs/**': 'ask', 'public/**': 'allow', '*': 'ask' } },
+      'user',
+    )
+    const write = (path: string, realPath: string, more: Partial<DecideContext> = {}) =>
+      decidePermission('write', { path }, { ...guarded, rules, realPath, ...more })
+    expect(write('s/key', 'secrets/key')).toMatchObject({ action: 'deny', realPath: 'secrets/key' })
+    // A deny on the path as written denies too, wherever it leads.
+    expect(write('secrets/key', 'elsewhere/key').action).toBe('deny')
+    // An allow on the path as written does not carry it to another folder; an ask there still asks.
+    expect(write('public/x', 'private/x').action).toBe('ask')
+    expect(write('docs/x', 'public/x').action).toBe('ask')
+    expect(write('p/x', 'public/x')).toMatchObject({ action: 'allow', realPath: 'public/x' })
+    const sessionRules = [{ tool: 'write', pattern: 'public/**' }]
+    expect(write('public/x', 'private/x', { sessionRules, rules: [] }).action).toBe('allow') // the default
+    expect(write('public/x', 'private/x', { sessionRules, rules }).action).toBe('ask')
+    // Without a resolved path the path as written is what was decided.
+    expect(decidePermission('read', { path: './a/../b.txt' }, guarded).realPath).toBe('b.txt')
+  })
+
+  it('writing .git or .tangent at any depth always asks for that exact path; no rule or always answer silences it', () => {
+    const everything = {
+      defaults: 'free' as const,
+      sessionRules: [
+        { tool: 'write', pattern: '**' },
+        { tool: 'edit', pattern: '**' },
+      ],
+      rules: rulesOf({ write: 'allow', edit: { '**': 'allow' } }, 'user'),
+    }
+    for (const [tool, target] of [
+      ['write', '.git/config'],
+      ['write', '.git/hooks/pre-commit'],
+      ['edit', 'sub/.git/config'],
+      ['write', '.git'], // a worktree's .git file
+      ['write', 'vendor/lib/.GIT/hooks/post-checkout'],
+      ['write', '.tangent/config.json'],
+      ['edit', 'pkg/.tangent/config.json'],
+      ['write', '.tangent/new-file'],
+    ] as const) {
+      const verdict = decidePermission(tool, { path: target }, { ...guarded, ...everything })
+      expect(verdict, `${tool} ${target}`).toMatchObject({ action: 'ask', pattern: target })
+    }
+    // Reached through a link: decided where it leads.
+    expect(
+      decidePermission(
+        'write',
+        { path: 'hooks-link/pre-commit' },
+        { ...guarded, ...everything, realPath: '.git/hooks/pre-commit' },
+      ),
+    ).toMatchObject({ action: 'ask', pattern: '.git/hooks/pre-commit' })
+    expect(
+      decidePermission('write', { path: 'cfg/config.json' }, { ...guarded, realPath: '.tangent/config.json' })
+        .action,
+    ).toBe('ask')
+    // An always answer keeps the exact path, and that does not silence the next call either.
+    const kept = [{ tool: 'write', pattern: '.git/config' }]
+    expect(
+      decidePermission('write', { path: '.git/config' }, { ...guarded, sessionRules: kept }).action,
+    ).toBe('ask')
+    // A deny still denies; reading stays allowed; a name that merely contains .git is a plain path.
+    const deny = rulesOf({ write: { '.git/**': 'deny' } }, 'project')
+    expect(decidePermission('write', { path: '.git/config' }, { ...guarded, rules: deny }).action).toBe(
+      'deny',
+    )
+    expect(decidePermission('read', { path: '.git/config' }, guarded).action).toBe('allow')
+    expect(decidePermission('list', { path: '.tangent' }, guarded).action).toBe('allow')
+    expect(decidePermission('write', { path: '.github/workflows/ci.yml' }, guarded).action).toBe('allow')
+    expect(decidePermission('write', { path: 'my.git/x' }, guarded).action).toBe('allow')
+    // The repository's git dir under another name (a .git file pointing inside): the same.
+    const gitDirectories = ['meta']
+    expect(decidePermission('edit', { path: 'meta/config' }, { ...guarded, gitDirectories })).toMatchObject({
+      action: 'ask',
+      pattern: 'meta/config',
+    })
+    expect(decidePermission('write', { path: 'metadata/x' }, { ...guarded, gitDirectories }).action).toBe(
+      'allow',
+    )
+  })
+
   it('globs: ** crosses folders, * does not', () => {
     expect(globToRegExp('src/**').test('src/a/b.ts')).toBe(true)
     expect(globToRegExp('src/**').test('src')).toBe(true)

@@ -26,6 +26,8 @@ export interface PermissionVerdict {
   pattern: string
   /** Why, in words: the rule and its source, or the default. */
   reason: string
+  /** File tools: the real path decided on (`DecideContext.realPath`), which the tool must then open. */
+  realPath?: string
 }
 
 export interface DecideContext {
@@ -39,6 +41,18 @@ export interface DecideContext {
   defaults: 'free' | 'guarded'
   /** Whether the bash tool runs in an OS sandbox (then the guarded default allows it). */
   bashSandboxed: boolean
+  /**
+   * File tools: where the path really is, relative to `cwd` after the links inside it
+   * (`confinePath`); absent, the path as written. A deny matching either path denies; only rules
+   * and `always` answers matching the real path allow, so a link cannot carry a call past a rule.
+   */
+  realPath?: string
+  /**
+   * The session's repository's git directories (its git dir and common dir) when they lie inside
+   * `cwd` under a name other than `.git` (a `.git` file saying `gitdir: meta`): real paths relative
+   * to `cwd`, written to only when asked, like `.git`.
+   */
+  gitDirectories?: readonly string[]
 }
 
 const readTools = new Set(['read', 'list', 'grep'])
@@ -65,32 +79,108 @@ export function decidePermission(
     reason,
   })
   if (toolName === 'bash') return decideBash(subject, context, verdict)
+  return decideOtherTool(toolName, subject, context, verdict)
+}
 
-  const matches = (rulePattern: string) => matchesSubject(toolName, subject, rulePattern, context.cwd)
-  // The project's own Tangent config decides what the agent may do: the agent never changes it unasked.
-  if ((toolName === 'write' || toolName === 'edit') && matches('.tangent/**')) {
-    const denied = context.rules.find(
-      (rule) => appliesTo(rule, toolName) && rule.action === 'deny' && matches(rule.pattern),
-    )
-    if (denied) return verdict('deny', ruleReason(denied))
+/** File tools and the rest (MCP): deny, the repository's machinery, `always` answers, rules, defaults. */
+function decideOtherTool(
+  toolName: string,
+  subject: string,
+  context: DecideContext,
+  verdict: (action: PermissionAction, reason: string) => PermissionVerdict,
+): PermissionVerdict {
+  const isFileTool = fileTools.has(toolName)
+  const requested = isFileTool ? relativeToCwd(subject, context.cwd) : subject
+  const real = isFileTool ? (context.realPath ?? requested) : subject
+  const decided = (action: PermissionAction, reason: string): PermissionVerdict =>
+    isFileTool ? { ...verdict(action, reason), realPath: real } : verdict(action, reason)
+  const matchesRequested = (rulePattern: string) =>
+    matchesSubject(toolName, subject, rulePattern, context.cwd)
+  const matchesReal = (rulePattern: string) =>
+    isFileTool ? matchesRelativePath(real, rulePattern) : matchesRequested(rulePattern)
+  const denied = context.rules.find(
+    (rule) =>
+      appliesTo(rule, toolName) &&
+      rule.action === 'deny' &&
+      (matchesRequested(rule.pattern) || matchesReal(rule.pattern)),
+  )
+  if (denied) return decided('deny', ruleReason(denied))
+  // The repository's machinery and the project's own Tangent config: git runs `.git/hooks` and
+  // honours `.git/config` outside any sandbox, and `.tangent/` holds the rules that bind the agent.
+  // Writing there always asks — no rule or `always` answer silences it — and an `always` keeps
+  // only that exact path (docs/architecture.md §12.1).
+  const inGitDirectory = (context.gitDirectories ?? []).some(
+    (folder) => real === folder || real.startsWith(`${folder}/`),
+  )
+  if (
+    (toolName === 'write' || toolName === 'edit') &&
+    (isMachinery(requested) || isMachinery(real) || inGitDirectory)
+  ) {
     return {
       action: 'ask',
-      pattern: '.tangent/**',
-      reason: 'the project config (.tangent/) is never changed unasked',
+      pattern: real,
+      reason: `${real} is the repository's machinery (.git) or the project config (.tangent/): never changed unasked`,
+      realPath: real,
     }
   }
-  const denied = context.rules.find(
-    (rule) => appliesTo(rule, toolName) && rule.action === 'deny' && matches(rule.pattern),
-  )
-  if (denied) return verdict('deny', ruleReason(denied))
-  if (context.sessionRules.some((rule) => rule.tool === toolName && matches(rule.pattern)))
-    return verdict('allow', `allowed always in this session (${toolName})`)
-  const rule = bestRule(context.rules, toolName, matches)
-  if (rule) return verdict(rule.action, ruleReason(rule))
-  if (context.defaults === 'free') return verdict('allow', 'the demo model runs freely')
+  if (context.sessionRules.some((rule) => rule.tool === toolName && matchesReal(rule.pattern)))
+    return decided('allow', `allowed always in this session (${toolName})`)
+  const rule = bestRule(context.rules, toolName, matchesReal)
+  // An `ask` naming the path as written (not the catch-all) still asks when it leads elsewhere.
+  const askedAsWritten =
+    real === requested
+      ? undefined
+      : bestRule(
+          context.rules,
+          toolName,
+          (rulePattern) => !isCatchAll(rulePattern) && matchesRequested(rulePattern),
+        )
+  if (askedAsWritten?.action === 'ask') return decided('ask', ruleReason(askedAsWritten))
+  if (rule) return decided(rule.action, ruleReason(rule))
+  if (context.defaults === 'free') return decided('allow', 'the demo model runs freely')
   if (readTools.has(toolName) || toolName === 'write' || toolName === 'edit')
-    return verdict('allow', `${toolName} inside the session's directory is allowed by default`)
-  return verdict('ask', `${toolName} asks by default`)
+    return decided('allow', `${toolName} inside the session's directory is allowed by default`)
+  return decided('ask', `${toolName} asks by default`)
+}
+
+/** The file tools' names: their subject is a path, which the runtime resolves (`DecideContext.realPath`). */
+export function isFileTool(toolName: string): boolean {
+  return fileTools.has(toolName)
+}
+
+/**
+ * The deny rule that refuses `toolName` on the real path `relative` (relative to the cwd), if any:
+ * what a file tool re-checks when it opens the path (`ToolContext.checkRealPath`).
+ */
+export function fileRuleDenying(
+  toolName: string,
+  relative: string,
+  rules: readonly PermissionRule[],
+): PermissionRule | undefined {
+  return rules.find(
+    (rule) =>
+      appliesTo(rule, toolName) && rule.action === 'deny' && matchesRelativePath(relative, rule.pattern),
+  )
+}
+
+/** A path with a `.git` or `.tangent` component (any case: some file systems fold it). */
+function isMachinery(relative: string): boolean {
+  return relative.split('/').some((part) => {
+    const name = part.toLowerCase()
+    return name === '.git' || name === '.tangent'
+  })
+}
+
+function relativeToCwd(subject: string, cwd: string): string {
+  return path.relative(cwd, path.resolve(cwd, subject)).split(path.sep).join('/') || '.'
+}
+
+function matchesRelativePath(relative: string, pattern: string): boolean {
+  return isCatchAll(pattern) || globToRegExp(pattern).test(relative)
+}
+
+function isCatchAll(pattern: string): boolean {
+  return pattern === '*' || pattern === '**'
 }
 
 function decideBash(
@@ -157,10 +247,9 @@ function ruleReason(rule: PermissionRule): string {
 }
 
 function matchesSubject(toolName: string, subject: string, pattern: string, cwd: string): boolean {
-  if (pattern === '*' || pattern === '**') return true
-  if (!fileTools.has(toolName)) return globToRegExp(pattern).test(subject)
-  const relative = path.relative(cwd, path.resolve(cwd, subject)).split(path.sep).join('/') || '.'
-  return globToRegExp(pattern).test(relative)
+  if (!fileTools.has(toolName))
+    return pattern === '*' || pattern === '**' || globToRegExp(pattern).test(subject)
+  return matchesRelativePath(relativeToCwd(subject, cwd), pattern)
 }
 
 const globCache = new Map<string, RegExp>()

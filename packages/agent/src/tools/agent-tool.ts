@@ -1,6 +1,7 @@
 // The shape of a tool the agent runs itself: a zod input schema and a run function.
 // Failures are thrown; the agent turns them into `tool/result` events with `isError: true`.
 import type { z } from 'zod'
+import type { PathAccess } from '../confine-path.js'
 
 export interface ToolContext {
   /** The session's working directory; every path is confined to it. */
@@ -14,6 +15,15 @@ export interface ToolContext {
    * project (docs/architecture.md §12.2). Real paths.
    */
   readonly protectedPaths?: readonly string[]
+  /**
+   * The file tools call it with the real path they are about to open (relative to `cwd`,
+   * `/`-separated, after links inside it), before anything is created or opened; it throws to
+   * refuse. The agent refuses a path other than the one the permission decision saw (a link
+   * changed since) and asks the runtime's guard (deny rules, protected folders): docs/architecture.md §12.1.
+   * `walked`: a file or folder `list` or `grep` found beneath the path they were given (it must lie
+   * beneath the decided path; a deny rule on it leaves it out).
+   */
+  readonly checkRealPath?: (relativeRealPath: string, access: PathAccess, walked?: boolean) => Promise<void>
 }
 
 export interface ToolOutcome {

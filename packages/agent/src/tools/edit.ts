@@ -1,10 +1,10 @@
 // `edit`: exact string replacement in one file; refuses when the text is missing or ambiguous.
-import fs from 'node:fs/promises'
+import { constants } from 'node:fs'
 import { TangentError } from '@tangent/core'
 import { z } from 'zod'
-import { assertWritable, confinePath } from '../confine-path.js'
+import { openConfined } from '../confine-path.js'
 import { defineTool } from './agent-tool.js'
-import { replacedLinkNote, writeFileInPlace } from './write-file.js'
+import { readAll, replacedLinkNote, writeFileInPlace } from './write-file.js'
 
 export const EditInput = z.object({
   path: z.string().describe('File path relative to the working directory'),
@@ -18,34 +18,46 @@ export const editTool = defineTool<EditInput>({
   description:
     'Replace an exact piece of text in a file. oldText must occur exactly once unless replaceAll is true.',
   inputSchema: EditInput,
-  async run(input, { cwd, protectedPaths }) {
-    const target = await confinePath(cwd, input.path)
-    assertWritable(target, protectedPaths)
-    if (input.oldText === '') {
-      throw new TangentError('tool-failed', 'oldText is empty: give the exact text to replace.')
-    }
-    const text = await fs.readFile(target.absolute, 'utf8')
-    const count = countOccurrences(text, input.oldText)
-    if (count === 0) {
-      throw new TangentError(
-        'tool-failed',
-        `oldText was not found in ${target.relative}: read the file and copy the exact text, whitespace included.`,
-      )
-    }
-    if (count > 1 && !input.replaceAll) {
-      throw new TangentError(
-        'tool-failed',
-        `oldText matches ${count} times in ${target.relative}: include more surrounding text to make it unique, or set replaceAll.`,
-      )
-    }
-    // split/join, not String.replace: `$` in newText must stay literal. Never written through
-    // a hard link to a file elsewhere (write-file.ts).
-    const written = await writeFileInPlace(target.absolute, text.split(input.oldText).join(input.newText), {
-      relative: target.relative,
+  async run(input, { cwd, protectedPaths, checkRealPath }) {
+    // Read and written through one descriptor, opened without following a link out of cwd (confine-path.ts).
+    const target = await openConfined(cwd, input.path, {
+      access: 'write',
+      flags: constants.O_RDWR,
+      protectedPaths,
+      check: checkRealPath,
     })
-    const note = written.replacedLink ? replacedLinkNote(target.relative) : ''
-    return {
-      output: `Edited ${target.relative}: replaced ${count} occurrence${count === 1 ? '' : 's'}.${note}`,
+    const relative = target.path.relative
+    try {
+      if (input.oldText === '') {
+        throw new TangentError('tool-failed', 'oldText is empty: give the exact text to replace.')
+      }
+      const stat = target.kind === 'file' ? await target.handle.stat() : null
+      if (target.kind !== 'file' || !stat?.isFile()) {
+        throw new TangentError('tool-failed', `${relative} is not a regular file: it cannot be edited.`)
+      }
+      const text = (await readAll(target.handle, stat.size)).toString('utf8')
+      const count = countOccurrences(text, input.oldText)
+      if (count === 0) {
+        throw new TangentError(
+          'tool-failed',
+          `oldText was not found in ${relative}: read the file and copy the exact text, whitespace included.`,
+        )
+      }
+      if (count > 1 && !input.replaceAll) {
+        throw new TangentError(
+          'tool-failed',
+          `oldText matches ${count} times in ${relative}: include more surrounding text to make it unique, or set replaceAll.`,
+        )
+      }
+      // split/join, not String.replace: `$` in newText must stay literal. Never written through
+      // a hard link to a file elsewhere (write-file.ts).
+      const written = await writeFileInPlace(target, text.split(input.oldText).join(input.newText))
+      const note = written.replacedLink ? replacedLinkNote(relative) : ''
+      return {
+        output: `Edited ${relative}: replaced ${count} occurrence${count === 1 ? '' : 's'}.${note}`,
+      }
+    } finally {
+      await target.close()
     }
   },
 })

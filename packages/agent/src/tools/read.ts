@@ -1,9 +1,10 @@
 // `read`: a text file's content, optionally a range of lines, capped for the model.
-import fs from 'node:fs/promises'
+import { constants } from 'node:fs'
 import { TangentError } from '@tangent/core'
 import { z } from 'zod'
-import { confinePath } from '../confine-path.js'
+import { openConfined } from '../confine-path.js'
 import { defineTool } from './agent-tool.js'
+import { readAll } from './write-file.js'
 
 export const ReadInput = z.object({
   path: z.string().describe('File path relative to the working directory'),
@@ -18,21 +19,33 @@ const maxFileBytes = 10 * 1024 * 1024
 export const readTool = defineTool<ReadInput>({
   description: 'Read a text file in the working directory. Use offset/limit (lines) for large files.',
   inputSchema: ReadInput,
-  async run(input, { cwd }) {
-    const target = await confinePath(cwd, input.path)
-    const stat = await fs.stat(target.absolute)
-    if (stat.isDirectory()) {
-      throw new TangentError('tool-failed', `${target.relative} is a directory: use the list tool.`)
+  async run(input, { cwd, checkRealPath }) {
+    // Opened without following a link out of cwd; what is read is what was checked (confine-path.ts).
+    const target = await openConfined(cwd, input.path, {
+      access: 'read',
+      flags: constants.O_RDONLY,
+      check: checkRealPath,
+    })
+    const relative = target.path.relative
+    let bytes: Buffer
+    try {
+      if (target.kind === 'directory') {
+        throw new TangentError('tool-failed', `${relative} is a directory: use the list tool.`)
+      }
+      const stat = await target.handle.stat()
+      if (!stat.isFile()) throw new TangentError('tool-failed', `${relative} is not a regular file.`)
+      if (stat.size > maxFileBytes) {
+        throw new TangentError(
+          'tool-failed',
+          `${relative} is ${stat.size} bytes, too large to read (limit ${maxFileBytes}): use grep or bash (head, sed -n) to look at parts of it.`,
+        )
+      }
+      bytes = await readAll(target.handle, stat.size)
+    } finally {
+      await target.close()
     }
-    if (stat.size > maxFileBytes) {
-      throw new TangentError(
-        'tool-failed',
-        `${target.relative} is ${stat.size} bytes, too large to read (limit ${maxFileBytes}): use grep or bash (head, sed -n) to look at parts of it.`,
-      )
-    }
-    const bytes = await fs.readFile(target.absolute)
     if (bytes.subarray(0, 8192).includes(0)) {
-      return { output: `${target.relative} is a binary file (${bytes.length} bytes); not shown.` }
+      return { output: `${relative} is a binary file (${bytes.length} bytes); not shown.` }
     }
     let text = bytes.toString('utf8')
     if (input.offset !== undefined || input.limit !== undefined) {

@@ -1,8 +1,8 @@
 // `write`: creates or replaces a file (or appends to it), creating parent directories.
-import fs from 'node:fs/promises'
-import path from 'node:path'
+import { constants } from 'node:fs'
+import { TangentError } from '@tangent/core'
 import { z } from 'zod'
-import { assertWritable, confinePath } from '../confine-path.js'
+import { openConfined } from '../confine-path.js'
 import { defineTool } from './agent-tool.js'
 import { replacedLinkNote, writeFileInPlace } from './write-file.js'
 
@@ -17,20 +17,33 @@ export const writeTool = defineTool<WriteInput>({
   description:
     'Write a text file in the working directory (replacing it, or appending with append: true). Parent directories are created.',
   inputSchema: WriteInput,
-  async run(input, { cwd, protectedPaths }) {
-    const target = await confinePath(cwd, input.path)
-    assertWritable(target, protectedPaths)
-    await fs.mkdir(path.dirname(target.absolute), { recursive: true })
-    const bytes = Buffer.byteLength(input.content)
-    // Never through a hard link to a file elsewhere (write-file.ts).
-    const written = await writeFileInPlace(target.absolute, input.content, {
-      append: input.append === true,
-      relative: target.relative,
+  async run(input, { cwd, protectedPaths, checkRealPath }) {
+    // Parents are created and the file opened without following a link out of cwd (confine-path.ts).
+    const target = await openConfined(cwd, input.path, {
+      access: 'write',
+      // Append reads the old content when it replaces a hard-linked file (write-file.ts).
+      flags: input.append ? constants.O_RDWR | constants.O_APPEND : constants.O_WRONLY,
+      create: true,
+      protectedPaths,
+      check: checkRealPath,
     })
-    const note = written.replacedLink ? replacedLinkNote(target.relative) : ''
-    if (input.append) {
-      return { output: `Appended ${bytes} bytes to ${target.relative} (now ${written.size} bytes).${note}` }
+    const relative = target.path.relative
+    try {
+      if (target.kind === 'directory') throw notAFile(relative)
+      const bytes = Buffer.byteLength(input.content)
+      // Never through a hard link to a file elsewhere (write-file.ts).
+      const written = await writeFileInPlace(target, input.content, { append: input.append === true })
+      const note = written.replacedLink ? replacedLinkNote(relative) : ''
+      if (input.append) {
+        return { output: `Appended ${bytes} bytes to ${relative} (now ${written.size} bytes).${note}` }
+      }
+      return { output: `Wrote ${relative} (${bytes} bytes).${note}` }
+    } finally {
+      await target.close()
     }
-    return { output: `Wrote ${target.relative} (${bytes} bytes).${note}` }
   },
 })
+
+function notAFile(relative: string): TangentError {
+  return new TangentError('tool-failed', `${relative} is a directory: it cannot be written.`)
+}
