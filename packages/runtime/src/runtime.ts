@@ -301,6 +301,7 @@ export class Runtime {
           permissions,
           // A session's folder may hold the data directory: no tool writes the logs (§12.2).
           protectedPaths: dataFilesOf(this.#realHome),
+          bashPassEnv: passEnvOf(env.TANGENT_BASH_PASS_ENV),
         }))
     this.#agents = new AgentPool(
       (session) => {
@@ -390,7 +391,8 @@ export class Runtime {
     const agentModule = await import('@tangent/agent')
     if (this.#agentModule) return
     this.#agentModule = agentModule
-    if (this.#sandboxMode !== 'off' && !this.#closing) this.#bashSandbox = new agentModule.BashSandbox()
+    if (this.#sandboxMode !== 'off' && !this.#closing)
+      this.#bashSandbox = new agentModule.BashSandbox({ dataDirectory: this.#realHome })
   }
 
   #loadedAgentModule(): typeof import('@tangent/agent') {
@@ -1576,6 +1578,11 @@ function realHomeOf(home: string): string {
  * What in the data directory no tool may write (§12.2): everything but `worktrees/`, where a
  * worktree fork's session works. The names the data directory holds, and any other entry in it now.
  */
+/** TANGENT_BASH_PASS_ENV: names of secret-looking variables bash commands still get (§12.2). */
+function passEnvOf(value: string | undefined): string[] {
+  return (value ?? '').split(/[\s,]+/).filter((name) => name !== '')
+}
+
 function dataFilesOf(home: string): string[] {
   const names = new Set(['sessions', 'snapshots', 'catalog.json', 'catalog.journal', 'catalog.clean'])
   for (const name of ['workspaces.json', 'host.json', 'lock']) names.add(name)
