@@ -221,9 +221,13 @@ describe.runIf(available)('the tree a sandboxed command sees', () => {
     fs.writeFileSync(path.join(cwd, '.tangent', 'config.json'), '{}\n')
     git(cwd, 'add', '-A')
     git(cwd, 'commit', '-qm', 'config')
+    // The library resolved its stand-ins (.bashrc, .gitconfig, .vscode, .claude…) against the
+    // process's folder: here, as when the CLI runs in the project, that is the session's.
+    const runnerFolder = process.cwd()
+    process.chdir(cwd)
     const result = await bash(
       'ls -A; echo ---; git status --porcelain; echo ---; echo x > x.txt; git add -A && git -c user.name=t -c user.email=t@t commit -qm all && echo committed',
-    )
+    ).finally(() => process.chdir(runnerFolder))
     const [inside, status] = result.output.split('---\n')
     expect((inside ?? '').trim().split('\n').sort()).toEqual(['.git', '.tangent', 'base.txt'])
     expect(status).toBe('')
