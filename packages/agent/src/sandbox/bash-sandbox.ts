@@ -8,8 +8,9 @@ import { existsSync, lstatSync, realpathSync } from 'node:fs'
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { isInside } from '../confine-path.js'
-import { bubblewrapArguments } from './bubblewrap-arguments.js'
+import { type BubblewrapIsolation, bubblewrapArguments } from './bubblewrap-arguments.js'
 import { gitWriteRules, type ProtectedPath } from './git-write-rules.js'
 import { Placeholders } from './placeholders.js'
 import { defaultTempRoot, privateTempDirectory } from './private-temp.js'
@@ -86,8 +87,8 @@ export class BashSandbox implements CommandSandbox {
   readonly #placeholders = new Placeholders()
   readonly #seatbelt = new SeatbeltLibrary()
   #probe: Promise<SandboxProbe> | null = null
-  /** Whether bubblewrap can make a user namespace here (probed; forbids nested ones then). */
-  #userNamespace = true
+  /** How bubblewrap isolates commands here: the best the probe found working. */
+  #isolation: BubblewrapIsolation = { kind: 'plain' }
   #seatbeltStarted: Promise<void> | null = null
   #disposed = false
 
@@ -153,7 +154,7 @@ export class BashSandbox implements CommandSandbox {
         writable: git.allowWrite,
         readOnly: placeholders.mounts,
         hidden,
-        userNamespace: this.#userNamespace,
+        isolation: this.#isolation,
       },
       command,
     )
@@ -231,15 +232,15 @@ export class BashSandbox implements CommandSandbox {
     }
     const trialDirectory = await mkdtemp(path.join(os.tmpdir(), 'tangent-sandbox-probe-'))
     try {
-      let failure = await this.#trial(trialDirectory)
-      // An older bubblewrap (no --disable-userns), or one that may not make user namespaces
-      // (setuid, or unprivileged ones turned off): without a user namespace of its own.
-      if (failure !== null && kind === 'bubblewrap') {
-        this.#userNamespace = false
-        const second = await this.#trial(trialDirectory)
-        if (second === null) failure = null
+      let failure: string | null = null
+      for (const isolation of kind === 'bubblewrap' ? bubblewrapIsolations() : [this.#isolation]) {
+        this.#isolation = isolation
+        const trial = await this.#trial(trialDirectory)
+        if (trial === null) return { available: true, kind }
+        // The best one's failure says most: the others are fallbacks for unusual machines.
+        failure ??= trial
       }
-      return failure === null ? { available: true, kind } : { available: false, kind, reason: failure }
+      return { available: false, kind, reason: failure ?? 'no way to sandbox commands here' }
     } catch (error) {
       return { available: false, kind, reason: error instanceof Error ? error.message : String(error) }
     } finally {
@@ -274,6 +275,30 @@ export class BashSandbox implements CommandSandbox {
     } finally {
       await sandboxed.release()
     }
+  }
+}
+
+/** The isolations to try, best first (bubblewrap-arguments.ts). */
+function bubblewrapIsolations(): BubblewrapIsolation[] {
+  const helper = seccompHelperPath()
+  return [
+    ...(helper !== undefined ? [{ kind: 'seccomp' as const, helper }] : []),
+    { kind: 'user-namespace' },
+    { kind: 'plain' },
+  ]
+}
+
+/** The sandbox library's `apply-seccomp` for this machine (x64, arm64), when it is installed. */
+function seccompHelperPath(): string | undefined {
+  const architecture = process.arch === 'x64' ? 'x64' : process.arch === 'arm64' ? 'arm64' : undefined
+  if (architecture === undefined) return undefined
+  try {
+    const main = fileURLToPath(import.meta.resolve('@anthropic-ai/sandbox-runtime'))
+    const helper = path.join(path.dirname(main), '..', 'vendor', 'seccomp', architecture, 'apply-seccomp')
+    return existsSync(helper) ? realpathSync(helper) : undefined
+  } catch {
+    // The library is not installed: the other isolations remain.
+    return undefined
   }
 }
 

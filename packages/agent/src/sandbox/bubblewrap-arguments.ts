@@ -16,11 +16,26 @@ export interface BubblewrapLayout {
   readonly hidden: readonly string[]
   /** The command's TMPDIR (the rest of its environment is bubblewrap's own, from spawn). */
   readonly tempDirectory: string
-  /** Whether this bubblewrap can make a user namespace and forbid nested ones (probed). */
-  readonly userNamespace: boolean
+  readonly isolation: BubblewrapIsolation
 }
 
+/**
+ * How the command is kept from undoing its mounts and from reaching programs outside through
+ * Unix sockets (a D-Bus session bus runs commands, a Docker socket is root), best first; the
+ * probe picks the first that works here.
+ * - `seccomp`: a user namespace of its own, and the sandbox library's `apply-seccomp` helper
+ *   (`helper`), which refuses Unix sockets and further user namespaces;
+ * - `user-namespace`: a user namespace, no nested ones (bubblewrap 0.8+), no capabilities —
+ *   Unix sockets on the file system stay reachable;
+ * - `plain`: no user namespace (a setuid bubblewrap), no capabilities; the same.
+ */
+export type BubblewrapIsolation =
+  | { readonly kind: 'seccomp'; readonly helper: string }
+  | { readonly kind: 'user-namespace' }
+  | { readonly kind: 'plain' }
+
 export function bubblewrapArguments(layout: BubblewrapLayout, command: string): string[] {
+  const { isolation } = layout
   const mounts = [
     ...layout.hidden.map((target) => ({ target, args: ['--tmpfs', target] })),
     { target: layout.cwd, args: ['--bind', layout.cwd, layout.cwd] },
@@ -29,6 +44,10 @@ export function bubblewrapArguments(layout: BubblewrapLayout, command: string): 
       args: ['--bind', target, target],
     })),
     ...layout.readOnly.map((target) => ({ target, args: ['--ro-bind', target, target] })),
+    // Reachable even where it lies in a hidden folder.
+    ...(isolation.kind === 'seccomp'
+      ? [{ target: isolation.helper, args: ['--ro-bind', isolation.helper, isolation.helper] }]
+      : []),
   ]
   // A mount hides what was mounted at or below its path before it: parents first, so a
   // protected path stays protected inside a writable folder and a worktree inside the (hidden)
@@ -38,9 +57,7 @@ export function bubblewrapArguments(layout: BubblewrapLayout, command: string): 
     '--die-with-parent',
     '--new-session',
     '--unshare-all',
-    ...(layout.userNamespace ? ['--unshare-user', '--disable-userns'] : []),
-    '--cap-drop',
-    'ALL',
+    ...isolationArguments(isolation),
     '--ro-bind',
     '/',
     '/',
@@ -54,13 +71,22 @@ export function bubblewrapArguments(layout: BubblewrapLayout, command: string): 
     '--setenv',
     'TMPDIR',
     layout.tempDirectory,
+    // The helper makes a user namespace of its own; `0`: none may be made inside it.
+    ...(isolation.kind === 'seccomp' ? ['--setenv', 'SRT_ALLOW_NESTED_USERNS', '0'] : []),
     '--chdir',
     layout.cwd,
     '--',
+    ...(isolation.kind === 'seccomp' ? [isolation.helper] : []),
     'bash',
     '-c',
     command,
   ]
+}
+
+function isolationArguments(isolation: BubblewrapIsolation): string[] {
+  if (isolation.kind === 'seccomp') return ['--unshare-user']
+  if (isolation.kind === 'user-namespace') return ['--unshare-user', '--disable-userns', '--cap-drop', 'ALL']
+  return ['--cap-drop', 'ALL']
 }
 
 function depthOf(target: string): number {

@@ -5,6 +5,7 @@
 // command starts outlives it or Tangent.
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -255,6 +256,27 @@ describe.runIf(available)('the tree a sandboxed command sees', () => {
     expect(inside.output).not.toContain('secret-token')
     expect(inside.output).toContain('committed')
     expect(git(main, 'log', '-1', '--format=%s', 'f1')).toBe('w\n')
+  })
+})
+
+describe.runIf(available && ['x64', 'arm64'].includes(process.arch))('Unix sockets', () => {
+  it('cannot be opened, so no program outside (a D-Bus session bus, Docker) runs anything', async () => {
+    let connections = 0
+    const server = net.createServer((socket) => {
+      connections += 1
+      socket.destroy()
+    })
+    const socketPath = path.join(base, 'outside.sock')
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve))
+    try {
+      const script = `require('node:net').connect(${JSON.stringify(socketPath)}).on('connect', () => console.log('connected')).on('error', (e) => console.log(e.code))`
+      const result = await bash(`${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}`)
+      expect(result.output).not.toContain('connected')
+      expect(result.output).toMatch(/EPERM|EACCES/)
+      expect(connections).toBe(0)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
 
