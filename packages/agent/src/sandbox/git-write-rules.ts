@@ -5,6 +5,7 @@
 // repository and, for a worktree fork, in the main repository whose git directory it shares. What
 // `git add` and `git commit` write (objects, refs, logs, index, HEAD) stays writable.
 import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { isInside } from '../confine-path.js'
@@ -63,9 +64,13 @@ export async function gitWriteRules(cwd: string): Promise<GitWriteRules> {
       { path: path.join(gitDirectory, 'gitdir'), absent: 'skip' },
     )
   }
-  // core.hooksPath may name a folder of the working tree (husky's `.husky/`).
+  // core.hooksPath may name a folder of the working tree (husky's `.husky/`), existing or not;
+  // one elsewhere is read-only like everything outside the session's folders.
   if (hooksDirectory !== path.join(commonDirectory, 'hooks'))
-    protect.push({ path: hooksDirectory, absent: 'skip' })
+    protect.push({
+      path: outermostAbsent(hooksDirectory, cwd),
+      absent: isInside(cwd, hooksDirectory) ? 'directory' : 'skip',
+    })
   const dotGitStat = await lstat(dotGit).catch(() => null)
   // A worktree's `.git` file names where its metadata is; an absent `.git` (cwd below the
   // repository's root) would let `git init` make a nested repository; any `.git` folder that is
@@ -77,6 +82,14 @@ export async function gitWriteRules(cwd: string): Promise<GitWriteRules> {
     (directory, index, all) => !isInside(cwd, directory) && all.indexOf(directory) === index,
   )
   return { allowWrite, protect }
+}
+
+/** `target`, or its outermost ancestor inside `root` that does not exist: what stops its creation. */
+function outermostAbsent(target: string, root: string): string {
+  let outermost = target
+  for (let parent = path.dirname(target); parent !== root && isInside(root, parent) && !existsSync(parent); )
+    [outermost, parent] = [parent, path.dirname(parent)]
+  return outermost
 }
 
 /** The git directories of the repository `cwd` is in (real paths); null outside one. */

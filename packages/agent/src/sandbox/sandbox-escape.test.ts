@@ -183,6 +183,18 @@ describe.runIf(available)('git machinery in the sandbox', () => {
     expect(fs.existsSync(path.join(mainGit, 'commondir'))).toBe(false)
   })
 
+  it('keeps core.hooksPath read-only where it names a folder of the working tree, existing or not', async () => {
+    makeRepository(cwd)
+    git(cwd, 'config', 'core.hooksPath', '.husky/_')
+    const result = await bash('mkdir -p .husky/_ && echo evil > .husky/_/pre-commit; echo done')
+    expect(result.output).toMatch(/Read-only file system/)
+    expect(fs.existsSync(path.join(cwd, '.husky'))).toBe(false)
+    fs.mkdirSync(path.join(cwd, '.husky', '_'), { recursive: true })
+    fs.writeFileSync(path.join(cwd, '.husky', '_', 'pre-commit'), 'npm test\n')
+    await bash('echo evil > .husky/_/pre-commit; echo evil > .husky/_/post-checkout')
+    expect(snapshot(path.join(cwd, '.husky'))).toEqual({ _: '<dir>', '_/pre-commit': 'npm test\n' })
+  })
+
   it('cannot git init a folder that is not a repository, nor one below a repository', async () => {
     const result = await bash(
       'git init -q; mkdir -p .git/hooks && echo evil > .git/hooks/post-checkout; echo kept > file.txt; ls -A',
@@ -335,6 +347,25 @@ describe('processes a command starts', () => {
     await aborted
     await settle()
     expect(processesWith(`sleep ${marker}.`)).toEqual([])
+  })
+
+  it('left behind by a Tangent killed while they ran unsandboxed end at the next command', async () => {
+    const marker = `${7000 + Math.floor(Math.random() * 1000)}`
+    // The process id of a Tangent that is gone: a process that has exited.
+    const gone = spawn('true')
+    await new Promise((resolve) => gone.on('exit', resolve))
+    const orphan = spawn('setsid', ['sleep', `${marker}.1`], {
+      env: { ...process.env, TANGENT_COMMAND_ID: `${gone.pid}-orphan` },
+      stdio: 'ignore',
+      detached: true,
+    })
+    orphan.unref()
+    for (let waited = 0; processesWith(`sleep ${marker}.1`).length === 0 && waited < 5000; waited += 50)
+      await settle(50)
+    expect(processesWith(`sleep ${marker}.1`)).toHaveLength(1)
+    await bash('true', { sandbox: null })
+    await settle()
+    expect(processesWith(`sleep ${marker}.1`)).toEqual([])
   })
 
   it.runIf(available)('end when the process running them is killed with SIGKILL', async () => {

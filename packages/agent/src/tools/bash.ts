@@ -3,14 +3,19 @@
 // in its environment. Every process it starts ends with it: its process group, a marker in its
 // environment (kill-group.ts) and, sandboxed, bubblewrap's PID namespace, which dies with Tangent.
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { z } from 'zod'
 import { resolveWorkingDirectory } from '../confine-path.js'
 import type { CommandSandbox, SandboxedCommand, SandboxNetwork } from '../sandbox/bash-sandbox.js'
 import { commandEnvironment } from '../sandbox/command-environment.js'
 import { type AgentTool, defineTool } from './agent-tool.js'
-import { commandMarkerVariable, killGroup, killMarked } from './kill-group.js'
+import {
+  commandMarkerVariable,
+  killGroup,
+  killMarked,
+  killOrphanedCommands,
+  newCommandMarker,
+} from './kill-group.js'
 import { OutputBuffer } from './output-buffer.js'
 
 export const BashInput = z.object({
@@ -53,6 +58,7 @@ const killGraceMs = 500
 export function createBashTool(options: BashToolOptions = {}): AgentTool {
   const defaultTimeoutMs = options.timeoutMs ?? 120_000
   const maxOutputBytes = options.maxOutputBytes ?? 30_000
+  let sweptOrphans = false
   return defineTool<BashInput>({
     description: `Run a bash command in the working directory (stdout and stderr combined, timeout ${Math.round(defaultTimeoutMs / 1000)} s, output capped). Non-zero exit codes are reported as errors.`,
     inputSchema: BashInput,
@@ -85,7 +91,12 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
           }
         }
       }
-      const marker = randomBytes(12).toString('base64url')
+      // What a Tangent killed -9 left running goes before this one starts (once per tool).
+      if (!sweptOrphans) {
+        sweptOrphans = true
+        killOrphanedCommands()
+      }
+      const marker = newCommandMarker()
       const env = commandEnvironment(options.env ?? process.env, options.passEnv, {
         [commandMarkerVariable]: marker,
       })
