@@ -15,7 +15,7 @@ import { gitWriteRules, type ProtectedPath } from './git-write-rules.js'
 import { Placeholders } from './placeholders.js'
 import { defaultTempRoot, privateTempDirectory } from './private-temp.js'
 import type { SandboxKind, SandboxProbe } from './sandbox-status.js'
-import { SeatbeltLibrary, seatbeltDependencyErrors } from './seatbelt-sandbox.js'
+import { seatbeltDependencyErrors, seatbeltLibrary } from './seatbelt-sandbox.js'
 
 /** `false`: no network; a list: only these domains (`example.com`, `*.example.com`, `host:443`; macOS only). */
 export type SandboxNetwork = false | readonly string[]
@@ -85,7 +85,6 @@ export class BashSandbox implements CommandSandbox {
   readonly #tempRoot: string
   readonly #dataDirectory: string | undefined
   readonly #placeholders = new Placeholders()
-  readonly #seatbelt = new SeatbeltLibrary()
   #probe: Promise<SandboxProbe> | null = null
   /** How bubblewrap isolates commands here: the best the probe found working. */
   #isolation: BubblewrapIsolation = { kind: 'plain' }
@@ -178,7 +177,7 @@ export class BashSandbox implements CommandSandbox {
     this.#disposed = true
     if (this.#seatbeltStarted === null) return
     await this.#seatbeltStarted.catch(() => undefined)
-    await this.#seatbelt.stop()
+    await seatbeltLibrary.stop()
   }
 
   async #wrapSeatbelt(
@@ -194,9 +193,9 @@ export class BashSandbox implements CommandSandbox {
       options: SandboxWrapOptions
     },
   ): Promise<SandboxedCommand> {
-    this.#seatbeltStarted ??= this.#seatbelt.start()
+    this.#seatbeltStarted ??= seatbeltLibrary.start()
     await this.#seatbeltStarted
-    const wrapped = await this.#seatbelt.wrap(command, {
+    const wrapped = await seatbeltLibrary.wrap(command, {
       cwd: wrap.cwd,
       tempDirectory: wrap.tempDirectory,
       allowWrite: wrap.allowWrite,
@@ -227,7 +226,7 @@ export class BashSandbox implements CommandSandbox {
       }
     }
     if (kind === 'seatbelt') {
-      const errors = await seatbeltDependencyErrors(this.#seatbelt)
+      const errors = await seatbeltDependencyErrors()
       if (errors.length > 0) return { available: false, kind, reason: errors.join('; ') }
     }
     const trialDirectory = await mkdtemp(path.join(os.tmpdir(), 'tangent-sandbox-probe-'))

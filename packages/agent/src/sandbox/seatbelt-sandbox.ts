@@ -37,7 +37,7 @@ export interface SeatbeltCommand {
  * last one stops its proxies — which otherwise keep the process alive — and a later one starts
  * them again. The library is loaded on first use: it is ~100 modules.
  */
-export class SeatbeltLibrary {
+class SeatbeltLibrary {
   #library: Promise<SandboxLibrary> | null = null
   #users = 0
   #stopping: Promise<void> = Promise.resolve()
@@ -101,14 +101,17 @@ export class SeatbeltLibrary {
   }
 }
 
+/** The process's one library: it mirrors the library's own process-wide state. */
+export const seatbeltLibrary = new SeatbeltLibrary()
+
 /** Single-quoted for sh. */
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`
 }
 
 /** The library's check of its own dependencies (sandbox-exec on macOS). */
-export async function seatbeltDependencyErrors(library: SeatbeltLibrary): Promise<string[]> {
-  const { SandboxManager } = await library.load()
+export async function seatbeltDependencyErrors(): Promise<string[]> {
+  const { SandboxManager } = await seatbeltLibrary.load()
   if (!SandboxManager.isSupportedPlatform())
     return [`the sandbox library does not support ${process.platform}`]
   return (await SandboxManager.checkDependenciesAsync()).errors
