@@ -36,10 +36,10 @@ export type BubblewrapIsolation =
 
 export function bubblewrapArguments(layout: BubblewrapLayout, command: string): string[] {
   const { isolation } = layout
+  const writable = [layout.cwd, layout.tempDirectory, ...layout.writable]
   const mounts = [
     ...layout.hidden.map((target) => ({ target, args: ['--tmpfs', target] })),
-    { target: layout.cwd, args: ['--bind', layout.cwd, layout.cwd] },
-    ...[layout.tempDirectory, ...layout.writable].map((target) => ({
+    ...[...writable, ...anchorsOf(layout.readOnly, writable)].map((target) => ({
       target,
       args: ['--bind', target, target],
     })),
@@ -87,6 +87,23 @@ function isolationArguments(isolation: BubblewrapIsolation): string[] {
   if (isolation.kind === 'seccomp') return ['--unshare-user']
   if (isolation.kind === 'user-namespace') return ['--unshare-user', '--disable-userns', '--cap-drop', 'ALL']
   return ['--cap-drop', 'ALL']
+}
+
+/**
+ * The folders between a writable folder and a read-only path inside it, each bound onto itself
+ * (still writable): a mount point cannot be renamed or removed, so the command cannot move `.git`
+ * aside, with its read-only config and hooks inside, and put a folder of its own in its place.
+ */
+function anchorsOf(readOnly: readonly string[], writable: readonly string[]): string[] {
+  const anchors = new Set<string>()
+  for (const target of readOnly) {
+    const root = writable.find((folder) => target.startsWith(`${folder}${path.sep}`))
+    if (root === undefined) continue
+    for (let folder = path.dirname(target); folder !== root; folder = path.dirname(folder)) {
+      if (!readOnly.includes(folder) && !writable.includes(folder)) anchors.add(folder)
+    }
+  }
+  return [...anchors]
 }
 
 function depthOf(target: string): number {

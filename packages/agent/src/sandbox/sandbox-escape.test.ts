@@ -132,6 +132,9 @@ const attempts = [
   'echo "[core] fsmonitor = evil" > .git/config.worktree',
   'git config core.fsmonitor "touch /tmp/pwned"',
   'rm -rf .git/hooks',
+  'mv .git/hooks .git/hooks-moved',
+  // Moving the whole folder aside, read-only parts and all, and making a new one in its place.
+  'mv .git .git-moved && mkdir .git && echo "[core] fsmonitor = evil" > .git/config',
 ]
 
 describe.runIf(available)('git machinery in the sandbox', () => {
@@ -153,6 +156,7 @@ describe.runIf(available)('git machinery in the sandbox', () => {
     expect(machinery(path.join(cwd, '.git'))).toEqual(before)
     for (const absent of ['commondir', 'config.worktree', 'info/attributes', 'modules/x', 'worktrees/x'])
       expect(fs.existsSync(path.join(cwd, '.git', absent))).toBe(false)
+    expect(fs.existsSync(path.join(cwd, '.git-moved'))).toBe(false)
   })
 
   it('is read-only in the main repository for a worktree session, whose own commits still work', async () => {
@@ -191,8 +195,11 @@ describe.runIf(available)('git machinery in the sandbox', () => {
     expect(fs.existsSync(path.join(cwd, '.husky'))).toBe(false)
     fs.mkdirSync(path.join(cwd, '.husky', '_'), { recursive: true })
     fs.writeFileSync(path.join(cwd, '.husky', '_', 'pre-commit'), 'npm test\n')
-    await bash('echo evil > .husky/_/pre-commit; echo evil > .husky/_/post-checkout')
+    await bash(
+      'echo evil > .husky/_/pre-commit; echo evil > .husky/_/post-checkout; mv .husky .husky-moved && mkdir -p .husky/_ && echo evil > .husky/_/pre-commit',
+    )
     expect(snapshot(path.join(cwd, '.husky'))).toEqual({ _: '<dir>', '_/pre-commit': 'npm test\n' })
+    expect(fs.existsSync(path.join(cwd, '.husky-moved'))).toBe(false)
   })
 
   it('cannot git init a folder that is not a repository, nor one below a repository', async () => {
@@ -222,8 +229,11 @@ describe.runIf(available)('.tangent/ in the sandbox', () => {
   it('cannot be changed where it exists', async () => {
     fs.mkdirSync(path.join(cwd, '.tangent'))
     fs.writeFileSync(path.join(cwd, '.tangent', 'config.json'), '{"permission":{}}\n')
-    await bash('echo "{}" > .tangent/config.json; echo x > .tangent/other.json; rm -rf .tangent')
+    await bash(
+      'echo "{}" > .tangent/config.json; echo x > .tangent/other.json; rm -rf .tangent; mv .tangent .moved && mkdir .tangent && echo "{}" > .tangent/config.json',
+    )
     expect(snapshot(path.join(cwd, '.tangent'))).toEqual({ 'config.json': '{"permission":{}}\n' })
+    expect(fs.existsSync(path.join(cwd, '.moved'))).toBe(false)
   })
 })
 
