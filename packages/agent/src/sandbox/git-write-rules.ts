@@ -84,6 +84,22 @@ export async function gitWriteRules(cwd: string): Promise<GitWriteRules> {
   return { allowWrite, protect }
 }
 
+/**
+ * The real path of the hooks folder. Reached through a link in the session's folder, it is
+ * refused: the command could point the link elsewhere and put hooks there.
+ */
+async function hooksDirectoryOf(hooks: string, cwd: string): Promise<string> {
+  let existing = hooks
+  while (!existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing)
+  const real = path.join(await realpath(existing), path.relative(existing, hooks))
+  if (real !== hooks && isInside(cwd, hooks)) {
+    throw new Error(
+      `git's hooks folder ${hooks} is reached through a symbolic link, which the sandbox cannot make read-only; replace the link with what it points to, or run with TANGENT_SANDBOX=off.`,
+    )
+  }
+  return real
+}
+
 /** `target`, or its outermost ancestor inside `root` that does not exist: what stops its creation. */
 function outermostAbsent(target: string, root: string): string {
   let outermost = target
@@ -110,6 +126,6 @@ async function gitDirectoriesOf(
   return {
     gitDirectory: await realpath(gitDirectory),
     commonDirectory: await realpath(path.resolve(cwd, common)),
-    hooksDirectory: await realpath(path.resolve(cwd, hooks)).catch(() => path.resolve(cwd, hooks)),
+    hooksDirectory: await hooksDirectoryOf(path.resolve(cwd, hooks), cwd),
   }
 }

@@ -202,6 +202,15 @@ describe.runIf(available)('git machinery in the sandbox', () => {
     expect(fs.existsSync(path.join(cwd, '.husky-moved'))).toBe(false)
   })
 
+  it('refuses to run where the hooks folder is reached through a link the command could retarget', async () => {
+    makeRepository(cwd)
+    fs.mkdirSync(path.join(cwd, 'hooks-target', '_'), { recursive: true })
+    fs.symlinkSync('hooks-target', path.join(cwd, '.husky'))
+    git(cwd, 'config', 'core.hooksPath', '.husky/_')
+    await expect(bash('echo ran > ran.txt')).rejects.toThrow(/symbolic link/)
+    expect(fs.existsSync(path.join(cwd, 'ran.txt'))).toBe(false)
+  })
+
   it('cannot git init a folder that is not a repository, nor one below a repository', async () => {
     const result = await bash(
       'git init -q; mkdir -p .git/hooks && echo evil > .git/hooks/post-checkout; echo kept > file.txt; ls -A',
