@@ -3,8 +3,9 @@
 // anyway; so an empty folder or a harmless file is made before the command, mounted read-only,
 // and removed after it when it is still as made and no other sandbox has it mounted (removing a
 // mount point detaches the mounts of other namespaces on it). What a crash leaves behind is
-// harmless by construction: an empty `.tangent/`, `hooks/` or `.git/` folder (git skips an empty
-// `.git`), an empty config file, a commondir of `.` (git reads it as "this directory").
+// harmless by construction — an empty `.tangent/`, `hooks/` or `.git/` folder (git skips an empty
+// `.git`), an empty config file, a commondir of `.` (git reads it as "this directory") — and the
+// next command removes it: whatever looks exactly like a stand-in is treated as one.
 import { lstat, mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises'
 import type { ProtectedPath } from './git-write-rules.js'
 
@@ -47,6 +48,9 @@ export class Placeholders {
           )
         }
         if (stat !== null) {
+          // One just like a stand-in (an empty folder, a commondir of `.`) is taken for one a
+          // crash left behind, and removed after this command like the ones it makes.
+          if (await this.#adopt(entry, stat.isDirectory())) acquired.push(entry.path)
           mounts.push(entry.path)
           continue
         }
@@ -63,6 +67,19 @@ export class Placeholders {
       await release()
       throw error
     }
+  }
+
+  async #adopt(entry: ProtectedPath, isDirectory: boolean): Promise<boolean> {
+    if (entry.absent === 'skip') return false
+    const content = entry.content ?? ''
+    const kind = entry.absent
+    const alike =
+      kind === 'directory'
+        ? isDirectory && (await readdir(entry.path).catch(() => null))?.length === 0
+        : // Not an empty file: a repository's own config may be one.
+          content !== '' && !isDirectory && (await readFile(entry.path, 'utf8').catch(() => null)) === content
+    if (alike) this.#made.set(entry.path, { kind, content, users: 1 })
+    return alike
   }
 
   async #make(entry: ProtectedPath): Promise<'made' | 'exists' | 'unwritable'> {

@@ -228,6 +228,25 @@ describe.runIf(available)('git machinery in the sandbox', () => {
   })
 })
 
+describe.runIf(available)('stand-ins for absent paths', () => {
+  it('are shared by concurrent commands and gone after the last, with what a crash left behind', async () => {
+    makeRepository(cwd)
+    // Left by a Tangent that crashed during a command: removed after the next one.
+    fs.mkdirSync(path.join(cwd, '.tangent'))
+    fs.writeFileSync(path.join(cwd, '.git', 'commondir'), '.\n')
+    const [first, second] = await Promise.all([
+      bash('sleep 0.3; echo x > .tangent/x; echo one > one.txt'),
+      bash('sleep 0.5; echo two > two.txt; ls -A .tangent; echo listed'),
+    ])
+    expect(first.output).toMatch(/Read-only file system/)
+    expect(second.output).toContain('listed')
+    expect(fs.readFileSync(path.join(cwd, 'two.txt'), 'utf8')).toBe('two\n')
+    expect(fs.existsSync(path.join(cwd, '.tangent'))).toBe(false)
+    expect(fs.existsSync(path.join(cwd, '.git', 'commondir'))).toBe(false)
+    expect(git(cwd, 'status', '--porcelain')).toBe('?? one.txt\n?? two.txt\n')
+  })
+})
+
 describe.runIf(available)('.tangent/ in the sandbox', () => {
   it('cannot be created', async () => {
     const result = await bash('mkdir -p .tangent; echo "{}" > .tangent/config.json; echo done')
