@@ -52,6 +52,8 @@ export interface AgentOptions {
   bashTimeoutMs?: number
   /** The OS sandbox of the default bash tool (docs/architecture.md §12.2); none: bash runs unconfined. */
   bashSandbox?: Omit<BashSandboxSetting, 'tempKey'>
+  /** Secret-looking environment variables the default bash tool still passes to commands (§12.2). */
+  bashPassEnv?: readonly string[]
   /** Folders no tool may write, even inside the session's folder: Tangent's data directory (real paths). */
   protectedPaths?: readonly string[]
   /** Retries of a failed model call (AI SDK default 2; tests use 0). */
@@ -113,7 +115,15 @@ export class Agent {
     this.session = options.session
     this.#options = options
     const sandbox = options.bashSandbox && { ...options.bashSandbox, tempKey: options.session.id }
-    const tools = options.tools ?? createDefaultTools({ bash: { timeoutMs: options.bashTimeoutMs, sandbox } })
+    const tools =
+      options.tools ??
+      createDefaultTools({
+        bash: {
+          timeoutMs: options.bashTimeoutMs,
+          sandbox,
+          ...(options.bashPassEnv ? { passEnv: options.bashPassEnv } : {}),
+        },
+      })
     this.#tools = options.delegate ? { ...tools, task: createTaskTool(options.delegate) } : tools
     this.#turnTools = this.#tools
     this.#context = new SessionContext({

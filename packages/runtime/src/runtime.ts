@@ -302,6 +302,7 @@ export class Runtime {
           // A session's folder may hold the data directory: no tool writes the logs (§12.2).
           protectedPaths: dataFilesOf(this.#realHome),
           checkRealPath: filePathGuard(this.config, this.#realHome),
+          bashPassEnv: passEnvOf(env.TANGENT_BASH_PASS_ENV),
         }))
     this.#agents = new AgentPool(
       (session) => {
@@ -391,7 +392,8 @@ export class Runtime {
     const agentModule = await import('@tangent/agent')
     if (this.#agentModule) return
     this.#agentModule = agentModule
-    if (this.#sandboxMode !== 'off' && !this.#closing) this.#bashSandbox = new agentModule.BashSandbox()
+    if (this.#sandboxMode !== 'off' && !this.#closing)
+      this.#bashSandbox = new agentModule.BashSandbox({ dataDirectory: this.#realHome })
   }
 
   #loadedAgentModule(): typeof import('@tangent/agent') {
@@ -1577,6 +1579,11 @@ function realHomeOf(home: string): string {
  * What in the data directory no tool may write (§12.2): everything but `worktrees/`, where a
  * worktree fork's session works. The names the data directory holds, and any other entry in it now.
  */
+/** TANGENT_BASH_PASS_ENV: names of secret-looking variables bash commands still get (§12.2). */
+function passEnvOf(value: string | undefined): string[] {
+  return (value ?? '').split(/[\s,]+/).filter((name) => name !== '')
+}
+
 function dataFilesOf(home: string): string[] {
   const names = new Set(['sessions', 'snapshots', 'catalog.json', 'catalog.journal', 'catalog.clean'])
   for (const name of ['workspaces.json', 'host.json', 'lock']) names.add(name)

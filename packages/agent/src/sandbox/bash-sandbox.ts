@@ -1,24 +1,33 @@
-// The OS sandbox the bash tool runs commands in (docs/architecture.md §12.2), over
-// @anthropic-ai/sandbox-runtime (bubblewrap on Linux, Seatbelt on macOS). A command may write only
-// to the session's directory, its private temp directory (TMPDIR) and its repository's git
-// metadata; it reads everywhere; the network is off unless domains are allowed for it.
+// The OS sandbox the bash tool runs commands in (docs/architecture.md §12.2): bubblewrap on Linux,
+// run by Tangent itself; Seatbelt on macOS, through @anthropic-ai/sandbox-runtime. A command may
+// write only to the session's directory, its private temp directory (TMPDIR) and what `git commit`
+// writes of its repository; the repository's machinery, `.tangent/` and Tangent's data directory
+// are out of its reach; it reads everywhere else; the network is off.
 import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, lstatSync, realpathSync } from 'node:fs'
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime'
-import { gitWriteRules } from './git-write-rules.js'
+import { fileURLToPath } from 'node:url'
+import { isInside } from '../confine-path.js'
+import { type BubblewrapIsolation, bubblewrapArguments } from './bubblewrap-arguments.js'
+import { gitWriteRules, type ProtectedPath } from './git-write-rules.js'
+import { Placeholders } from './placeholders.js'
 import { defaultTempRoot, privateTempDirectory } from './private-temp.js'
 import type { SandboxKind, SandboxProbe } from './sandbox-status.js'
+import { seatbeltDependencyErrors, seatbeltLibrary } from './seatbelt-sandbox.js'
 
-/** `false`: no network; a list: only these domains (`example.com`, `*.example.com`, `host:443`). */
+/** `false`: no network; a list: only these domains (`example.com`, `*.example.com`, `host:443`; macOS only). */
 export type SandboxNetwork = false | readonly string[]
 
 export interface BashSandboxOptions {
   /** Where the per-session temp directories go (default `<os temp>/tangent-<uid>`). */
   tempRoot?: string
+  /**
+   * Tangent's data directory (TANGENT_HOME): commands see it as an empty read-only folder (the
+   * Host token, the session logs), except a worktree fork's folder inside it, their own cwd.
+   */
+  dataDirectory?: string
 }
 
 export interface SandboxWrapOptions {
@@ -28,21 +37,22 @@ export interface SandboxWrapOptions {
   tempKey: string
   /** Default false. */
   network?: SandboxNetwork
-  /** Folders the command may not write even inside `cwd` (Tangent's data directory). */
+  /** Paths the command may not write even inside `cwd` (Tangent's data files). */
   protectedPaths?: readonly string[]
   signal?: AbortSignal
 }
 
 /** A command ready to run in the sandbox. */
 export interface SandboxedCommand {
-  /** A shell command line: run it with `spawn(command, {shell: true, cwd})`. */
-  readonly command: string
+  /** Run `spawn(file, args, {cwd})`, with the command's environment. */
+  readonly file: string
+  readonly args: readonly string[]
   /** The command's TMPDIR. */
   readonly tempDirectory: string
-  /** The command's output with what the sandbox refused appended, for the model to read. */
+  /** The command's output with what the sandbox refused explained, for the model to read. */
   explain(output: string): string
-  /** Once, after the command has ended (or never started): releases what the wrap holds. */
-  release(): void
+  /** Once, after the command has ended (or never started): removes the wrap's placeholders. */
+  release(): Promise<void>
 }
 
 /** What the bash tool needs of a sandbox; BashSandbox is the real one. */
@@ -51,43 +61,45 @@ export interface CommandSandbox {
   wrap(command: string, options: SandboxWrapOptions): Promise<SandboxedCommand>
 }
 
-/** The process-wide configuration; every command narrows it with its own (per-call) rules. */
-const baseConfig: SandboxRuntimeConfig = {
-  network: { allowedDomains: [], deniedDomains: [] },
-  filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
-}
-
-// The library is one per process (its proxies, its mount-point bookkeeping). These count the
-// BashSandbox instances using it, so the last one to be disposed stops its proxies — which
-// otherwise keep the process alive — and a later one starts them again.
-let users = 0
-let stopping: Promise<void> = Promise.resolve()
-
-type SandboxLibrary = typeof import('@anthropic-ai/sandbox-runtime')
 /**
- * The library is loaded by the first probe or command, not on import: it is ~100 modules
- * (its proxies and certificates), and a process that never runs bash (`tangent show`) needs none.
+ * Files of a project that tools run code from when the user opens it (editors, shells, git, MCP
+ * clients): read-only where they exist, as the sandbox library keeps them.
  */
-let library: Promise<SandboxLibrary> | null = null
-function sandboxLibrary(): Promise<SandboxLibrary> {
-  library ??= import('@anthropic-ai/sandbox-runtime')
-  return library
-}
+const projectConfigFiles = [
+  '.gitconfig',
+  '.gitmodules',
+  '.bashrc',
+  '.bash_profile',
+  '.zshrc',
+  '.zprofile',
+  '.profile',
+  '.ripgreprc',
+  '.mcp.json',
+  '.vscode',
+  '.idea',
+  '.claude/commands',
+  '.claude/agents',
+]
 
 export class BashSandbox implements CommandSandbox {
   readonly #tempRoot: string
+  readonly #dataDirectory: string | undefined
+  readonly #placeholders = new Placeholders()
   #probe: Promise<SandboxProbe> | null = null
-  #started: Promise<void> | null = null
+  /** How bubblewrap isolates commands here: the best the probe found working. */
+  #isolation: BubblewrapIsolation = { kind: 'plain' }
+  #seatbeltStarted: Promise<void> | null = null
   #disposed = false
 
   constructor(options: BashSandboxOptions = {}) {
     this.#tempRoot = options.tempRoot ?? defaultTempRoot()
+    this.#dataDirectory = options.dataDirectory && realPathOrSelf(options.dataDirectory)
   }
 
   /**
-   * Whether commands can be sandboxed here: the platform, the tools the library needs (bwrap,
-   * socat, rg on Linux) and one real sandboxed `true` — which fails where bubblewrap cannot make
-   * namespaces (a container without them). Asked once; the answer is kept.
+   * Whether commands can be sandboxed here: the platform, its tool (bwrap, sandbox-exec) and one
+   * real sandboxed `true` — which fails where bubblewrap cannot make namespaces (a container
+   * without them). Asked once; the answer is kept.
    */
   probe(): Promise<SandboxProbe> {
     this.#probe ??= this.#runProbe()
@@ -96,94 +108,138 @@ export class BashSandbox implements CommandSandbox {
 
   /** Wraps `command` for the sandbox. Call only after `probe()` said it is available. */
   async wrap(command: string, options: SandboxWrapOptions): Promise<SandboxedCommand> {
-    await this.#start()
-    const { getDefaultWritePaths, SandboxManager } = await sandboxLibrary()
+    if (this.#disposed) throw new Error('This BashSandbox was disposed.')
+    const kind = sandboxKindOf(process.platform)
+    const allowed = options.network === undefined || options.network === false ? [] : options.network
+    if (kind === 'bubblewrap' && allowed.length > 0) {
+      throw new Error(
+        'Allowing network domains to a sandboxed command is not supported on Linux: its network is always off.',
+      )
+    }
     const cwd = await realpath(options.cwd)
     const tempDirectory = await privateTempDirectory(this.#tempRoot, options.tempKey)
     const git = await gitWriteRules(cwd)
-    const commandId = randomBytes(16).toString('base64url')
-    const filesystem = {
-      denyRead: [],
-      allowWrite: [cwd, tempDirectory, ...git.allowWrite],
-      // The library's own conveniences (a shared /tmp/claude, ~/.npm/_logs) would let sessions
-      // write outside their directory: where they exist, they are read-only here.
-      denyWrite: [
-        ...git.denyWrite,
-        // The project's Tangent config decides what the agent may do (docs/architecture.md §12.1).
-        ...(existsSync(path.join(cwd, '.tangent')) ? [path.join(cwd, '.tangent')] : []),
-        // Tangent's data directory, when the project holds it: the logs a command is recorded in.
-        ...(options.protectedPaths ?? []).filter((folder) => existsSync(folder)),
-        ...getDefaultWritePaths().filter((p) => !p.startsWith('/dev/') && existsSync(p)),
-      ],
-    }
-    // The library sets TMPDIR to its own shared folder; each session gets its private one.
-    const inner = `export TMPDIR=${shellQuote(tempDirectory)}; ${command}`
-    const wrapped = await SandboxManager.wrapWithSandbox(inner, undefined, { filesystem }, options.signal, {
-      commandId,
-      commandText: command,
-    })
-    const allowed = options.network === undefined || options.network === false ? [] : options.network
-    if (allowed.length > 0)
-      SandboxManager.registerCommandNetworkLists(commandId, { allowedDomains: [...allowed] })
+    const data = this.#dataDirectory
+    // A session started in the data directory itself keeps it visible (its files stay read-only).
+    const hidden = data !== undefined && existsSync(data) && data !== cwd ? [data] : []
+    const protect: ProtectedPath[] = [
+      ...git.protect,
+      // The project's Tangent config decides what the agent may do (§12.1), existing or not.
+      { path: path.join(cwd, '.tangent'), absent: 'directory' },
+      ...(options.protectedPaths ?? [])
+        .filter((target) => !hidden.some((folder) => isInside(folder, target)))
+        .map((target) => ({ path: target, absent: 'skip' as const })),
+      ...projectConfigFiles
+        .map((name) => path.join(cwd, name))
+        // A link among these is left alone rather than refusing every command of the project.
+        .filter((target) => lstatSync(target, { throwIfNoEntry: false })?.isSymbolicLink() === false)
+        .map((target) => ({ path: target, absent: 'skip' as const })),
+    ]
+    const scope = { cwd, tempDirectory, networkOff: allowed.length === 0 }
+    if (kind === 'seatbelt')
+      return this.#wrapSeatbelt(command, {
+        ...scope,
+        allowWrite: git.allowWrite,
+        protect,
+        hidden,
+        allowed,
+        options,
+      })
+    const placeholders = await this.#placeholders.acquire(protect)
+    const args = bubblewrapArguments(
+      {
+        cwd,
+        tempDirectory,
+        writable: git.allowWrite,
+        readOnly: placeholders.mounts,
+        hidden,
+        isolation: this.#isolation,
+      },
+      command,
+    )
     let released = false
     return {
-      command: wrapped,
+      file: 'bwrap',
+      args,
       tempDirectory,
-      explain: (output) =>
-        explainRefusals(SandboxManager.annotateStderrWithSandboxFailures(commandId, output), {
-          cwd,
-          tempDirectory,
-          networkOff: allowed.length === 0,
-        }),
-      release: () => {
+      explain: (output) => explainRefusals(output, scope),
+      release: async () => {
         if (released) return
         released = true
-        SandboxManager.unregisterCommandNetworkLists(commandId)
-        SandboxManager.cleanupAfterCommand()
+        await placeholders.release()
       },
     }
   }
 
-  /** Stops the library's proxies when no other BashSandbox of this process uses them. */
+  /** Stops the sandbox library's proxies (macOS) when no other BashSandbox of this process uses them. */
   async dispose(): Promise<void> {
     if (this.#disposed) return
     this.#disposed = true
-    if (this.#started === null) return
-    await this.#started.catch(() => undefined)
-    users -= 1
-    if (users === 0) stopping = sandboxLibrary().then(({ SandboxManager }) => SandboxManager.reset())
-    await stopping
+    if (this.#seatbeltStarted === null) return
+    await this.#seatbeltStarted.catch(() => undefined)
+    await seatbeltLibrary.stop()
   }
 
-  #start(): Promise<void> {
-    if (this.#disposed) return Promise.reject(new Error('This BashSandbox was disposed.'))
-    this.#started ??= (async () => {
-      users += 1
-      await stopping
-      const { SandboxManager } = await sandboxLibrary()
-      await SandboxManager.initialize(baseConfig)
-    })()
-    return this.#started
+  async #wrapSeatbelt(
+    command: string,
+    wrap: {
+      cwd: string
+      tempDirectory: string
+      networkOff: boolean
+      allowWrite: readonly string[]
+      protect: readonly ProtectedPath[]
+      hidden: readonly string[]
+      allowed: readonly string[]
+      options: SandboxWrapOptions
+    },
+  ): Promise<SandboxedCommand> {
+    this.#seatbeltStarted ??= seatbeltLibrary.start()
+    await this.#seatbeltStarted
+    const wrapped = await seatbeltLibrary.wrap(command, {
+      cwd: wrap.cwd,
+      tempDirectory: wrap.tempDirectory,
+      allowWrite: wrap.allowWrite,
+      protect: wrap.protect,
+      // Seatbelt denies reads by path, so a worktree inside the data directory would be unreadable:
+      // there, only the data files are hidden.
+      hidden: wrap.hidden.some((folder) => isInside(folder, wrap.cwd))
+        ? (wrap.options.protectedPaths ?? [])
+        : wrap.hidden,
+      allowedDomains: wrap.allowed,
+      ...(wrap.options.signal ? { signal: wrap.options.signal } : {}),
+    })
+    return {
+      file: '/bin/sh',
+      args: ['-c', wrapped.shellCommand],
+      tempDirectory: wrap.tempDirectory,
+      explain: (output) => explainRefusals(wrapped.annotate(output), wrap),
+      release: async () => wrapped.release(),
+    }
   }
 
   async #runProbe(): Promise<SandboxProbe> {
     const kind = sandboxKindOf(process.platform)
-    const { SandboxManager } = await sandboxLibrary()
-    if (kind === undefined || !SandboxManager.isSupportedPlatform()) {
+    if (kind === undefined) {
       return {
         available: false,
         reason: `no OS sandbox for ${process.platform} (Tangent uses bubblewrap on Linux, Seatbelt on macOS)`,
       }
     }
-    const dependencies = await SandboxManager.checkDependenciesAsync()
-    if (dependencies.errors.length > 0) {
-      const hint = kind === 'bubblewrap' ? ' (install bubblewrap, socat and ripgrep)' : ''
-      return { available: false, kind, reason: `${dependencies.errors.join('; ')}${hint}` }
+    if (kind === 'seatbelt') {
+      const errors = await seatbeltDependencyErrors()
+      if (errors.length > 0) return { available: false, kind, reason: errors.join('; ') }
     }
     const trialDirectory = await mkdtemp(path.join(os.tmpdir(), 'tangent-sandbox-probe-'))
     try {
-      const failure = await this.#trial(trialDirectory)
-      return failure === null ? { available: true, kind } : { available: false, kind, reason: failure }
+      let failure: string | null = null
+      for (const isolation of kind === 'bubblewrap' ? bubblewrapIsolations() : [this.#isolation]) {
+        this.#isolation = isolation
+        const trial = await this.#trial(trialDirectory)
+        if (trial === null) return { available: true, kind }
+        // The best one's failure says most: the others are fallbacks for unusual machines.
+        failure ??= trial
+      }
+      return { available: false, kind, reason: failure ?? 'no way to sandbox commands here' }
     } catch (error) {
       return { available: false, kind, reason: error instanceof Error ? error.message : String(error) }
     } finally {
@@ -195,22 +251,53 @@ export class BashSandbox implements CommandSandbox {
   async #trial(cwd: string): Promise<string | null> {
     const sandboxed = await this.wrap('true', { cwd, tempKey: 'probe' })
     try {
-      const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>(
-        (resolve, reject) => {
-          const child = spawn(sandboxed.command, { shell: true, cwd, stdio: ['ignore', 'ignore', 'pipe'] })
-          let stderr = ''
-          child.stderr.on('data', (chunk: Buffer) => {
-            stderr += chunk.toString()
-          })
-          child.on('error', reject)
-          child.on('close', (code) => resolve({ code, stderr }))
-        },
-      )
+      const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(sandboxed.file, sandboxed.args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
+        let stderr = ''
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString()
+        })
+        child.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({
+            code: null,
+            stderr:
+              error.code === 'ENOENT'
+                ? `${sandboxed.file} is not installed (install bubblewrap)`
+                : error.message,
+          }),
+        )
+        child.on('close', (code) => resolve({ code, stderr }))
+      })
       if (code === 0) return null
-      return `a sandboxed command fails here (exit ${code}): ${stderr.trim().split('\n').slice(0, 3).join(' ') || 'no message'}`
+      const message = stderr.trim().split('\n').slice(0, 3).join(' ') || 'no message'
+      return code === null ? message : `a sandboxed command fails here (exit ${code}): ${message}`
     } finally {
-      sandboxed.release()
+      await sandboxed.release()
     }
+  }
+}
+
+/** The isolations to try, best first (bubblewrap-arguments.ts). */
+function bubblewrapIsolations(): BubblewrapIsolation[] {
+  const helper = seccompHelperPath()
+  return [
+    ...(helper !== undefined ? [{ kind: 'seccomp' as const, helper }] : []),
+    { kind: 'user-namespace' },
+    { kind: 'plain' },
+  ]
+}
+
+/** The sandbox library's `apply-seccomp` for this machine (x64, arm64), when it is installed. */
+function seccompHelperPath(): string | undefined {
+  const architecture = process.arch === 'x64' ? 'x64' : process.arch === 'arm64' ? 'arm64' : undefined
+  if (architecture === undefined) return undefined
+  try {
+    const main = fileURLToPath(import.meta.resolve('@anthropic-ai/sandbox-runtime'))
+    const helper = path.join(path.dirname(main), '..', 'vendor', 'seccomp', architecture, 'apply-seccomp')
+    return existsSync(helper) ? realpathSync(helper) : undefined
+  } catch {
+    // The library is not installed: the other isolations remain.
+    return undefined
   }
 }
 
@@ -220,9 +307,13 @@ function sandboxKindOf(platform: NodeJS.Platform): SandboxKind | undefined {
   return undefined
 }
 
-/** Single-quoted for sh. */
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`
+function realPathOrSelf(target: string): string {
+  try {
+    return realpathSync(target)
+  } catch {
+    // Not made yet: the name as given is what it will be.
+    return path.resolve(target)
+  }
 }
 
 /**
@@ -236,7 +327,7 @@ function explainRefusals(
   const notes: string[] = []
   if (/Read-only file system|Operation not permitted|Permission denied/.test(output)) {
     notes.push(
-      `[sandbox: commands may write only inside ${scope.cwd} and $TMPDIR (${scope.tempDirectory}); everything else, and the repository's hooks and config, is read-only]`,
+      `[sandbox: commands may write only inside ${scope.cwd} and $TMPDIR (${scope.tempDirectory}); everything else is read-only, and so are .tangent/ and the repository's git machinery (config, hooks, commondir, info, modules, worktrees): git add and commit work, but git init, git worktree add, git submodule and git config must be run by the user]`,
     )
   }
   if (

@@ -1,14 +1,21 @@
 // `bash`: runs a shell command in the working directory with a timeout and an output cap, in
-// the OS sandbox when it is given one (docs/architecture.md §6, §12.2). The command gets its own
-// process group so a timeout or an abort kills everything it started (with the sandbox, the
-// group holds bubblewrap, whose death ends every process inside).
+// the OS sandbox when it is given one (docs/architecture.md §6, §12.2), without Tangent's secrets
+// in its environment. Every process it starts ends with it: its process group, a marker in its
+// environment (kill-group.ts) and, sandboxed, bubblewrap's PID namespace, which dies with Tangent.
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import { z } from 'zod'
 import { resolveWorkingDirectory } from '../confine-path.js'
 import type { CommandSandbox, SandboxedCommand, SandboxNetwork } from '../sandbox/bash-sandbox.js'
+import { commandEnvironment } from '../sandbox/command-environment.js'
 import { type AgentTool, defineTool } from './agent-tool.js'
-import { killGroup } from './kill-group.js'
+import {
+  commandMarkerVariable,
+  killGroup,
+  killMarked,
+  killOrphanedCommands,
+  newCommandMarker,
+} from './kill-group.js'
 import { OutputBuffer } from './output-buffer.js'
 
 export const BashInput = z.object({
@@ -24,6 +31,15 @@ export interface BashToolOptions {
   maxOutputBytes?: number
   /** Run commands in this OS sandbox; without it they run unconfined. */
   sandbox?: BashSandboxSetting
+  /**
+   * Names of environment variables a command gets although they look like secrets. By default
+   * it gets Tangent's environment without TANGENT_TOKEN, the providers' keys and every variable
+   * named like a credential (`*_API_KEY`, `*_TOKEN`, `*SECRET*`, `*PASSWORD*`…:
+   * sandbox/command-environment.ts).
+   */
+  passEnv?: readonly string[]
+  /** The environment commands start from (default `process.env`). */
+  env?: NodeJS.ProcessEnv
 }
 
 export interface BashSandboxSetting {
@@ -42,6 +58,7 @@ const killGraceMs = 500
 export function createBashTool(options: BashToolOptions = {}): AgentTool {
   const defaultTimeoutMs = options.timeoutMs ?? 120_000
   const maxOutputBytes = options.maxOutputBytes ?? 30_000
+  let sweptOrphans = false
   return defineTool<BashInput>({
     description: `Run a bash command in the working directory (stdout and stderr combined, timeout ${Math.round(defaultTimeoutMs / 1000)} s, output capped). Non-zero exit codes are reported as errors.`,
     inputSchema: BashInput,
@@ -74,24 +91,28 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
           }
         }
       }
-      return new Promise((resolve, reject) => {
+      // What a Tangent killed -9 left running goes before this one starts (once per tool).
+      if (!sweptOrphans) {
+        sweptOrphans = true
+        killOrphanedCommands()
+      }
+      const marker = newCommandMarker()
+      const env = commandEnvironment(options.env ?? process.env, options.passEnv, {
+        [commandMarkerVariable]: marker,
+      })
+      const [file, args] = sandboxed ? [sandboxed.file, sandboxed.args] : ['bash', ['-c', input.command]]
+      const outcome = await new Promise<{ output: string; isError: boolean }>((resolve, reject) => {
         let child: ChildProcessByStdio<null, Readable, Readable>
         try {
-          child = sandboxed
-            ? spawn(sandboxed.command, {
-                shell: true,
-                cwd: directory,
-                detached: true,
-                stdio: ['ignore', 'pipe', 'pipe'],
-              })
-            : spawn('bash', ['-c', input.command], {
-                cwd: directory,
-                detached: true,
-                stdio: ['ignore', 'pipe', 'pipe'],
-              })
+          child = spawn(file, args, {
+            cwd: directory,
+            env,
+            detached: true,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          })
         } catch (error) {
-          sandboxed?.release()
-          throw error
+          reject(error)
+          return
         }
         const output = new OutputBuffer(maxOutputBytes)
         child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
@@ -102,7 +123,10 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
           if (stoppedBy) return
           stoppedBy = why
           killGroup(child.pid, 'SIGTERM')
-          killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), killGraceMs)
+          killTimer = setTimeout(() => {
+            killGroup(child.pid, 'SIGKILL')
+            killMarked(marker)
+          }, killGraceMs)
         }
         const timer = setTimeout(() => stop('timeout'), timeoutMs)
         const onAbort = () => stop('abort')
@@ -114,14 +138,18 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
         }
         child.on('error', (error) => {
           cleanup()
-          sandboxed?.release()
           reject(error)
+        })
+        // The command is over when its shell exits: what it left running in the background (also
+        // in a session of its own, holding the output pipes open) goes with it.
+        child.on('exit', () => {
+          killGroup(child.pid, 'SIGKILL')
+          killMarked(marker)
         })
         child.on('close', (code, signalName) => {
           cleanup()
-          // Whatever is left of the group (background jobs holding no pipes) goes too.
           killGroup(child.pid, 'SIGKILL')
-          sandboxed?.release()
+          killMarked(marker)
           const text = sandboxed ? sandboxed.explain(output.text()) : output.text()
           const body = text === '' ? '(no output)' : text.replace(/\n$/, '')
           if (stoppedBy === 'timeout') {
@@ -134,7 +162,8 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
             resolve({ output: `${body}\n[exit code ${code}]`, isError: code !== 0 })
           }
         })
-      })
+      }).finally(() => sandboxed?.release())
+      return outcome
     },
   })
 }
