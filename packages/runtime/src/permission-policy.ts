@@ -2,8 +2,17 @@
 // in the session's directory, the session's own `always` rules (from its log, so a fork has
 // exactly those before its point) and the defaults for its model. A config that cannot be read
 // fails closed: the call is denied with the reason, never run unasked. A project file's allow
-// rules count only when the user config trusts that project (config.ts).
-import { decidePermission, type PermissionDecider, type PermissionVerdict } from '@tangent/agent/light'
+// rules count only when the user config trusts that project (config.ts). Bash lines are parsed:
+// the grammar loads (once) before the first bash call is decided, and a grammar that cannot load
+// makes the call ask, with the reason.
+import {
+  decidePermission,
+  exactLinePattern,
+  loadBashGrammar,
+  type PermissionDecider,
+  type PermissionVerdict,
+  permissionSubject,
+} from '@tangent/agent/light'
 import type { ConfigFiles, PermissionRuleSet } from './config.js'
 
 export function permissionDecider(
@@ -16,6 +25,14 @@ export function permissionDecider(
       ruleSet = await config.permissionRules(request.cwd)
     } catch (error) {
       return { action: 'deny', pattern: '', reason: error instanceof Error ? error.message : String(error) }
+    }
+    if (request.toolName === 'bash') {
+      try {
+        await loadBashGrammar()
+      } catch (error) {
+        const pattern = exactLinePattern(permissionSubject('bash', request.input))
+        return { action: 'ask', pattern, reason: error instanceof Error ? error.message : String(error) }
+      }
     }
     const context = {
       cwd: request.cwd,

@@ -1,3 +1,5 @@
 export * from './approvals.js'
-export * from './bash-command.js'
+export { analyzeBashCommand, type BashCommandLine } from './bash-command.js'
+export { bashGrammarLoaded, loadBashGrammar } from './bash-grammar.js'
+export { exactLinePattern, exactLinePrefix, isDestructive, proposeBashPattern } from './bash-rules.js'
 export * from './policy.js'
