@@ -39,7 +39,10 @@ export function analyzeBashCommand(line: string): BashCommandLine {
   }
   const commands: string[][] = []
   const opaque =
-    unusualCharacter(line) ?? plainReason(tree, commands, 0) ?? (commands.length === 0 ? 'no command' : null)
+    unusualCharacter(line) ??
+    (invocations.includes(brokenTree) ? 'a syntax error' : null) ??
+    plainReason(tree, commands, 0) ??
+    (commands.length === 0 ? 'no command' : null)
   return { parsed: true, opaque, commands: opaque ? [] : commands, invocations }
 }
 
@@ -185,6 +188,9 @@ function clip(text: string): string {
   return line.length > 40 ? `${line.slice(0, 39)}…` : line
 }
 
+/** What a syntax error (or a tree too deep) runs: a command no one can name. */
+const brokenTree: Invocation = [null]
+
 /** Every command in the tree, normalised; a syntax error is a command no one can name. */
 function invocationsIn(root: SyntaxNode, depth: number): Invocation[] {
   const found: Invocation[] = []
@@ -192,7 +198,7 @@ function invocationsIn(root: SyntaxNode, depth: number): Invocation[] {
   while (stack.length > 0) {
     const { node, level } = stack.pop()!
     if (node.broken || level > maxTreeDepth) {
-      found.push([null])
+      found.push(brokenTree)
       continue
     }
     if (node.type === 'command') found.push(...invocationsOf(staticWords(node), parseScript, depth))

@@ -69,6 +69,16 @@ const corpus: [string, PermissionAction, PermissionAction][] = [
   ['{ rm x; }', 'ask', 'deny'],
   ['f() { rm x; }; f', 'ask', 'deny'],
   ['if true; then rm x; fi', 'ask', 'deny'],
+  ['for i in 1; do rm x; done', 'ask', 'deny'],
+  ['case x in x) rm y;; esac', 'ask', 'deny'],
+  ['[[ -f x ]] && rm y', 'ask', 'deny'],
+  ['! rm x', 'ask', 'deny'],
+  ['a=$(rm x)', 'ask', 'deny'],
+  ['export A=$(rm x)', 'ask', 'deny'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's `${…}`, as the model writes it
+  ['echo ${x:-$(rm y)}', 'ask', 'deny'],
+  ['git status >(rm x)', 'ask', 'deny'],
+  ['coproc rm x', 'ask', 'deny'],
   ['eval rm x', 'ask', 'deny'],
   ["eval 'git status; rm x'", 'ask', 'deny'],
   ["bash -c 'rm x'", 'ask', 'deny'],
@@ -116,6 +126,7 @@ const corpus: [string, PermissionAction, PermissionAction][] = [
   ['git -c alias.x=y x', 'ask', 'ask'],
   // Words a prefix cannot vouch for.
   ["git $'status'", 'ask', 'allow'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's `${…}`, as the model writes it
   ['git status ${IFS}', 'ask', 'allow'],
   ['git status $IFS', 'ask', 'allow'],
   ['FOO=1 git status', 'ask', 'allow'],
@@ -135,11 +146,17 @@ const corpus: [string, PermissionAction, PermissionAction][] = [
   ['git status \u202e; x', 'ask', 'allow'],
   ['git status\r\nrm x', 'ask', 'deny'],
   ['', 'ask', 'allow'],
+  ['git status &&', 'ask', 'ask'],
+  ['git status |', 'ask', 'ask'],
+  ['rm !(x)', 'ask', 'deny'],
   // Plain lines.
   ['git status', 'allow', 'allow'],
   ['git status -sb', 'allow', 'allow'],
   ['\'git\' "status" -s', 'allow', 'allow'],
   ['git status; git status && git status | git status', 'allow', 'allow'],
+  ['git status\ngit status', 'allow', 'allow'],
+  ['git status 1>&2 2>&1', 'allow', 'allow'],
+  ['git status 2>&1 3>x', 'ask', 'allow'],
   ['git status # a note', 'ask', 'allow'],
   ['ls; rm x', 'ask', 'deny'],
   ['echo rm', 'ask', 'allow'],
@@ -180,6 +197,17 @@ describe('bash lines a hostile model may write', () => {
       expect(decide(line, { rules }).action, line).toBe('deny')
     expect(decide('git status', { rules }).action).toBe('allow')
     expect(decide('git $SUB', { rules }).action).toBe('ask')
+  })
+
+  it('a rule for a command that runs others does not vouch for what it runs', () => {
+    const rules = rulesOf(
+      { bash: { timeout: 'allow', 'env FOO=1': 'allow', xargs: 'allow', bash: 'allow' } },
+      'user',
+    )
+    for (const line of ['timeout 5 rm x', 'env FOO=1 rm x', 'xargs rm', "bash -c 'rm x'"])
+      expect(decide(line, { rules }).action, line).toBe('ask')
+    expect(decide('bash ./build.sh', { rules }).action).toBe('allow')
+    expect(decide('timeout 5 make').pattern).toBe('exact:timeout 5 make')
   })
 
   it('an opaque line runs by the sandboxed default, but asks under a matching ask rule', () => {

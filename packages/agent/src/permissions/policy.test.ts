@@ -40,6 +40,7 @@ describe('analyzeBashCommand', () => {
       ['git status > f', 'a redirection (`> f`)'],
       ['(cd x; rm y)', 'a subshell'],
       ['echo "unterminated', 'a syntax error'],
+      ['git status &&', 'a syntax error'],
       ['ls *.ts', 'a word that is not plain (`*.ts`)'],
       ['cat ~/.ssh/id_rsa', 'a word that is not plain (`~/.ssh/id_rsa`)'],
       ['echo {a,b}', 'a word that is not plain (`{a,b}`)'],
