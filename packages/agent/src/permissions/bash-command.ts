@@ -188,6 +188,9 @@ function clip(text: string): string {
   return line.length > 40 ? `${line.slice(0, 39)}…` : line
 }
 
+/** An unescaped `$(`, backtick, `<(` or `>(`. */
+const hiddenSubstitution = /(?:^|[^\\])(?:\\\\)*(?:\$\(|`|[<>]\()/
+
 /** What a syntax error (or a tree too deep) runs: a command no one can name. */
 const brokenTree: Invocation = [null]
 
@@ -202,6 +205,9 @@ function invocationsIn(root: SyntaxNode, depth: number): Invocation[] {
       continue
     }
     if (node.type === 'command') found.push(...invocationsOf(staticWords(node), parseScript, depth))
+    // A substitution the grammar left inside a word's text (it parses them as nodes) would still run: unknown.
+    else if ((node.type === 'word' || node.type === 'string_content') && hiddenSubstitution.test(node.text))
+      found.push(brokenTree)
     for (const child of node.children) stack.push({ node: child, level: level + 1 })
   }
   return found
