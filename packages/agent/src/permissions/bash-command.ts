@@ -24,10 +24,21 @@ export interface BashCommandLine {
   readonly invocations: readonly Invocation[]
 }
 
+/** What a syntax error (or a tree too deep, or a line too long) runs: a command no one can name. */
+const brokenTree: Invocation = [null]
+
 /** Trees deeper than this (`$($($(…)))` a thousand times) are not walked: not understood. */
 const maxTreeDepth = 400
 
+/**
+ * Longer lines are not parsed (a megabyte takes seconds on the Host's one thread): not understood,
+ * and running a command no one can name, so a deny rule makes them ask.
+ */
+export const maxAnalyzedLineLength = 256 * 1024
+
 export function analyzeBashCommand(line: string): BashCommandLine {
+  if (line.length > maxAnalyzedLineLength)
+    return { parsed: true, opaque: 'a line over 256 KB', commands: [], invocations: [brokenTree] }
   const tree = parseBashSyntax(line)
   if (!tree)
     return { parsed: false, opaque: 'the bash grammar is not loaded', commands: [], invocations: [[null]] }
@@ -35,7 +46,7 @@ export function analyzeBashCommand(line: string): BashCommandLine {
   // tree-sitter takes a backslash-newline for a space, bash joins the words: read both ways.
   if (line.includes('\\\n')) {
     const joined = parseBashSyntax(line.replaceAll('\\\n', ''))
-    invocations.push(...(joined ? invocationsIn(joined, 0) : [[null]]))
+    for (const invocation of joined ? invocationsIn(joined, 0) : [brokenTree]) invocations.push(invocation)
   }
   const commands: string[][] = []
   const opaque =
@@ -191,9 +202,6 @@ function clip(text: string): string {
 /** An unescaped `$(`, backtick, `<(` or `>(`. */
 const hiddenSubstitution = /(?:^|[^\\])(?:\\\\)*(?:\$\(|`|[<>]\()/
 
-/** What a syntax error (or a tree too deep) runs: a command no one can name. */
-const brokenTree: Invocation = [null]
-
 /** Every command in the tree, normalised; a syntax error is a command no one can name. */
 function invocationsIn(root: SyntaxNode, depth: number): Invocation[] {
   const found: Invocation[] = []
@@ -204,7 +212,8 @@ function invocationsIn(root: SyntaxNode, depth: number): Invocation[] {
       found.push(brokenTree)
       continue
     }
-    if (node.type === 'command') found.push(...invocationsOf(staticWords(node), parseScript, depth))
+    if (node.type === 'command')
+      for (const invocation of invocationsOf(staticWords(node), parseScript, depth)) found.push(invocation)
     // A substitution the grammar left inside a word's text (it parses them as nodes) would still run: unknown.
     else if ((node.type === 'word' || node.type === 'string_content') && hiddenSubstitution.test(node.text))
       found.push(brokenTree)

@@ -156,24 +156,42 @@ function script(text: string | null, parse: ScriptParser, depth: number): Invoca
 }
 
 function unwrap(options: WrapperOptions, args: Invocation, parse: ScriptParser, depth: number): Invocation[] {
-  const found: Invocation[] = []
+  let found: Invocation[] = []
   // `env -S 'rm x'`, `su -c 'rm x' root`, `flock FILE -c 'rm x'`: an option's value is a command line.
   for (let at = 0; at < args.length; at++) {
     const arg = args[at] ?? null
-    if (arg === null || arg === undefined || !isScriptOption(arg, options)) continue
+    if (arg === null || !isScriptOption(arg, options)) continue
     const attached = arg.includes('=')
       ? arg.slice(arg.indexOf('=') + 1)
       : arg.startsWith('--') || arg.length === 2
         ? undefined
         : arg.slice(2)
     const tail = attached === undefined ? args.slice(at + 1) : [attached, ...args.slice(at + 1)]
-    found.push(...script(tail.every(known) ? tail.join(' ') : null, parse, depth))
+    found = found.concat(script(tail.every(known) ? tail.join(' ') : null, parse, depth))
   }
   const rest = skipOptions(args, options)
-  // An option this table does not know (it may take a value): any later word may be the program.
-  if (rest === null)
-    found.push(...args.flatMap((_, at) => (at === 0 ? [] : invocationsOf(args.slice(at), parse, depth + 1))))
-  else found.push(...invocationsOf(rest, parse, depth + 1))
+  return found.concat(rest === null ? anyLaterWord(args) : invocationsOf(rest, parse, depth + 1))
+}
+
+/** Candidates past an option the table does not know, so that the work stays linear in the line. */
+const maxCandidates = 16
+
+/**
+ * After an option a wrapper's table does not know (it may take a value), any later word may be
+ * the program: each is taken as one, without unwrapping further (a wrapper or shell there, or too
+ * many candidates, is a command no one can name).
+ */
+function anyLaterWord(args: Invocation): Invocation[] {
+  const found: Invocation[] = []
+  for (let at = 1; at < args.length; at++) {
+    const word = args[at] ?? null
+    if (word?.startsWith('-')) continue
+    if (word === null || found.length === maxCandidates) return [...found, [null]]
+    const name = programName(word)
+    if (wrappers[name] || shells.has(name) || ['eval', 'trap', 'alias', 'find', 'watch'].includes(name))
+      return [...found, [null]]
+    found.push([name, ...args.slice(at + 1)])
+  }
   return found
 }
 
@@ -257,7 +275,7 @@ function findExec(args: Invocation, parse: ScriptParser, depth: number): Invocat
     if (arg === null || !['-exec', '-execdir', '-ok', '-okdir'].includes(arg)) continue
     const end = args.findIndex((word, at) => at > index && (word === ';' || word === '+'))
     const command = args.slice(index + 1, end < 0 ? args.length : end)
-    found.push(...invocationsOf(command, parse, depth + 1))
+    for (const invocation of invocationsOf(command, parse, depth + 1)) found.push(invocation)
     index = end < 0 ? args.length : end
   }
   return found
@@ -278,7 +296,6 @@ const gitOptionsWithValue = new Set([
  * `--exec-path` can make git run any command (an alias, a pager, a hook path): unknown.
  */
 function gitInvocations(args: Invocation): Invocation[] {
-  const rest: (string | null)[] = []
   let configured = false
   let index = 0
   for (; index < args.length; index++) {
@@ -289,7 +306,6 @@ function gitInvocations(args: Invocation): Invocation[] {
       configured = true
     if (gitOptionsWithValue.has(option) && !arg.includes('=')) index++
   }
-  rest.push(...args.slice(index))
-  const git: Invocation = ['git', ...rest]
+  const git: Invocation = ['git', ...args.slice(index)]
   return configured ? [git, [null]] : [git]
 }

@@ -236,6 +236,13 @@ describe('bash lines a hostile model may write', () => {
     expect(decide(`git status ${'$('.repeat(30_000)}`, { rules: denyRm }).action).toBe('ask')
     expect(performance.now() - started).toBeLessThan(10_000)
   })
+
+  it('does not parse a line over 256 KB: it asks under a deny rule, and no prefix covers it', () => {
+    const huge = `git status ${'a '.repeat(150_000)}`
+    expect(decide(huge, { rules: allowGitStatus }).action).toBe('ask')
+    expect(decide(huge, { rules: denyRm, bashSandboxed: true }).action).toBe('ask')
+    expect(decide(huge, { rules: rulesOf({ bash: 'allow' }, 'user config') }).action).toBe('allow')
+  })
 })
 
 describe('what `always` keeps', () => {

@@ -57,7 +57,7 @@ function piecesOf(node: SyntaxNode, strictness: WordStrictness): Piece[] | null 
       for (const child of node.children) {
         const inner = piecesOf(child, strictness)
         if (!inner) return null
-        pieces.push(...inner)
+        for (const piece of inner) pieces.push(piece)
       }
       return pieces
     }
