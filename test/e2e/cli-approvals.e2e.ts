@@ -134,7 +134,10 @@ describe('approvals in the CLI', () => {
     expect(body.join('')).toBe(command.replace('\x1b', '\\x1b'))
     expect(question).not.toContain('\x1b')
     expect(question).toContain('; touch hidden.txt')
-    expect(question).toContain('  [a] always = allow bash commands starting with `')
+    // A control character makes the line opaque (§12.1): `always` would keep this exact line only.
+    expect(question).toContain(
+      '  [a] always = allow only this exact bash command for the rest of this session',
+    )
     child.stdin!.write('n\n')
     // The model reads the denial and answers; then the chat ends with its input.
     await new Promise<void>((resolve) => {
@@ -152,8 +155,6 @@ describe('approvals in the CLI', () => {
     const events = (await tangentJson<Shown>(sandbox, ['show', sessions[0]!.id])).events
     const requested = events.find((event) => event.type === 'permission/requested')!.data
     expect(requested.input).toEqual({ command })
-    expect(question).toContain(
-      `allow bash commands starting with \`${requested.pattern}\` for the rest of this session`,
-    )
+    expect(requested.pattern).toBe(`exact:${command}`)
   })
 })

@@ -1,7 +1,7 @@
 // How the CLI answers approvals (docs/architecture.md §12.1): a call the policy asks about
 // (`permission/requested`) is answered from `--yes`/`--allow` flags, else by asking the person
 // at the terminal, else denied with one line naming the flag to pass. Nothing runs unasked.
-import { loadBashGrammar, permissionSubject, ruleCovers } from '@tangent/agent/light'
+import { exactLinePrefix, loadBashGrammar, permissionSubject, ruleCovers } from '@tangent/agent/light'
 import type { PermissionRequestedData } from '@tangent/core'
 import type { Backend, SessionEvent, TurnDelta, TurnObserver } from './backend.js'
 import { UsageError } from './cli-error.js'
@@ -153,6 +153,13 @@ export function alwaysScope(request: PermissionRequestedData): string {
   const pattern = request.pattern
   if (request.toolName === 'bash') {
     if (pattern.trim() === '*') return `every bash command`
+    // What `always` keeps for a destructive or not fully understood line: that line only (§12.1).
+    if (pattern.startsWith(exactLinePrefix)) {
+      const line = pattern.slice(exactLinePrefix.length)
+      return line === permissionSubject('bash', request.input)
+        ? 'only this exact bash command'
+        : `only the exact bash command \`${safeLine(line)}\``
+    }
     return `bash commands starting with \`${safeLine(pattern)}\``
   }
   if (pattern === '**' || pattern === '*') return `${tool} anywhere in the session's directory`
