@@ -1138,13 +1138,13 @@ export function runSessionContract(options: ContractOptions): void {
       fs.mkdirSync(path.join(start, '.tangent'))
       fs.writeFileSync(
         path.join(start, '.tangent', 'config.json'),
-        JSON.stringify({ permission: { bash: { echo: 'allow', rm: 'deny' } } }),
+        JSON.stringify({ permission: { bash: { touch: 'allow', rm: 'deny' } } }),
       )
       // The session works in a subfolder: the project file above it still binds it.
       const sub = path.join(start, 'pkg')
       fs.mkdirSync(sub)
       const session = await f.api.call('session.create', { cwd: sub })
-      const untrusted = turn(session.id, 'run: echo one > one.txt')
+      const untrusted = turn(session.id, 'run: touch one.txt')
       const asked = await waitingCall(session.id, 1)
       await f.api.call('session.answerPermission', {
         sessionId: session.id,
@@ -1155,8 +1155,8 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.existsSync(path.join(sub, 'one.txt'))).toBe(false)
 
       userConfig({ permission: { bash: 'ask' }, trustProjects: [start] })
-      expect((await turn(session.id, 'run: echo two > two.txt')).reason).toBe('completed')
-      expect(fs.readFileSync(path.join(sub, 'two.txt'), 'utf8')).toBe('two\n')
+      expect((await turn(session.id, 'run: touch two.txt')).reason).toBe('completed')
+      expect(fs.existsSync(path.join(sub, 'two.txt'))).toBe(true)
       await turn(session.id, 'run: rm two.txt')
       expect((await results(session.id)).at(-1)!.output).toContain('`bash: rm` is deny')
       expect(fs.existsSync(path.join(sub, 'two.txt'))).toBe(true)
