@@ -9,7 +9,7 @@
 //   fails closed where matching strings fails open.
 // - `invocations`: every command the line may run, anywhere in it (inside `$(…)`, subshells,
 //   `bash -c '…'`, `eval`), normalised as deny and ask rules match them (bash-invocation.ts).
-import { parseBashSyntax, type SyntaxNode } from './bash-grammar.js'
+import { bashGrammarLoaded, parseBashSyntax, type SyntaxNode } from './bash-grammar.js'
 import { type Invocation, invocationsOf, programName } from './bash-invocation.js'
 import { wordValue } from './bash-words.js'
 
@@ -37,11 +37,18 @@ const maxTreeDepth = 400
 export const maxAnalyzedLineLength = 256 * 1024
 
 export function analyzeBashCommand(line: string): BashCommandLine {
+  if (!bashGrammarLoaded())
+    return {
+      parsed: false,
+      opaque: 'the bash grammar is not loaded',
+      commands: [],
+      invocations: [brokenTree],
+    }
   if (line.length > maxAnalyzedLineLength)
     return { parsed: true, opaque: 'a line over 256 KB', commands: [], invocations: [brokenTree] }
   const tree = parseBashSyntax(line)
   if (!tree)
-    return { parsed: false, opaque: 'the bash grammar is not loaded', commands: [], invocations: [[null]] }
+    return { parsed: true, opaque: 'a line the parser gave up on', commands: [], invocations: [brokenTree] }
   const invocations = invocationsIn(tree, 0)
   // tree-sitter takes a backslash-newline for a space, bash joins the words: read both ways.
   if (line.includes('\\\n')) {

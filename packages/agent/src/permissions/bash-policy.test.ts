@@ -317,6 +317,10 @@ describe('before the grammar is loaded', () => {
     expect(verdict).toMatchObject({ action: 'ask', pattern: 'exact:ls' })
     expect(verdict.reason).toContain('not loaded')
     expect(fresh.ruleCovers({ tool: 'bash', pattern: '*' }, 'bash', { command: 'ls' }, '/p')).toBe(false)
+    const huge = 'x '.repeat(150_000)
+    expect(
+      fresh.decidePermission('bash', { command: huge }, { ...guarded, bashSandboxed: true }).action,
+    ).toBe('ask')
     const loading = grammar.loadBashGrammar()
     expect(grammar.loadBashGrammar()).toBe(loading)
     await loading
