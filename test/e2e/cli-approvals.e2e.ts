@@ -33,7 +33,7 @@ describe('approvals in the CLI', () => {
     expect(result.code).toBe(0)
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('tangent: denied'))
     expect(lines).toEqual([
-      'tangent: denied bash: echo hi > ../outside.txt (no terminal to ask: pass --allow "bash:echo" (or --yes) to allow it)',
+      'tangent: denied bash: echo hi > ../outside.txt (no terminal to ask: pass --allow "bash:exact:echo hi > ../outside.txt" (or --yes) to allow it)',
     ])
     expect(fs.existsSync(path.join(path.dirname(sandbox.cwd), 'outside.txt'))).toBe(false)
     const sessionId = result.stderr.match(/session (\S+) ·/)![1]!
@@ -41,35 +41,29 @@ describe('approvals in the CLI', () => {
       expect.objectContaining({
         decision: 'deny',
         by: 'user',
-        reason: expect.stringContaining('--allow "bash:echo" (or --yes)'),
+        reason: expect.stringContaining('--allow "bash:exact:echo hi > ../outside.txt" (or --yes)'),
       }),
     ])
   })
 
   it('--allow answers the calls it covers (every command of the line), --yes all of them', async () => {
-    const allowed = await tangent(sandbox, [
-      'run',
-      '--allow',
-      'bash:echo',
-      '--json',
-      'run: echo one > one.txt',
-    ])
+    const allowed = await tangent(sandbox, ['run', '--allow', 'bash:touch', '--json', 'run: touch one.txt'])
     expect(allowed.code).toBe(0)
     const { sessionId } = JSON.parse(allowed.stdout) as { sessionId: string }
-    expect(fs.readFileSync(path.join(sandbox.cwd, 'one.txt'), 'utf8')).toBe('one\n')
+    expect(fs.existsSync(path.join(sandbox.cwd, 'one.txt'))).toBe(true)
     expect(await answers(sessionId)).toEqual([expect.objectContaining({ decision: 'once', by: 'flag' })])
 
-    // `echo` does not cover `rm`: the chained command is asked about, and denied without a terminal.
+    // `touch` does not cover `rm`, nor a redirection: each line is asked about, and denied without a terminal.
     fs.writeFileSync(path.join(sandbox.cwd, 'keep.txt'), 'keep')
     const chained = await tangent(sandbox, [
       'run',
       '--session',
       sessionId,
       '--allow',
-      'bash:echo',
-      'run: echo x && rm keep.txt',
+      'bash:touch',
+      'run: touch x && rm keep.txt',
     ])
-    expect(chained.stderr).toContain('tangent: denied bash: echo x && rm keep.txt')
+    expect(chained.stderr).toContain('tangent: denied bash: touch x && rm keep.txt')
     expect(fs.existsSync(path.join(sandbox.cwd, 'keep.txt'))).toBe(true)
 
     const yes = await tangent(sandbox, ['run', '--session', sessionId, '--yes', 'run: rm keep.txt'])
@@ -84,23 +78,23 @@ describe('approvals in the CLI', () => {
 
   it('tangent chat takes the next line as the answer; "a" keeps the rule for the session', async () => {
     const result = await tangent(sandbox, ['chat'], {
-      input: 'run: echo one > one.txt\na\nrun: echo two > two.txt\nrun: rm one.txt\nn\n',
+      input: 'run: touch one.txt\na\nrun: touch two.txt\nrun: rm one.txt\nn\n',
     })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain(
       [
         'Allow bash to run:',
-        '  │ echo one > one.txt',
-        '  [a] always = allow bash commands starting with `echo` for the rest of this session',
+        '  │ touch one.txt',
+        '  [a] always = allow bash commands starting with `touch` for the rest of this session',
         '[y] once · [a] always · [n] deny › a',
       ].join('\n'),
     )
-    expect(result.stdout).toContain('✓ allowed always in this session: bash echo')
-    // The second echo runs under the rule, unasked; rm is asked and denied.
-    expect(result.stdout).not.toContain('│ echo two')
+    expect(result.stdout).toContain('✓ allowed always in this session: bash touch')
+    // The second touch runs under the rule, unasked; rm is asked and denied.
+    expect(result.stdout).not.toContain('│ touch two')
     expect(result.stdout).toContain('  │ rm one.txt\n')
     expect(result.stdout).toContain('[y] once · [a] always · [n] deny › n')
-    expect(fs.readFileSync(path.join(sandbox.cwd, 'two.txt'), 'utf8')).toBe('two\n')
+    expect(fs.existsSync(path.join(sandbox.cwd, 'two.txt'))).toBe(true)
     expect(fs.existsSync(path.join(sandbox.cwd, 'one.txt'))).toBe(true)
   })
 
@@ -140,7 +134,10 @@ describe('approvals in the CLI', () => {
     expect(body.join('')).toBe(command.replace('\x1b', '\\x1b'))
     expect(question).not.toContain('\x1b')
     expect(question).toContain('; touch hidden.txt')
-    expect(question).toContain('  [a] always = allow bash commands starting with `')
+    // A control character makes the line opaque (§12.1): `always` would keep this exact line only.
+    expect(question).toContain(
+      '  [a] always = allow only this exact bash command for the rest of this session',
+    )
     child.stdin!.write('n\n')
     // The model reads the denial and answers; then the chat ends with its input.
     await new Promise<void>((resolve) => {
@@ -158,8 +155,6 @@ describe('approvals in the CLI', () => {
     const events = (await tangentJson<Shown>(sandbox, ['show', sessions[0]!.id])).events
     const requested = events.find((event) => event.type === 'permission/requested')!.data
     expect(requested.input).toEqual({ command })
-    expect(question).toContain(
-      `allow bash commands starting with \`${requested.pattern}\` for the rest of this session`,
-    )
+    expect(requested.pattern).toBe(`exact:${command}`)
   })
 })

@@ -27,6 +27,12 @@ describe('the approval question', () => {
       'bash commands starting with `git status`',
     )
     expect(alwaysScope(ask('bash', { command: 'x' }, '*'))).toBe('every bash command')
+    expect(alwaysScope(ask('bash', { command: 'rm -f x' }, 'exact:rm -f x'))).toBe(
+      'only this exact bash command',
+    )
+    expect(alwaysScope(ask('bash', { command: 'rm -f y' }, 'exact:rm -f x\u001b'))).toBe(
+      'only the exact bash command `rm -f x\\x1b`',
+    )
     expect(alwaysScope(ask('bash', { command: 'x' }, 'rm -f x\u001b[2J'))).toBe(
       'bash commands starting with `rm -f x\\x1b[2J`',
     )

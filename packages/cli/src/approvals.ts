@@ -1,7 +1,7 @@
 // How the CLI answers approvals (docs/architecture.md §12.1): a call the policy asks about
 // (`permission/requested`) is answered from `--yes`/`--allow` flags, else by asking the person
 // at the terminal, else denied with one line naming the flag to pass. Nothing runs unasked.
-import { permissionSubject, ruleCovers } from '@tangent/agent/light'
+import { exactLinePrefix, loadBashGrammar, permissionSubject, ruleCovers } from '@tangent/agent/light'
 import type { PermissionRequestedData } from '@tangent/core'
 import type { Backend, SessionEvent, TurnDelta, TurnObserver } from './backend.js'
 import { UsageError } from './cli-error.js'
@@ -13,7 +13,7 @@ export type Decision = 'once' | 'always' | 'deny'
 export interface ApprovalFlags {
   /** Answer `once` to every ask. */
   yes?: boolean
-  /** `TOOL` or `TOOL:PATTERN` (bash: a command prefix; file tools: a path glob), repeatable. */
+  /** `TOOL` or `TOOL:PATTERN` (bash: a command prefix or `exact:LINE`; file tools: a path glob), repeatable. */
   allow?: string[]
 }
 
@@ -98,6 +98,12 @@ export class Approver {
 
   async #answer(sessionId: string, request: PermissionRequestedData): Promise<void> {
     try {
+      // `--allow bash:…` matches the parsed line (§12.1): the grammar loads first. If it cannot,
+      // no flag covers a bash line (ruleCovers fails closed) and the person is asked instead.
+      if (request.toolName === 'bash' && this.#rules.length > 0)
+        await loadBashGrammar().catch((error: Error) =>
+          this.#notice(`tangent: --allow cannot match bash commands: ${error.message}`),
+        )
       const byFlag =
         this.#flags.yes === true ||
         this.#rules.some((rule) => ruleCovers(rule, request.toolName, request.input, this.#cwd()))
@@ -147,6 +153,13 @@ export function alwaysScope(request: PermissionRequestedData): string {
   const pattern = request.pattern
   if (request.toolName === 'bash') {
     if (pattern.trim() === '*') return `every bash command`
+    // What `always` keeps for a destructive or not fully understood line: that line only (§12.1).
+    if (pattern.startsWith(exactLinePrefix)) {
+      const line = pattern.slice(exactLinePrefix.length)
+      return line === permissionSubject('bash', request.input)
+        ? 'only this exact bash command'
+        : `only the exact bash command \`${safeLine(line)}\``
+    }
     return `bash commands starting with \`${safeLine(pattern)}\``
   }
   if (pattern === '**' || pattern === '*') return `${tool} anywhere in the session's directory`

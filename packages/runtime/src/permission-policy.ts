@@ -2,16 +2,20 @@
 // in the session's directory, the session's own `always` rules (from its log, so a fork has
 // exactly those before its point) and the defaults for its model. A config that cannot be read
 // fails closed: the call is denied with the reason, never run unasked. A project file's allow
-// rules count only when the user config trusts that project (config.ts). A file tool's path is
-// decided where it really is (after the links inside the session's folder), and checked again
-// when the tool opens it (filePathGuard).
+// rules count only when the user config trusts that project (config.ts). Bash lines are parsed:
+// the grammar loads (once) before the first bash call is decided, and a grammar that cannot load
+// makes the call ask, with the reason. A file tool's path is decided where it really is (after
+// the links inside the session's folder), and checked again when the tool opens it
+// (filePathGuard).
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import {
   confinePath,
   decidePermission,
+  exactLinePattern,
   fileRuleDenying,
   isFileTool,
+  loadBashGrammar,
   type PathGuard,
   type PermissionDecider,
   type PermissionVerdict,
@@ -30,6 +34,14 @@ export function permissionDecider(
       ruleSet = await config.permissionRules(request.cwd)
     } catch (error) {
       return { action: 'deny', pattern: '', reason: error instanceof Error ? error.message : String(error) }
+    }
+    if (request.toolName === 'bash') {
+      try {
+        await loadBashGrammar()
+      } catch (error) {
+        const pattern = exactLinePattern(permissionSubject('bash', request.input))
+        return { action: 'ask', pattern, reason: error instanceof Error ? error.message : String(error) }
+      }
     }
     const fileTool = isFileTool(request.toolName)
     const realPath = fileTool

@@ -1,4 +1,6 @@
 export * from './approvals.js'
-export * from './bash-command.js'
+export { analyzeBashCommand, type BashCommandLine } from './bash-command.js'
+export { bashGrammarLoaded, loadBashGrammar } from './bash-grammar.js'
+export { exactLinePattern, exactLinePrefix, isDestructive, proposeBashPattern } from './bash-rules.js'
 export * from './policy.js'
 export * from './real-path-check.js'

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest'
-import { matchesCommandPrefix, proposeCommandPrefix, splitBashCommand } from './bash-command.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { analyzeBashCommand } from './bash-command.js'
+import { loadBashGrammar } from './bash-grammar.js'
 import { type DecideContext, decidePermission, globToRegExp, type PermissionRule, rulesOf } from './policy.js'
 
 const guarded: DecideContext = {
@@ -10,44 +11,44 @@ const guarded: DecideContext = {
   bashSandboxed: false,
 }
 
+beforeAll(() => loadBashGrammar())
+
 const bash = (command: string, context: Partial<DecideContext> = {}) =>
   decidePermission('bash', { command }, { ...guarded, ...context })
 
-describe('splitBashCommand', () => {
-  it('splits on && || ; | and newlines, outside quotes', () => {
-    expect(splitBashCommand('npm test && rm -rf x; echo "a;b" | wc -l').parts).toEqual([
-      'npm test',
-      'rm -rf x',
-      'echo "a;b"',
-      'wc -l',
+describe('analyzeBashCommand', () => {
+  it('reads the simple commands of a plain line as their words, quotes removed', () => {
+    expect(analyzeBashCommand('npm test && rm -rf x; echo "a;b" | wc -l').commands).toEqual([
+      ['npm', 'test'],
+      ['rm', '-rf', 'x'],
+      ['echo', 'a;b'],
+      ['wc', '-l'],
     ])
-    expect(splitBashCommand("echo 'x && y'\nls").parts).toEqual(["echo 'x && y'", 'ls'])
-    expect(splitBashCommand('make 2>&1 >/dev/null').parts).toEqual(['make 2>&1 >/dev/null'])
+    expect(analyzeBashCommand("echo 'x && y'\nls").commands).toEqual([['echo', 'x && y'], ['ls']])
+    expect(analyzeBashCommand('make 2>&1 >/dev/null').commands).toEqual([['make']])
+    expect(analyzeBashCommand('git show stash@{0} -- \\*.ts').commands).toEqual([
+      ['git', 'show', 'stash@{0}', '--', '*.ts'],
+    ])
   })
 
-  it('marks what it cannot judge by prefix as opaque', () => {
-    for (const line of [
-      'echo $(rm -rf /)',
-      'echo `id`',
-      'echo "$(id)"',
-      'diff <(ls) <(ls a)',
-      'cat <<EOF',
-      '(cd x; rm y)',
-      'echo "unterminated',
+  it('marks what no prefix can vouch for as opaque, and says what it is', () => {
+    for (const [line, reason] of [
+      ['echo $(rm -rf /)', 'a word that is not plain (`$(rm -rf /)`)'],
+      ['echo "$(id)"', 'a word that is not plain (`"$(id)"`)'],
+      ['diff <(ls) <(ls a)', 'a word that is not plain (`<(ls)`)'],
+      ['cat <<EOF\nx\nEOF', 'a here-document'],
+      ['git status > f', 'a redirection (`> f`)'],
+      ['(cd x; rm y)', 'a subshell'],
+      ['echo "unterminated', 'a syntax error'],
+      ['git status &&', 'a syntax error'],
+      ['ls *.ts', 'a word that is not plain (`*.ts`)'],
+      ['cat ~/.ssh/id_rsa', 'a word that is not plain (`~/.ssh/id_rsa`)'],
+      ['echo {a,b}', 'a word that is not plain (`{a,b}`)'],
+      ['nohup make', 'a command that runs others (`nohup`)'],
     ])
-      expect(splitBashCommand(line).opaque, line).toBe(true)
-    for (const line of ['npm test', "echo '$(not run)'", 'git log --format=%H'])
-      expect(splitBashCommand(line).opaque, line).toBe(false)
-  })
-
-  it('matches prefixes word by word and proposes the command and its subcommand', () => {
-    expect(matchesCommandPrefix('npm test -- -t x', 'npm test')).toBe(true)
-    expect(matchesCommandPrefix('npm testing', 'npm test')).toBe(false)
-    expect(matchesCommandPrefix('git  push origin', 'git push:*')).toBe(true)
-    expect(matchesCommandPrefix('anything', '*')).toBe(true)
-    expect(proposeCommandPrefix('npm test -- -t x')).toBe('npm test')
-    expect(proposeCommandPrefix('ls -la')).toBe('ls')
-    expect(proposeCommandPrefix('FOO=1 git status')).toBe('git status')
+      expect(analyzeBashCommand(line!).opaque, line).toBe(reason)
+    for (const line of ['npm test', "echo '$(not run)'", 'git log --format=%H', 'ls "*.ts"'])
+      expect(analyzeBashCommand(line).opaque, line).toBeNull()
   })
 })
 

@@ -2,7 +2,14 @@
 // `deny`, from rules given by the user config, the project config, run flags and the session's
 // own "always" answers (events in its log, so a fork inherits exactly those before its point).
 import path from 'node:path'
-import { matchesCommandPrefix, proposeCommandPrefix, splitBashCommand } from './bash-command.js'
+import { analyzeBashCommand, type BashCommandLine } from './bash-command.js'
+import {
+  allowPatternCovers,
+  allowPatternCoversCommand,
+  proposeBashPattern,
+  restrictivePatternMatches,
+  restrictivePatternMatchesCommand,
+} from './bash-rules.js'
 
 export type PermissionAction = 'allow' | 'ask' | 'deny'
 
@@ -72,13 +79,13 @@ export function decidePermission(
   context: DecideContext,
 ): PermissionVerdict {
   const subject = permissionSubject(toolName, input)
-  const pattern = toolName === 'bash' ? proposeCommandPrefix(subject) : '**'
+  if (toolName === 'bash') return decideBash(subject, context)
+  const pattern = '**'
   const verdict = (action: PermissionAction, reason: string): PermissionVerdict => ({
     action,
     pattern,
     reason,
   })
-  if (toolName === 'bash') return decideBash(subject, context, verdict)
   return decideOtherTool(toolName, subject, context, verdict)
 }
 
@@ -183,36 +190,74 @@ function isCatchAll(pattern: string): boolean {
   return pattern === '*' || pattern === '**'
 }
 
-function decideBash(
-  command: string,
+/**
+ * Bash (§12.1): the line is parsed (bash-command.ts). A deny or ask rule matches any command it may
+ * run, however spelled; an allow rule (config, flag or `always`) covers a plain line only, every
+ * simple command of it. Until loadBashGrammar() has run nothing is known and the line asks.
+ */
+function decideBash(line: string, context: DecideContext): PermissionVerdict {
+  const analysis = analyzeBashCommand(line)
+  const pattern = proposeBashPattern(line, analysis)
+  const verdict = (action: PermissionAction, reason: string): PermissionVerdict => ({
+    action,
+    pattern,
+    reason,
+  })
+  if (!analysis.parsed)
+    return verdict('ask', 'the bash grammar is not loaded, so the command cannot be checked')
+  let unsure: PermissionRule | undefined
+  for (const rule of context.rules) {
+    if (rule.action !== 'deny' || !appliesTo(rule, 'bash')) continue
+    const match = restrictivePatternMatches(rule.pattern, line, analysis)
+    if (match === 'yes') return verdict('deny', ruleReason(rule))
+    if (match === 'maybe') unsure ??= rule
+  }
+  // A command whose name (or words) cannot be known before it runs might be the denied one.
+  if (unsure)
+    return verdict(
+      'ask',
+      `${ruleReason(unsure)}, and the line runs a command that cannot be named before it runs`,
+    )
+  const inSession = (covers: (pattern: string) => boolean) =>
+    context.sessionRules.some((rule) => rule.tool === 'bash' && covers(rule.pattern))
+  const sessionReason = 'allowed always in this session (bash)'
+  if (analysis.opaque !== null) {
+    if (inSession((rulePattern) => allowPatternCovers(rulePattern, line, analysis)))
+      return verdict('allow', sessionReason)
+    const rule = bestRule(context.rules, 'bash', (rulePattern, candidate) =>
+      candidate.action === 'allow'
+        ? allowPatternCovers(rulePattern, line, analysis)
+        : restrictivePatternMatches(rulePattern, line, analysis) !== 'no',
+    )
+    if (rule) return verdict(rule.action, ruleReason(rule))
+    return bashDefault(context, analysis, verdict)
+  }
+  const perCommand = analysis.commands.map((command) => {
+    if (inSession((rulePattern) => allowPatternCoversCommand(rulePattern, command, line)))
+      return { action: 'allow' as const, reason: sessionReason }
+    const rule = bestRule(context.rules, 'bash', (rulePattern, candidate) =>
+      candidate.action === 'allow'
+        ? allowPatternCoversCommand(rulePattern, command, line)
+        : restrictivePatternMatchesCommand(rulePattern, command, line) !== 'no',
+    )
+    return rule ? { action: rule.action, reason: ruleReason(rule) } : null
+  })
+  if (perCommand.every((decision) => decision?.action === 'allow'))
+    return verdict('allow', perCommand[0]!.reason)
+  const asked = perCommand.find((decision) => decision?.action === 'ask')
+  if (asked) return verdict('ask', asked.reason)
+  return bashDefault(context, analysis, verdict)
+}
+
+function bashDefault(
   context: DecideContext,
+  analysis: BashCommandLine,
   verdict: (action: PermissionAction, reason: string) => PermissionVerdict,
 ): PermissionVerdict {
-  const { parts, opaque } = splitBashCommand(command)
-  const subjects = parts.length > 0 ? parts : [command]
-  // A deny rule matching any simple command of the line denies the whole line.
-  for (const part of subjects) {
-    const denied = context.rules.find(
-      (rule) => appliesTo(rule, 'bash') && rule.action === 'deny' && matchesCommandPrefix(part, rule.pattern),
-    )
-    if (denied) return verdict('deny', `${ruleReason(denied)}: ${part}`)
-  }
-  // Allowing by pattern needs every simple command allowed; what the splitter cannot judge asks.
-  const perPart = subjects.map((part) => {
-    if (context.sessionRules.some((rule) => rule.tool === 'bash' && matchesCommandPrefix(part, rule.pattern)))
-      return { action: 'allow' as const, reason: 'allowed always in this session (bash)', everything: false }
-    const rule = bestRule(context.rules, 'bash', (pattern) => matchesCommandPrefix(part, pattern))
-    return rule ? { action: rule.action, reason: ruleReason(rule), everything: rule.pattern === '*' } : null
-  })
-  const allowed = perPart.every((decision) => decision?.action === 'allow')
-  // A line that runs commands the splitter cannot see is allowed by rule only when bash is allowed outright.
-  if (allowed && (!opaque || perPart.every((decision) => decision!.everything)))
-    return verdict('allow', perPart[0]!.reason)
-  const asked = perPart.find((decision) => decision?.action === 'ask')
-  if (asked) return verdict('ask', asked.reason)
   if (context.defaults === 'free') return verdict('allow', 'the demo model runs freely')
   if (context.bashSandboxed) return verdict('allow', 'bash runs in the sandbox')
-  if (opaque) return verdict('ask', 'the command runs other commands Tangent cannot check by prefix')
+  if (analysis.opaque !== null)
+    return verdict('ask', `the command holds ${analysis.opaque}, which no command-prefix rule vouches for`)
   return verdict('ask', 'bash asks by default when it cannot run sandboxed')
 }
 
@@ -226,11 +271,11 @@ function appliesTo(rule: { tool: string }, toolName: string): boolean {
 function bestRule(
   rules: readonly PermissionRule[],
   toolName: string,
-  matches: (pattern: string) => boolean,
+  matches: (pattern: string, rule: PermissionRule) => boolean,
 ): PermissionRule | undefined {
   let best: PermissionRule | undefined
   for (const rule of rules) {
-    if (!appliesTo(rule, toolName) || !matches(rule.pattern)) continue
+    if (!appliesTo(rule, toolName) || !matches(rule.pattern, rule)) continue
     if (best && best.source !== rule.source) break
     if (!best || specificity(rule) > specificity(best)) best = rule
   }
@@ -276,8 +321,9 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /**
- * Whether a rule `{tool, pattern}` covers a call, as the policy matches it: for bash every
- * simple command of the line must match (and a line with `$(…)` only `*`).
+ * Whether a rule `{tool, pattern}` covers a call, as the policy matches allow rules (`--allow`):
+ * for bash every simple command of a plain line must match (an opaque line only `*` or its own
+ * `exact:` line; nothing before loadBashGrammar() has run).
  */
 export function ruleCovers(
   rule: { tool: string; pattern: string },
@@ -288,9 +334,7 @@ export function ruleCovers(
   if (!appliesTo(rule, toolName)) return false
   const subject = permissionSubject(toolName, input)
   if (toolName !== 'bash') return matchesSubject(toolName, subject, rule.pattern, cwd)
-  const { parts, opaque } = splitBashCommand(subject)
-  if (opaque) return rule.pattern.trim() === '*'
-  return parts.length > 0 && parts.every((part) => matchesCommandPrefix(part, rule.pattern))
+  return allowPatternCovers(rule.pattern, subject, analyzeBashCommand(subject))
 }
 
 /** Flattens a config's `permission` object into rules of one source, in the order written. */
