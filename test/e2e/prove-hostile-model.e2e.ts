@@ -224,14 +224,17 @@ describe.runIf(sandboxExpected)('prove: a hostile model against the sandbox', { 
     const cwd = project()
     const { results } = await attack(cwd, [
       bash('env'),
-      bash(`cat ${path.join(home, 'host.json')}; ls ${home}`),
+      bash(`cat ${path.join(home, 'host.json')}`),
+      bash(`ls -A ${home}`),
     ])
     const everything = results.map((result) => result.output).join('\n')
     expect(everything).not.toContain(secretToken)
     expect(everything).not.toContain(secretKey)
     expect(results[0]!.output).toContain('PATH=')
     expect(results[1]!.isError).toBe(true)
-    expect(results[1]!.output).not.toContain('host.json')
+    // The data directory is an empty folder in the sandbox.
+    expect(results[2]!.output).not.toContain('host.json')
+    expect(results[2]!.output).not.toContain('sessions')
   })
 
   it('sees the real tree (no placeholder files) and can commit with git add -A', async () => {
@@ -243,13 +246,18 @@ describe.runIf(sandboxExpected)('prove: a hostile model against the sandbox', { 
     process.chdir(cwd)
     cleanups.push(() => process.chdir(startedIn))
     const { results } = await attack(cwd, [
-      bash('ls -A1'),
+      bash('ls -A1; find . -maxdepth 3 -not -path "./.git/*" ! -type f ! -type d'),
       bash(
         'echo change >> README.md && git add -A && git -c user.name=a -c user.email=a@b commit -qm agent && git log --format=%s -1',
       ),
     ])
+    // What the command lists is the real tree: no character devices standing in for files
+    // that do not exist (.bashrc, .vscode, .mcp.json, …). The one stand-in is an empty, read-only
+    // .tangent/ (so the agent cannot create its own rules); git ignores empty folders, and it is
+    // gone once the command ends.
     const listed = results[0]!.output.split('\n').filter((line) => line !== '' && !line.startsWith('['))
-    expect(listed.sort()).toEqual(fs.readdirSync(cwd).sort())
+    expect(listed.sort()).toEqual([...fs.readdirSync(cwd), '.tangent'].sort())
+    expect(fs.existsSync(path.join(cwd, '.tangent'))).toBe(false)
     expect(results[1]!.isError).toBe(false)
     expect(results[1]!.output).toContain('agent')
     expect(git(cwd, 'log', '--format=%s', '-1').trim()).toBe('agent')
