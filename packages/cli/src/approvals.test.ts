@@ -40,6 +40,9 @@ describe('the approval question', () => {
       "write anywhere in the session's directory",
     )
     expect(alwaysScope(ask('edit', { path: 'src/a.ts' }, 'src/**'))).toBe('edit on `src/**`')
+    expect(alwaysScope(ask('write', { path: '.git/config' }, '.git/config'))).toBe(
+      "nothing more: writing `.git/config` (the repository's .git or the project's .tangent) asks every time",
+    )
     expect(approvalQuestion(ask('write', { path: 'src/a.ts' }, '**'))).toMatch(
       /^Allow write on:\n {2}│ src\/a\.ts\n/,
     )

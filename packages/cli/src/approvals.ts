@@ -1,8 +1,9 @@
 // How the CLI answers approvals (docs/architecture.md §12.1): a call the policy asks about
 // (`permission/requested`) is answered from `--yes`/`--allow` flags, else by asking the person
 // at the terminal, else denied with one line naming the flag to pass. Nothing runs unasked.
-import { exactLinePrefix, loadBashGrammar, permissionSubject, ruleCovers } from '@tangent/agent/light'
+import { loadBashGrammar, permissionSubject, ruleCovers } from '@tangent/agent/light'
 import type { PermissionRequestedData } from '@tangent/core'
+import { alwaysScopeOf } from '@tangent/protocol'
 import type { Backend, SessionEvent, TurnDelta, TurnObserver } from './backend.js'
 import { UsageError } from './cli-error.js'
 import type { CliContext } from './context.js'
@@ -150,21 +151,29 @@ export const questionHint = '[y] once · [a] always · [n] deny'
  */
 export function alwaysScope(request: PermissionRequestedData): string {
   const tool = safeLine(request.toolName)
-  const pattern = request.pattern
-  if (request.toolName === 'bash') {
-    if (pattern.trim() === '*') return `every bash command`
+  const scope = alwaysScopeOf(request.toolName, request.pattern)
+  switch (scope.kind) {
+    case 'everything':
+      return request.toolName === 'bash'
+        ? 'every bash command'
+        : fileTools.has(request.toolName)
+          ? `${tool} anywhere in the session's directory`
+          : `${tool} with any input`
     // What `always` keeps for a destructive or not fully understood line: that line only (§12.1).
-    if (pattern.startsWith(exactLinePrefix)) {
-      const line = pattern.slice(exactLinePrefix.length)
-      return line === permissionSubject('bash', request.input)
+    case 'exact-line':
+      return scope.line === permissionSubject('bash', request.input)
         ? 'only this exact bash command'
-        : `only the exact bash command \`${safeLine(line)}\``
-    }
-    return `bash commands starting with \`${safeLine(pattern)}\``
+        : `only the exact bash command \`${safeLine(scope.line)}\``
+    case 'prefix':
+      return `bash commands starting with \`${safeLine(scope.prefix)}\``
+    case 'paths':
+      return `${tool} on \`${safeLine(scope.glob)}\``
+    case 'asked-every-time':
+      return `nothing more: writing \`${safeLine(scope.path)}\` (the repository's .git or the project's .tangent) asks every time`
   }
-  if (pattern === '**' || pattern === '*') return `${tool} anywhere in the session's directory`
-  return `${tool} on \`${safeLine(pattern)}\``
 }
+
+const fileTools = new Set(['read', 'write', 'edit', 'list', 'grep'])
 
 /**
  * The question for an ask, before any answer is read: the whole call — every line of the command

@@ -96,6 +96,16 @@ describe('the approval card', () => {
       code: 'mcp__gh__issue',
       after: ' with any input',
     })
+    expect(alwaysScope('bash', 'exact:rm -rf build')).toEqual({
+      code: 'this exact command',
+      after: '',
+      sentence: 'only this bash command, character for character: “rm -rf build”',
+    })
+    expect(alwaysScope('write', '.git/config')).toMatchObject({
+      code: 'write .git/config',
+      after: ' this once',
+      sentence: expect.stringContaining('asks every time'),
+    })
     expect(visibleText('a\u0007b\tc\u200bd')).toBe('a\\x07b\tc\\u200bd')
   })
 })

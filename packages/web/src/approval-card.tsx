@@ -6,6 +6,8 @@
 // the card (not while typing the reason), and focus goes back to the composer (or the next
 // waiting card) after the answer. For its first moments (`armDelayMs`) no key answers it: keys
 // typed on before the card could be read are typing, and a character goes back to the composer.
+
+import { alwaysScopeOf } from '@tangent/protocol'
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react'
 import { composerInputId } from './composer.js'
 import type { PermissionAnswer, ToolItem } from './transcript-model.js'
@@ -186,22 +188,40 @@ export function alwaysScope(
   tool: string,
   pattern: string,
 ): { code: string; after: string; sentence: string } {
-  const shown = visibleText(pattern)
-  if (tool === 'bash') {
-    if (pattern.trim() === '*' || pattern.trim() === '')
-      return { code: 'bash', after: ': every command', sentence: 'every bash command' }
-    return {
-      code: shown,
-      after: '',
-      sentence: `every bash command that starts with “${shown}” (word by word)`,
+  const scope = alwaysScopeOf(tool, pattern)
+  switch (scope.kind) {
+    case 'everything':
+      if (tool === 'bash') return { code: 'bash', after: ': every command', sentence: 'every bash command' }
+      return fileTools.has(tool)
+        ? { code: tool, after: ' anywhere here', sentence: `${tool} on any path in the session's folder` }
+        : { code: tool, after: ' with any input', sentence: `${tool} with any input` }
+    case 'exact-line':
+      return {
+        code: 'this exact command',
+        after: '',
+        sentence: `only this bash command, character for character: “${visibleText(scope.line)}”`,
+      }
+    case 'prefix': {
+      const shown = visibleText(scope.prefix)
+      return {
+        code: shown,
+        after: '',
+        sentence: `every bash command that starts with “${shown}” (word by word)`,
+      }
+    }
+    case 'paths': {
+      const shown = visibleText(scope.glob)
+      return { code: `${tool} ${shown}`, after: '', sentence: `${tool} on paths matching “${shown}”` }
+    }
+    case 'asked-every-time': {
+      const shown = visibleText(scope.path)
+      return {
+        code: `${tool} ${shown}`,
+        after: ' this once',
+        sentence: `nothing more: writing “${shown}” (the repository's .git or the project's .tangent) asks every time`,
+      }
     }
   }
-  if (pattern === '**' || pattern === '*' || pattern === '') {
-    return fileTools.has(tool)
-      ? { code: tool, after: ' anywhere here', sentence: `${tool} on any path in the session's folder` }
-      : { code: tool, after: ' with any input', sentence: `${tool} with any input` }
-  }
-  return { code: `${tool} ${shown}`, after: '', sentence: `${tool} on paths matching “${shown}”` }
 }
 
 const fileTools = new Set(['read', 'write', 'edit', 'list', 'grep'])
