@@ -98,15 +98,17 @@ export class ConfigFiles {
   }
 
   /**
-   * Every project config from `cwd` up to its repository root, nearest first: a session in a
-   * subfolder is bound by the repository's files too. Throws `invalid-config` for any of them.
+   * Every project config from `cwd` up to the file system's root, nearest first: a session in a
+   * subfolder is bound by the repository's files too. Not only up to the repository root: the
+   * agent can make a `.git` in any subfolder, and one must not hide the rules above it. Project
+   * files only add `ask` and `deny` unless trusted, so reading those above is safe. Throws
+   * `invalid-config` for any of them.
    */
   async projects(cwd: string): Promise<LoadedConfig[]> {
     const found: LoadedConfig[] = []
     for (let dir = path.resolve(cwd); ; ) {
       const loaded = await this.#read(path.join(dir, '.tangent', 'config.json'))
       if (loaded) found.push(loaded)
-      if (await exists(path.join(dir, '.git'))) return found
       const parent = path.dirname(dir)
       if (parent === dir) return found
       dir = parent
@@ -186,14 +188,15 @@ export function projectFolder(configPath: string): string {
   return path.dirname(path.dirname(configPath))
 }
 
-/** Whether the user's `trustProjects` covers a project folder: `true`, or a listed folder or one above it. */
+/**
+ * Whether the user's `trustProjects` covers a project folder (the one holding `.tangent/`): `true`,
+ * or that folder listed exactly. Not the folders inside a listed one: the agent can write a
+ * `.tangent/config.json` into any subfolder with bash, and trusting the project must not trust it.
+ */
 function trustsProject(trust: TangentConfigFile['trustProjects'], folder: string): boolean {
   if (trust === true) return true
   if (!Array.isArray(trust)) return false
-  return trust.some((listed) => {
-    const relative = path.relative(path.resolve(listed), folder)
-    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
-  })
+  return trust.some((listed) => path.resolve(listed) === folder)
 }
 
 async function exists(file: string): Promise<boolean> {

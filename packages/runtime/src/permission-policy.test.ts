@@ -59,8 +59,8 @@ describe('permission decider: project configs', () => {
     expect((await bash('npm test')).action).toBe('ask')
   })
 
-  it('a trusted project’s allow applies: trustProjects true, its folder, or a folder above it', async () => {
-    for (const trust of [true, ['REPO'], ['ROOT']]) {
+  it('a trusted project’s allow applies: trustProjects true or its folder, not a folder above it', async () => {
+    for (const trust of [true, ['REPO']]) {
       const { repo, userPath, bash } = setUp({
         user: { permission: { bash: { 'rm -f': 'ask' } } },
         project: { '': { permission: { bash: { 'rm -f': 'allow' } } } },
@@ -74,6 +74,14 @@ describe('permission decider: project configs', () => {
       expect(verdict.action, JSON.stringify(trust)).toBe('allow')
       expect(verdict.reason).toContain(path.join(repo, '.tangent', 'config.json'))
     }
+    // Listing a folder trusts its own .tangent/, not one the agent could write in a subfolder.
+    const { repo, userPath, bash } = setUp({
+      user: { permission: { bash: { 'rm -f': 'ask' } } },
+      project: { pkg: { permission: { bash: { 'rm -f': 'allow' } } } },
+    })
+    const user = JSON.parse(fs.readFileSync(userPath, 'utf8'))
+    fs.writeFileSync(userPath, JSON.stringify({ ...user, trustProjects: [repo, path.dirname(repo)] }))
+    expect((await bash('rm -f x', path.join(repo, 'pkg'))).action).toBe('ask')
   })
 
   it('trusting another folder, or mcp.trustProjectServers, does not trust the project’s rules', async () => {
@@ -131,13 +139,18 @@ describe('permission decider: project configs', () => {
     expect(invalid.reason).toMatch(/trustProjects.*absolute/)
   })
 
-  it('does not read above the repository root', async () => {
-    const { repo, bash } = setUp({})
+  it('reads above a .git too: a .git the agent made in a subfolder hides no rule above it', async () => {
+    const { repo, bash } = setUp({ project: { '': { permission: { bash: { rm: 'deny' } } } } })
+    const planted = path.join(repo, 'pkg', 'deep')
+    fs.mkdirSync(path.join(planted, '.git'), { recursive: true })
+    fs.writeFileSync(path.join(planted, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+    expect((await bash('rm x', planted)).action).toBe('deny')
+    // And a file above the repository binds it as well (only ask and deny, unless trusted).
     fs.mkdirSync(path.join(path.dirname(repo), '.tangent'))
     fs.writeFileSync(
       path.join(path.dirname(repo), '.tangent', 'config.json'),
-      JSON.stringify({ permission: { bash: 'deny' } }),
+      JSON.stringify({ permission: { bash: { curl: 'deny' } } }),
     )
-    expect((await bash('ls')).action).toBe('ask')
+    expect((await bash('curl x', repo)).action).toBe('deny')
   })
 })
