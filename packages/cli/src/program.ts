@@ -161,7 +161,8 @@ Environment: TANGENT_HOME (data, now ${context.home}), TANGENT_STORE (postgres:/
 in PostgreSQL, shared by several Hosts; unset: JSONL under TANGENT_HOME), TANGENT_MODEL (default model of
 new sessions, e.g. openai:gpt-4.1), OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY,
 TANGENT_OPENAI_COMPATIBLE_BASE_URL, TANGENT_TOKEN (serve), TANGENT_SANDBOX (off|auto|required:
-the bash tool's OS sandbox, default auto), NO_COLOR.
+the bash tool's OS sandbox, default auto), TANGENT_BASH_PASS_ENV (names of secret-looking variables
+bash may see, e.g. NPM_TOKEN; none by default), NO_COLOR.
 Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
 `,
   )
