@@ -2,7 +2,7 @@
 // start-up): the model registry and facts, permission rules, MCP server config, sandbox modes.
 // No agent loop, tools, MCP client or OS sandbox: those load with the package's main entry,
 // which the runtime imports when a session first needs an agent.
-export { type ConfinedPath, confinePath, resolveWorkingDirectory } from './confine-path.js'
+export { type ConfinedPath, confinePath, isInside, resolveWorkingDirectory } from './confine-path.js'
 export { userInstructionsPath } from './context/instruction-files.js'
 export {
   defaultMcpCallTimeoutMs,

@@ -15,6 +15,7 @@ import {
   exactLinePattern,
   fileRuleDenying,
   isFileTool,
+  isInside,
   loadBashGrammar,
   type PathGuard,
   type PermissionDecider,
@@ -139,12 +140,4 @@ async function gitDirectoriesInside(cwd: string): Promise<string[]> {
     }
     if (stat !== null || path.dirname(folder) === folder) return []
   }
-}
-
-function isInside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate)
-  return (
-    relative === '' ||
-    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
-  )
 }
