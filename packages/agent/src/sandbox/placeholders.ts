@@ -6,7 +6,7 @@
 // harmless by construction — an empty `.tangent/`, `hooks/` or `.git/` folder (git skips an empty
 // `.git`), an empty config file, a commondir of `.` (git reads it as "this directory") — and the
 // next command removes it: whatever looks exactly like a stand-in is treated as one.
-import { lstat, mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, readlink, rmdir, unlink, writeFile } from 'node:fs/promises'
 import type { ProtectedPath } from './git-write-rules.js'
 
 interface Made {
@@ -29,9 +29,7 @@ export class Placeholders {
   ): Promise<{ mounts: string[]; release: () => Promise<void> }> {
     const mounts: string[] = []
     const acquired: string[] = []
-    const release = async () => {
-      for (const made of acquired.splice(0)) await this.#release(made)
-    }
+    const release = () => this.#release(acquired.splice(0))
     try {
       for (const entry of paths) {
         const existing = this.#made.get(entry.path)
@@ -101,37 +99,61 @@ export class Placeholders {
     return 'made'
   }
 
-  async #release(placeholder: string): Promise<void> {
-    const made = this.#made.get(placeholder)
-    if (!made) return
-    made.users -= 1
-    if (made.users > 0) return
-    this.#made.delete(placeholder)
-    // Another process's sandbox may still have it mounted (it found it existing): leave it. The
-    // command's own namespace may take a moment to go after bubblewrap has exited.
-    for (let attempt = 0; await mountedAnywhere(placeholder); attempt += 1) {
-      if (attempt === 5) return
+  /** Removes the stand-ins among `placeholders` that no command of this process or another uses. */
+  async #release(placeholders: readonly string[]): Promise<void> {
+    const ours = new Map<string, Made>()
+    for (const placeholder of placeholders) {
+      const made = this.#made.get(placeholder)
+      if (!made) continue
+      made.users -= 1
+      if (made.users > 0) continue
+      this.#made.delete(placeholder)
+      ours.set(placeholder, made)
+    }
+    // Another process's sandbox may still have one mounted (it found it existing): leave it. The
+    // command's own namespace may take a moment to go after bubblewrap has exited. One look at
+    // the mount tables serves every stand-in of the command.
+    let waiting = [...ours.keys()]
+    for (let attempt = 0; waiting.length > 0; attempt += 1) {
+      const mounted = await mountedAnywhere(waiting)
+      for (const placeholder of waiting.filter((path) => !mounted.has(path))) {
+        const made = ours.get(placeholder)!
+        // Changed meanwhile (the user wrote to it outside the sandbox), or gone: no longer ours to
+        // remove, so a failure here is the expected outcome, not an error.
+        if (made.kind === 'directory') await rmdir(placeholder).catch(() => undefined)
+        else if ((await readFile(placeholder, 'utf8').catch(() => null)) === made.content)
+          await unlink(placeholder).catch(() => undefined)
+      }
+      waiting = waiting.filter((path) => mounted.has(path))
+      if (waiting.length === 0 || attempt === 5) return
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
-    // Changed meanwhile (the user wrote to it outside the sandbox), or gone: no longer ours to
-    // remove, so a failure here is the expected outcome, not an error.
-    if (made.kind === 'directory') await rmdir(placeholder).catch(() => undefined)
-    else if ((await readFile(placeholder, 'utf8').catch(() => null)) === made.content)
-      await unlink(placeholder).catch(() => undefined)
   }
 }
 
-/** Whether any process (in any mount namespace we can see) has `target` as a mount point. */
-async function mountedAnywhere(target: string): Promise<boolean> {
-  const needle = ` ${escapeMountPath(target)} `
+/**
+ * Which of `targets` any process (in any mount namespace we can see) has as a mount point. Each
+ * namespace's table is read once, through the first process found in it: the processes of one
+ * namespace share it, and the host's is long.
+ */
+async function mountedAnywhere(targets: readonly string[]): Promise<Set<string>> {
+  const needles = targets.map((target) => ({ target, needle: ` ${escapeMountPath(target)} ` }))
+  const mounted = new Set<string>()
+  const seen = new Set<string>()
   const processes = await readdir('/proc').catch(() => [])
   for (const pid of processes) {
     if (!/^\d+$/.test(pid)) continue
+    const namespace = await readlink(`/proc/${pid}/ns/mnt`).catch(() => null)
+    if (namespace !== null) {
+      if (seen.has(namespace)) continue
+      seen.add(namespace)
+    }
     const table = await readFile(`/proc/${pid}/mountinfo`, 'utf8').catch(() => '')
     // Field 5 of each line is the mount point, with spaces, tabs, newlines and backslashes escaped.
-    if (table.includes(needle)) return true
+    for (const { target, needle } of needles) if (table.includes(needle)) mounted.add(target)
+    if (mounted.size === needles.length) break
   }
-  return false
+  return mounted
 }
 
 function escapeMountPath(target: string): string {
