@@ -12,6 +12,7 @@ import type { Agent, AgentDelta, AgentOptions, BashSandbox, TaskDelegate } from 
 import {
   type BashSandboxStatus,
   defaultModelId,
+  loadBashGrammar,
   ModelRegistry,
   parseSandboxMode,
   permissionNotPending,
@@ -392,6 +393,10 @@ export class Runtime {
     const agentModule = await import('@tangent/agent')
     if (this.#agentModule) return
     this.#agentModule = agentModule
+    // The bash grammar (WASM, ~0.3–1.5 s to load) starts loading with the first agent, beside the
+    // model's first call, so the first bash decision does not wait for it. The decider awaits the
+    // same load and reports its failure there (it asks, with the reason): nothing is lost here.
+    loadBashGrammar().catch(() => undefined)
     if (this.#sandboxMode !== 'off' && !this.#closing)
       this.#bashSandbox = new agentModule.BashSandbox({ dataDirectory: this.#realHome })
   }
