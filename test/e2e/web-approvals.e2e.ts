@@ -171,13 +171,13 @@ describe.skipIf(!chromiumPath)('web UI: approvals', () => {
     await send(page, `run: ${command}`)
     const card = await waitForCard(page, command)
     const always = card.getByTestId('approval-always')
-    const pattern = await always.locator('code').textContent()
-    expect(await always.textContent()).toBe(`Always allow ${pattern}`)
-    // The button's description says the scope in words.
+    // Two different commands in one line: "always" keeps that exact line, and the button says so.
+    expect(await always.textContent()).toBe('Always allow this exact command')
+    // The button's description says the scope in words, with the whole line.
     const description = await always.evaluate(
       (button) => document.getElementById(button.getAttribute('aria-describedby') ?? '')?.textContent,
     )
-    expect(description).toContain(`every bash command that starts with “${pattern}”`)
+    expect(description).toContain(`only this bash command, character for character: “${command}”`)
     // The box scrolls (long input) and is reached with the keyboard: Shift+Tab from "Allow once".
     const subject = card.getByTestId('approval-subject')
     expect(await subject.evaluate((box) => box.scrollHeight > box.clientHeight)).toBe(true)
