@@ -114,7 +114,10 @@ export class Placeholders {
     // command's own namespace may take a moment to go after bubblewrap has exited. One look at
     // the mount tables serves every stand-in of the command.
     let waiting = [...ours.keys()]
-    for (let attempt = 0; waiting.length > 0; attempt += 1) {
+    // The namespace of a command that just ended usually goes at once; on a loaded machine it can
+    // take a while, so the looks back off (20 ms doubling, about 2.5 s in all) before giving up
+    // and leaving the stand-in for the next command to remove.
+    for (let attempt = 0, delay = 20; waiting.length > 0; attempt += 1, delay *= 2) {
       const mounted = await mountedAnywhere(waiting)
       for (const placeholder of waiting.filter((path) => !mounted.has(path))) {
         const made = ours.get(placeholder)!
@@ -125,8 +128,8 @@ export class Placeholders {
           await unlink(placeholder).catch(() => undefined)
       }
       waiting = waiting.filter((path) => mounted.has(path))
-      if (waiting.length === 0 || attempt === 5) return
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      if (waiting.length === 0 || attempt === 7) return
+      await new Promise((resolve) => setTimeout(resolve, delay))
     }
   }
 }
