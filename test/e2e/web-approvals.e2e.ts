@@ -263,6 +263,7 @@ async function branchFromTurn(page: Page, n: number): Promise<string> {
     .nth(n - 1)
     .getByTestId('branch-from-here')
     .click()
+  await page.getByTestId('fork-confirm').click()
   await eventually(() => openSessionId(page)).not.toBe(from)
   await page.locator('[data-testid="transcript"][data-loading="false"]').waitFor()
   return (await openSessionId(page))!

@@ -96,6 +96,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'second question')
 
     await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
 
@@ -147,7 +148,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     expect(await row.getByTestId('context-summary').textContent()).toContain('remember the red door')
 
     // Branch… on the first turn: before the compaction, so the full history.
-    await page.getByTestId('turn').first().getByTestId('branch-options').click()
+    await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
     const note = page.getByTestId('fork-history')
     await note.waitFor()
     expect(await note.getAttribute('data-kind')).toBe('full')
@@ -155,7 +156,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     expect(await axeViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'Cancel' }).click()
     // Branch… on the last turn: the compaction that follows it comes along.
-    await page.getByTestId('turn').last().getByTestId('branch-options').click()
+    await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
     await eventually(() => note.getAttribute('data-kind')).toBe('summary')
     await page.getByRole('button', { name: 'Cancel' }).click()
 
@@ -211,6 +212,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'write plan.md: 1. split the parser into a lexer and a parser')
     await chat(page, 'read plan.md')
     await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
     await chat(page, 'write plan.md: 1. keep one parser, add error recovery')

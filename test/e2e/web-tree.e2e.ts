@@ -51,6 +51,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
   async function branchFromLastTurn(): Promise<string> {
     const before = await openSessionId(page)
     await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(before)
     return (await openSessionId(page))!
   }
@@ -151,6 +152,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await row(other, child).getByTestId('row-title').click()
     await eventually(() => openSessionId(other)).toBe(child)
     await other.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await other.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(other)).not.toBe(child)
     const grandchild = (await openSessionId(other))!
     await eventually(() => row(page, child).getByTestId('child-count').textContent()).toBe('1')
@@ -373,6 +375,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
       await row(page, parent).getByTestId('row-title').click()
       await eventually(() => openSessionId(page)).toBe(parent)
       await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+      await page.getByTestId('fork-confirm').click()
 
       const banner = page.getByTestId('error-banner')
       await banner.waitFor()

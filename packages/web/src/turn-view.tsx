@@ -173,21 +173,16 @@ export const TurnView = memo(function TurnView(props: {
           type="button"
           className="action"
           data-testid="branch-from-here"
+          aria-haspopup="dialog"
           disabled={isRunning || !turn.end}
-          title={isRunning ? runningReason : 'Start a new branch that continues after this turn'}
-          onClick={() => turn.end && void store.fork({ sessionId, atSeq: turn.end.seq })}
-        >
-          <BranchIcon size={12} /> Branch from here
-        </button>
-        <button
-          type="button"
-          className="action subtle"
-          data-testid="branch-options"
-          disabled={isRunning || !turn.end}
-          title={isRunning ? runningReason : 'Branch with a title or its own worktree'}
+          title={
+            isRunning
+              ? runningReason
+              : 'Start a new branch that continues after this turn: choose whether it shares this folder or gets its own worktree'
+          }
           onClick={() => turn.end && store.openDialog({ kind: 'fork', sessionId, atSeq: turn.end.seq })}
         >
-          Branch…
+          <BranchIcon size={12} /> Branch from here…
         </button>
         <button
           type="button"
