@@ -246,11 +246,12 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await page.keyboard.press('Shift+Tab')
     expect(await hasFocus(sessionRow)).toBe(true)
 
-    // Fork… opens the dialog with focus in its first field; Esc closes it, back to the row.
+    // Fork… opens the dialog with focus on where the files live (shared first: the session
+    // changed none); Esc closes it, back to the row.
     await page.keyboard.press('Shift+F10')
     await page.keyboard.press('Enter')
     await page.getByTestId('fork-dialog').waitFor()
-    expect(await focusedTestId(page)).toBe('fork-title')
+    expect(await focusedTestId(page)).toBe('fork-files-shared')
     await page.keyboard.press('Escape')
     await eventually(() => page.getByTestId('fork-dialog').count()).toBe(0)
     expect(await hasFocus(sessionRow)).toBe(true)
@@ -259,6 +260,8 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await page.keyboard.press('Shift+F10')
     await page.keyboard.press('Enter')
     await page.getByTestId('fork-dialog').waitFor()
+    await page.keyboard.press('Shift+Tab')
+    expect(await focusedTestId(page)).toBe('fork-title')
     await page.keyboard.type('Keyboard fork')
     await page.keyboard.press('Tab')
     expect(await focusedTestId(page)).toBe('fork-files-shared')
