@@ -19,7 +19,11 @@ import {
 
 /** One storage (a data directory, a database) that several stores open in turn. */
 interface Storage {
-  open(options?: { readOnly?: boolean; now?: () => number }): Promise<SessionPersistence>
+  open(options?: {
+    readOnly?: boolean
+    now?: () => number
+    maxLineBytes?: number
+  }): Promise<SessionPersistence>
   /** How many events the engine keeps for the session itself (not read through its parent). */
   ownStoredEvents(id: string): Promise<number>
   /** A program for a child process: opens this storage as `store` (top-level await). */
@@ -222,6 +226,43 @@ describe.each(engines)('store contract: $name', (engine) => {
     await done(again)
     const third = await track(storage.open())
     expect((await third.load('s1')).events).toHaveLength(15)
+  })
+
+  it('refuses an event too large for the log before it enters the session; the next append is stored', async () => {
+    const storage = await engine.newStorage()
+    // A small limit stands in for 64 MiB (docs/architecture.md §4).
+    const db = await track(storage.open({ maxLineBytes: 4096 }))
+    await db.claim('big')
+    const session = db.store.create('big', { meta: { cwd: '/work' } })
+    appendTurn(session, 'before')
+    session.append('turn/start', {})
+    const error = await errorOf(() =>
+      session.append('user/message', { content: [{ type: 'text', text: 'é'.repeat(3000) }] }),
+    )
+    expect(codeOf(error)).toBe('invalid-event')
+    expect((error as { data: unknown }).data).toMatchObject({
+      type: 'user/message',
+      sessionId: 'big',
+      limit: 4096,
+    })
+    expect((error as Error).message).toMatch(
+      /not appended and the session is unchanged\. Send a shorter message/,
+    )
+    expect(session.events).toHaveLength(8)
+    // The session stays writable: the turn goes on and is stored whole.
+    session.append('user/message', { content: [{ type: 'text', text: 'shorter' }] })
+    session.append('turn/end', { reason: 'error', error: 'the first message was too large' })
+    await db.flush('big')
+    expect(db.servableEventCount(session)).toBe(10)
+    await db.release('big')
+    await done(db)
+    const again = await track(storage.open())
+    const loaded = await again.load('big')
+    expect(loaded.events.map((event) => event.type).slice(7)).toEqual([
+      'turn/start',
+      'user/message',
+      'turn/end',
+    ])
   })
 
   it('forks by reference: the child loads whole, and the prefix is not copied', async () => {
