@@ -173,6 +173,9 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'rewrite me please')
 
     await page.getByTestId('user-message').nth(1).getByTestId('edit-in-branch').click()
+    // The choice of files comes first; nothing changed files, so the shared folder is offered.
+    expect(await page.getByTestId('fork-files-shared').isChecked()).toBe(true)
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
     await eventually(() => page.getByTestId('composer-input').inputValue()).toBe('rewrite me please')

@@ -33,13 +33,16 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
   async function submit(event: FormEvent) {
     event.preventDefault()
     setBusy(true)
-    const child = await store.fork({
-      sessionId: dialog.sessionId,
-      ...(dialog.atSeq !== undefined ? { atSeq: dialog.atSeq } : {}),
-      ...(dialog.before ? { before: true } : {}),
-      files,
-      ...(title.trim() !== '' ? { title: title.trim() } : {}),
-    })
+    const child = await store.fork(
+      {
+        sessionId: dialog.sessionId,
+        ...(dialog.atSeq !== undefined ? { atSeq: dialog.atSeq } : {}),
+        ...(dialog.before ? { before: true } : {}),
+        files,
+        ...(title.trim() !== '' ? { title: title.trim() } : {}),
+      },
+      dialog.draft,
+    )
     setBusy(false)
     if (child) close()
   }

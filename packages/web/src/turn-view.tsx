@@ -64,13 +64,24 @@ export const TurnView = memo(function TurnView(props: {
               type="button"
               className="action"
               data-testid="edit-in-branch"
+              aria-haspopup="dialog"
               disabled={isRunning}
               title={
-                isRunning ? runningReason : 'Fork just before this message and edit it in the new branch'
+                isRunning
+                  ? runningReason
+                  : 'Fork just before this message and edit it in the new branch: choose whether it shares this folder or gets its own worktree'
               }
-              onClick={() => void store.fork({ sessionId, atSeq: turn.user!.seq, before: true }, userText)}
+              onClick={() =>
+                store.openDialog({
+                  kind: 'fork',
+                  sessionId,
+                  atSeq: turn.user!.seq,
+                  before: true,
+                  draft: userText,
+                })
+              }
             >
-              Edit in new branch
+              Edit in new branch…
             </button>
           </div>
         </div>
