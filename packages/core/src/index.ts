@@ -29,6 +29,7 @@ export {
   sessionIdPattern,
 } from './ids.js'
 export { markersBefore, markersOf, noteMarker, type SessionMarkers } from './markers.js'
+export { findParentLoops, type ParentLoops } from './parent-loops.js'
 export type {
   RemoteChange,
   SessionPersistence,

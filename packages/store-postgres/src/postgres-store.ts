@@ -9,6 +9,7 @@ import {
   assertValidSessionId,
   closingEventsForOpenTurn,
   eventTooLargeError,
+  findParentLoops,
   markersBefore,
   markersOf,
   maxEventLineBytes,
@@ -825,6 +826,15 @@ export class PostgresStore implements SessionPersistence {
       this.#index.set(entry.id, entry)
     }
     this.#order = order
+    // Damaged rows can name each other as parents: listed flagged, as JSONL lists them.
+    const { loops, loopOf } = findParentLoops(this.#index)
+    for (const [id, loop] of loopOf) this.#index.get(id)!.parentLoop = [...loop]
+    for (const loop of loops)
+      this.#warn({
+        kind: 'parent-loop',
+        file: this.location,
+        message: `Sessions ${[...loop, loop[0]].join(' → ')} name each other as parents (damaged rows): they are listed with parentLoop set, and neither they nor forks reading through them can load. Fix parent_session in the row of one of them.`,
+      })
   }
 
   #setEntry(entry: StoredSession): void {
