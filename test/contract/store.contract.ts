@@ -19,7 +19,11 @@ import {
 
 /** One storage (a data directory, a database) that several stores open in turn. */
 interface Storage {
-  open(options?: { readOnly?: boolean; now?: () => number }): Promise<SessionPersistence>
+  open(options?: {
+    readOnly?: boolean
+    now?: () => number
+    maxLineBytes?: number
+  }): Promise<SessionPersistence>
   /** How many events the engine keeps for the session itself (not read through its parent). */
   ownStoredEvents(id: string): Promise<number>
   /** A program for a child process: opens this storage as `store` (top-level await). */
@@ -30,6 +34,8 @@ interface Storage {
   lose(id: string): Promise<void>
   /** Damages the stored session behind the store's back: its event `seq` no longer parses. */
   corrupt(id: string, seq: number): Promise<void>
+  /** Damages session `id` (no store open): it becomes a fork of `parent` at seq 0. */
+  reparent(id: string, parent: string): Promise<void>
 }
 
 interface Engine {
@@ -67,6 +73,21 @@ const jsonl: Engine = {
         const lines = fs.readFileSync(file, 'utf8').split('\n')
         lines[seq + 1] = '{not json' // after the header line
         fs.writeFileSync(file, lines.join('\n'))
+      },
+      async reparent(id, parent) {
+        const file = path.join(dir, 'sessions', `${id}.jsonl`)
+        const lines = fs.readFileSync(file, 'utf8').split('\n')
+        const header = JSON.parse(lines[0]!) as Record<string, unknown>
+        lines[0] = JSON.stringify({
+          ...header,
+          parentSession: parent,
+          forkedAt: 0,
+          seed: 'ref',
+          inheritedEventCount: 1,
+        })
+        lines.splice(1, 1) // event 0 now comes from the parent
+        fs.writeFileSync(file, lines.join('\n'))
+        fs.rmSync(path.join(dir, 'catalog.json'), { force: true })
       },
     }
   },
@@ -120,6 +141,13 @@ const postgres: Engine = {
       },
       async corrupt(id, seq) {
         await query("UPDATE events SET line = '{not json' WHERE session_id = $1 AND seq = $2", [id, seq])
+      },
+      async reparent(id, parent) {
+        await query(
+          'UPDATE sessions SET parent_session = $2, forked_at = 0, inherited_event_count = 1, own_from = 1 WHERE id = $1',
+          [id, parent],
+        )
+        await query('DELETE FROM events WHERE session_id = $1 AND seq = 0', [id])
       },
     }
   },
@@ -222,6 +250,65 @@ describe.each(engines)('store contract: $name', (engine) => {
     await done(again)
     const third = await track(storage.open())
     expect((await third.load('s1')).events).toHaveLength(15)
+  })
+
+  it('refuses an event too large for the log before it enters the session; the next append is stored', async () => {
+    const storage = await engine.newStorage()
+    // A small limit stands in for 64 MiB (docs/architecture.md §4).
+    const db = await track(storage.open({ maxLineBytes: 4096 }))
+    await db.claim('big')
+    const session = db.store.create('big', { meta: { cwd: '/work' } })
+    appendTurn(session, 'before')
+    session.append('turn/start', {})
+    const error = await errorOf(() =>
+      session.append('user/message', { content: [{ type: 'text', text: 'é'.repeat(3000) }] }),
+    )
+    expect(codeOf(error)).toBe('invalid-event')
+    expect((error as { data: unknown }).data).toMatchObject({
+      type: 'user/message',
+      sessionId: 'big',
+      limit: 4096,
+    })
+    expect((error as Error).message).toMatch(
+      /not appended and the session is unchanged\. Send a shorter message/,
+    )
+    expect(session.events).toHaveLength(8)
+    // The session stays writable: the turn goes on and is stored whole.
+    session.append('user/message', { content: [{ type: 'text', text: 'shorter' }] })
+    session.append('turn/end', { reason: 'error', error: 'the first message was too large' })
+    await db.flush('big')
+    expect(db.servableEventCount(session)).toBe(10)
+    await db.release('big')
+    await done(db)
+    const again = await track(storage.open())
+    const loaded = await again.load('big')
+    expect(loaded.events.map((event) => event.type).slice(7)).toEqual([
+      'turn/start',
+      'user/message',
+      'turn/end',
+    ])
+  })
+
+  it('lists a loop of parents (damaged data) flagged with the loop, says so, and refuses to load it', async () => {
+    const storage = await engine.newStorage()
+    const db = await track(storage.open())
+    await db.claim('loop-a')
+    const a = db.store.create('loop-a', { meta: { cwd: '/work' } })
+    appendTurn(a, 'one')
+    await db.flush('loop-a')
+    await db.claim('loop-b')
+    db.store.fork(a, 6, 'loop-b')
+    await db.flush()
+    await done(db)
+    await storage.reparent('loop-a', 'loop-b') // a's parent is now b, a fork of a
+
+    const again = await track(storage.open())
+    const listed = await again.list()
+    for (const id of ['loop-a', 'loop-b']) {
+      expect(listed.find((entry) => entry.id === id)?.parentLoop?.toSorted()).toEqual(['loop-a', 'loop-b'])
+    }
+    expect(again.warnings()).toContainEqual(expect.objectContaining({ kind: 'parent-loop' }))
+    await expect(again.load('loop-a')).rejects.toThrow()
   })
 
   it('forks by reference: the child loads whole, and the prefix is not copied', async () => {

@@ -37,6 +37,7 @@ describe.skipIf(!chromiumPath)('web UI: accessibility', () => {
 
     // A fork of the first turn: the parent's turns show as inherited.
     await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(parent)
     await page.locator('[data-testid="transcript"][data-loading="false"]').waitFor()
     await chat(page, 'only in the fork')
@@ -66,7 +67,7 @@ describe.skipIf(!chromiumPath)('web UI: accessibility', () => {
     expect(await focusedTestId(page)).toBe('composer-input')
 
     // The turn's "Fork…": Esc goes back to it.
-    const forkButton = page.getByTestId('turn').last().getByTestId('branch-options')
+    const forkButton = page.getByTestId('turn').last().getByTestId('branch-from-here')
     await forkButton.focus()
     await page.keyboard.press('Enter')
     await page.getByTestId('fork-dialog').waitFor()
@@ -194,6 +195,7 @@ describe.skipIf(!chromiumPath)('web UI: the session tree as a WAI-ARIA tree', ()
     const alpha = await newSession(page)
     await chat(page, 'alpha work')
     await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(alpha)
     const fork = (await openSessionId(page))!
     await row(page, fork).waitFor()

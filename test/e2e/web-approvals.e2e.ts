@@ -263,6 +263,9 @@ async function branchFromTurn(page: Page, n: number): Promise<string> {
     .nth(n - 1)
     .getByTestId('branch-from-here')
     .click()
+  // In the parent's folder, where the test looks for the files its commands make.
+  await page.getByTestId('fork-files-shared').check()
+  await page.getByTestId('fork-confirm').click()
   await eventually(() => openSessionId(page)).not.toBe(from)
   await page.locator('[data-testid="transcript"][data-loading="false"]').waitFor()
   return (await openSessionId(page))!

@@ -96,6 +96,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'second question')
 
     await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
 
@@ -147,7 +148,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     expect(await row.getByTestId('context-summary').textContent()).toContain('remember the red door')
 
     // Branch… on the first turn: before the compaction, so the full history.
-    await page.getByTestId('turn').first().getByTestId('branch-options').click()
+    await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
     const note = page.getByTestId('fork-history')
     await note.waitFor()
     expect(await note.getAttribute('data-kind')).toBe('full')
@@ -155,7 +156,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     expect(await axeViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'Cancel' }).click()
     // Branch… on the last turn: the compaction that follows it comes along.
-    await page.getByTestId('turn').last().getByTestId('branch-options').click()
+    await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
     await eventually(() => note.getAttribute('data-kind')).toBe('summary')
     await page.getByRole('button', { name: 'Cancel' }).click()
 
@@ -172,6 +173,9 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'rewrite me please')
 
     await page.getByTestId('user-message').nth(1).getByTestId('edit-in-branch').click()
+    // The choice of files comes first; nothing changed files, so the shared folder is offered.
+    expect(await page.getByTestId('fork-files-shared').isChecked()).toBe(true)
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
     await eventually(() => page.getByTestId('composer-input').inputValue()).toBe('rewrite me please')
@@ -211,6 +215,7 @@ describe.skipIf(!chromiumPath)('web UI: chat and branches', () => {
     await chat(page, 'write plan.md: 1. split the parser into a lexer and a parser')
     await chat(page, 'read plan.md')
     await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(parent)
     const child = (await openSessionId(page))!
     await chat(page, 'write plan.md: 1. keep one parser, add error recovery')

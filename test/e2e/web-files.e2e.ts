@@ -134,10 +134,50 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     expect(await notice.textContent()).toMatch(/Removed its worktree/)
   })
 
+  it('says before branching whether the branch shares the folder, one key switches it, and the fork matches', async () => {
+    const parent = await newSession(app.page)
+    await chat(app.page, 'write approach-a.txt: approach A')
+    const turn = app.page.getByTestId('turn').last()
+    await eventually(() => turn.getByTestId('changed-file').allTextContents()).toEqual(['approach-a.txt'])
+
+    // By keyboard: Enter on "Branch from here…" opens the choice, nothing is forked yet. The
+    // session changed files, so its own worktree comes first, focused and named on the button.
+    await turn.getByTestId('branch-from-here').focus()
+    await app.page.keyboard.press('Enter')
+    await app.page.getByTestId('fork-dialog').waitFor()
+    expect(await app.page.getByTestId('fork-files-worktree').isChecked()).toBe(true)
+    expect(await focusedTestId(app.page)).toBe('fork-files-worktree')
+    expect(await app.page.getByTestId('fork-files-why').textContent()).toMatch(/changed files/)
+    expect(await app.page.getByTestId('fork-confirm').textContent()).toBe('Fork with its own worktree')
+    expect(await openSessionId(app.page)).toBe(parent)
+    await screenshot(app.page, 'fork-files-choice')
+    expect(await axeViolations(app.page)).toEqual([])
+
+    // One key switches to the shared folder, and the button says so; Enter forks as chosen.
+    await app.page.keyboard.press('ArrowUp')
+    expect(await app.page.getByTestId('fork-files-shared').isChecked()).toBe(true)
+    expect(await app.page.getByTestId('fork-confirm').textContent()).toBe('Fork sharing the folder')
+    await app.page.keyboard.press('Enter')
+    await eventually(() => openSessionId(app.page)).not.toBe(parent)
+    await eventually(() => app.page.getByTestId('file-badge').getAttribute('data-mode')).toBe('shared')
+
+    // Back on the parent, the default (its own worktree) is one Enter away, and that is what is made.
+    await row(app.page, parent).getByTestId('row-title').click()
+    await eventually(() => openSessionId(app.page)).toBe(parent)
+    await app.page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await eventually(() => focusedTestId(app.page)).toBe('fork-files-worktree')
+    await app.page.keyboard.press('Enter')
+    await eventually(() => openSessionId(app.page)).not.toBe(parent)
+    await eventually(() => app.page.getByTestId('file-badge').getAttribute('data-mode')).toBe('worktree')
+  })
+
   it('says which sessions share a folder', async () => {
     const first = await newSession(app.page)
     await chat(app.page, 'one')
     await app.page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    // Nothing changed files: the shared folder comes first.
+    expect(await app.page.getByTestId('fork-files-shared').isChecked()).toBe(true)
+    await app.page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(app.page)).not.toBe(first)
     await eventually(() => app.page.getByTestId('file-badge').textContent()).toMatch(/^shares files with/)
     expect(await axeViolations(app.page)).toEqual([])

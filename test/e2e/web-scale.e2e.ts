@@ -5,6 +5,7 @@ import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  axeViolations,
   chromiumPath,
   eventually,
   failWithoutChromiumInCi,
@@ -12,6 +13,7 @@ import {
   newPage,
   openApp,
   row,
+  screenshot,
   startTestHost,
   type TestHost,
 } from './web-harness.js'
@@ -135,6 +137,13 @@ describe.skipIf(!chromiumPath)('web UI: damaged lineage', () => {
         await eventually(() => tag.textContent()).toBe('parent loop')
         expect(await tag.getAttribute('title')).toContain(`${a!.id} → ${b}`)
       }
+      // In words, not only a coloured tag: the row's accessible name says so and names the loop.
+      const named = page.getByRole('treeitem', {
+        name: /parent loop\W+its parents form a loop \(damaged logs\), Loop A → Loop A · fork 1/,
+      })
+      await eventually(() => named.count()).toBe(2)
+      expect(await axeViolations(page)).toEqual([])
+      await screenshot(page, 'parent-loop')
     } finally {
       await browser.close()
       await host.close()

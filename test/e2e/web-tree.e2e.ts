@@ -51,6 +51,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
   async function branchFromLastTurn(): Promise<string> {
     const before = await openSessionId(page)
     await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(before)
     return (await openSessionId(page))!
   }
@@ -151,6 +152,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await row(other, child).getByTestId('row-title').click()
     await eventually(() => openSessionId(other)).toBe(child)
     await other.getByTestId('turn').last().getByTestId('branch-from-here').click()
+    await other.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(other)).not.toBe(child)
     const grandchild = (await openSessionId(other))!
     await eventually(() => row(page, child).getByTestId('child-count').textContent()).toBe('1')
@@ -244,11 +246,12 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await page.keyboard.press('Shift+Tab')
     expect(await hasFocus(sessionRow)).toBe(true)
 
-    // Fork… opens the dialog with focus in its first field; Esc closes it, back to the row.
+    // Fork… opens the dialog with focus on where the files live (shared first: the session
+    // changed none); Esc closes it, back to the row.
     await page.keyboard.press('Shift+F10')
     await page.keyboard.press('Enter')
     await page.getByTestId('fork-dialog').waitFor()
-    expect(await focusedTestId(page)).toBe('fork-title')
+    expect(await focusedTestId(page)).toBe('fork-files-shared')
     await page.keyboard.press('Escape')
     await eventually(() => page.getByTestId('fork-dialog').count()).toBe(0)
     expect(await hasFocus(sessionRow)).toBe(true)
@@ -257,6 +260,8 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
     await page.keyboard.press('Shift+F10')
     await page.keyboard.press('Enter')
     await page.getByTestId('fork-dialog').waitFor()
+    await page.keyboard.press('Shift+Tab')
+    expect(await focusedTestId(page)).toBe('fork-title')
     await page.keyboard.type('Keyboard fork')
     await page.keyboard.press('Tab')
     expect(await focusedTestId(page)).toBe('fork-files-shared')
@@ -373,6 +378,7 @@ describe.skipIf(!chromiumPath)('web UI: the lineage tree', () => {
       await row(page, parent).getByTestId('row-title').click()
       await eventually(() => openSessionId(page)).toBe(parent)
       await page.getByTestId('turn').last().getByTestId('branch-from-here').click()
+      await page.getByTestId('fork-confirm').click()
 
       const banner = page.getByTestId('error-banner')
       await banner.waitFor()

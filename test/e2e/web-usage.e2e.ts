@@ -49,6 +49,7 @@ describe.skipIf(!chromiumPath)('web UI: usage, cost and the context meter', () =
 
     // Branch from the first turn, run a turn there, and compare with the parent.
     await page.getByTestId('turn').first().getByTestId('branch-from-here').click()
+    await page.getByTestId('fork-confirm').click()
     await eventually(() => openSessionId(page)).not.toBe(parent)
     await page.locator('[data-testid="transcript"][data-loading="false"]').waitFor()
     await chat(page, 'on the branch')

@@ -33,7 +33,7 @@ export const errorCodes = {
   'fork-unavailable': 'no completed turn at or after the anchor (a running turn, or none yet)',
   'grammar-violation': 'an append that breaks the turn grammar of the log',
   'invalid-event':
-    'an event whose type is not noun/verb, whose data fails its schema, or whose seq is not dense',
+    'an event whose type is not noun/verb, whose data fails its schema, whose seq is not dense, or that is over 64 MiB as a log line',
 
   // Persistence
   'store-locked': 'another process holds the writer lock of the data directory',

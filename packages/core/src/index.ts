@@ -4,6 +4,7 @@ export { type ForkAnchor, resolveForkAnchor } from './anchor.js'
 export { type ErrorCode, errorCodeList, errorCodes, isErrorCode } from './error-codes.js'
 export { TangentError, type TangentErrorCode } from './errors.js'
 export { EventIndex, indexedEventTypes } from './event-index.js'
+export { eventTooLargeError, maxEventLineBytes, oversizedEventLineBytes } from './event-size.js'
 export * from './events.js'
 export { deepFreeze } from './freeze.js'
 export {
@@ -28,6 +29,7 @@ export {
   sessionIdPattern,
 } from './ids.js'
 export { markersBefore, markersOf, noteMarker, type SessionMarkers } from './markers.js'
+export { findParentLoops, type ParentLoops } from './parent-loops.js'
 export type {
   RemoteChange,
   SessionPersistence,

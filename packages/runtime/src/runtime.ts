@@ -89,6 +89,8 @@ export interface RuntimeOptions {
    * unset or empty: JSONL under `home`. Default TANGENT_STORE of `env`.
    */
   store?: string | undefined
+  /** The largest event a session log takes, as its JSON line (default 64 MiB, docs/architecture.md §4); for tests. */
+  maxEventBytes?: number | undefined
   /** Environment for provider keys, TANGENT_MODEL and TANGENT_DEMO_DELAY_MS (default process.env). */
   env?: Record<string, string | undefined>
   /** Model of new sessions and of logs without a selection (default TANGENT_MODEL, else `demo:scripted`). */
@@ -340,6 +342,7 @@ export class Runtime {
       home,
       readOnly: options.readOnly === true,
       onWarning: (warning) => report(`warning: ${warning.message}`),
+      maxEventBytes: options.maxEventBytes,
     })
     try {
       const workspaces = await WorkspaceRegistry.open(home, { readOnly: options.readOnly === true })

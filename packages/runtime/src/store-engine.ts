@@ -18,12 +18,19 @@ export interface StoreEngineOptions {
   /** TANGENT_LEASE_MS: how long a dead Host's claim lasts (PostgreSQL; default 15 s). */
   env?: Record<string, string | undefined>
   onWarning: (warning: StoreWarningLike) => void
+  /** The largest event a log takes, as its JSON line (default 64 MiB); for tests. */
+  maxEventBytes?: number | undefined
 }
 
 export async function openStoreEngine(options: StoreEngineOptions): Promise<SessionPersistence> {
   const url = options.url?.trim() ?? ''
   if (url === '') {
-    return JsonlStore.open({ dir: options.home, readOnly: options.readOnly, onWarning: options.onWarning })
+    return JsonlStore.open({
+      dir: options.home,
+      readOnly: options.readOnly,
+      onWarning: options.onWarning,
+      ...(options.maxEventBytes !== undefined ? { maxLineBytes: options.maxEventBytes } : {}),
+    })
   }
   if (!isPostgresUrl(url)) {
     throw new TangentError(
@@ -40,5 +47,6 @@ export async function openStoreEngine(options: StoreEngineOptions): Promise<Sess
     readOnly: options.readOnly,
     onWarning: options.onWarning,
     ...(leaseMs > 0 ? { leaseMs } : {}),
+    ...(options.maxEventBytes !== undefined ? { maxLineBytes: options.maxEventBytes } : {}),
   })
 }

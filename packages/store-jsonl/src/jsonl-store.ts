@@ -5,6 +5,7 @@ import path from 'node:path'
 import {
   assertValidSessionId,
   closingEventsForOpenTurn,
+  eventTooLargeError,
   markersBefore,
   markersOf,
   noteMarker,
@@ -444,11 +445,7 @@ export class JsonlStore implements SessionPersistence {
     const bytes = oversizedLineBytes(line, this.#maxLineBytes)
     if (bytes !== null) {
       this.#checked = null
-      throw new TangentError(
-        'invalid-event',
-        `Event ${event.type} of session ${session.id} is ${bytes} bytes as a log line, over the ${this.#maxLineBytes} bytes a line may hold: it was not appended and the session is unchanged. Make it smaller (cut a tool's output, split a file).`,
-        { type: event.type, seq: event.seq, sessionId: session.id, bytes, limit: this.#maxLineBytes },
-      )
+      throw eventTooLargeError(session.id, event, bytes, this.#maxLineBytes)
     }
     this.#checked = { event, line }
   }

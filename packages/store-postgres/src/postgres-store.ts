@@ -8,9 +8,13 @@ import os from 'node:os'
 import {
   assertValidSessionId,
   closingEventsForOpenTurn,
+  eventTooLargeError,
+  findParentLoops,
   markersBefore,
   markersOf,
+  maxEventLineBytes,
   noteMarker,
+  oversizedEventLineBytes,
   type RemoteChange,
   redactUrl,
   type Session,
@@ -59,6 +63,8 @@ export interface PostgresStoreOptions {
   leaseMs?: number
   /** How long a write whose connection broke is retried (default 60000 ms). */
   retryWindowMs?: number
+  /** The largest event, as its JSON line, that is stored (default 64 MiB, as JSONL); for tests. */
+  maxLineBytes?: number
 }
 
 const interruptedMessage = 'The process stopped while this turn was running (crash repair).'
@@ -82,6 +88,9 @@ export class PostgresStore implements SessionPersistence {
   readonly #listener: Listener
   readonly #leaseMs: number
   readonly #retryWindowMs: number
+  readonly #maxLineBytes: number
+  /** The event `appending` checked, with its line, for `appended` to enqueue without stringifying again. */
+  #checked: { event: SessionEvent; line: string } | null = null
   readonly #index = new Map<string, StoredSession>()
   /** Entries in listing order; null when an entry was added, removed or moved since. */
   #order: StoredSession[] | null = null
@@ -113,6 +122,7 @@ export class PostgresStore implements SessionPersistence {
     const envLease = Number(process.env.TANGENT_LEASE_MS)
     this.#leaseMs = options.leaseMs ?? (envLease > 0 ? envLease : 15_000)
     this.#retryWindowMs = options.retryWindowMs ?? 60_000
+    this.#maxLineBytes = options.maxLineBytes ?? maxEventLineBytes
     this.holder = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
     this.store = new SessionStore(options.now ? { now: options.now } : {})
     this.#listener = new Listener({
@@ -506,8 +516,12 @@ export class PostgresStore implements SessionPersistence {
     })
   }
 
-  /** Refuses an append this process may not make: read-only, closed, or a session it has not claimed. */
-  #onAppending(session: Session, _event: SessionEvent): void {
+  /**
+   * Refuses an append this process may not make: read-only, closed, a session it has not
+   * claimed, or an event too large for the log (before it enters the session, as JSONL does:
+   * docs/architecture.md §4).
+   */
+  #onAppending(session: Session, event: SessionEvent): void {
     if (this.#applying === session) return // another Host's event, already stored
     if (this.readOnly) throw storeReadOnly('append')
     if (this.#closed || !this.#writers.has(session.id)) throw storeClosed()
@@ -518,13 +532,22 @@ export class PostgresStore implements SessionPersistence {
         null,
         `Session ${session.id} is not claimed by this Host (${this.holder}): claim it before appending — another Host may be writing it.`,
       )
+    const line = JSON.stringify(event)
+    const bytes = oversizedEventLineBytes(line, this.#maxLineBytes)
+    if (bytes !== null) {
+      this.#checked = null
+      throw eventTooLargeError(session.id, event, bytes, this.#maxLineBytes)
+    }
+    this.#checked = { event, line }
   }
 
   #onAppended(session: Session, event: SessionEvent): void {
     if (this.#applying !== session) {
       const writer = this.#writers.get(session.id)
       if (!writer) throw storeClosed()
-      writer.enqueue(event, JSON.stringify(event), true)
+      const checked = this.#checked
+      this.#checked = null
+      writer.enqueue(event, checked?.event === event ? checked.line : JSON.stringify(event), true)
     }
     const entry = this.#index.get(session.id)
     if (!entry) return
@@ -803,6 +826,15 @@ export class PostgresStore implements SessionPersistence {
       this.#index.set(entry.id, entry)
     }
     this.#order = order
+    // Damaged rows can name each other as parents: listed flagged, as JSONL lists them.
+    const { loops, loopOf } = findParentLoops(this.#index)
+    for (const [id, loop] of loopOf) this.#index.get(id)!.parentLoop = [...loop]
+    for (const loop of loops)
+      this.#warn({
+        kind: 'parent-loop',
+        file: this.location,
+        message: `Sessions ${[...loop, loop[0]].join(' → ')} name each other as parents (damaged rows): they are listed with parentLoop set, and neither they nor forks reading through them can load. Fix parent_session in the row of one of them.`,
+      })
   }
 
   #setEntry(entry: StoredSession): void {

@@ -1,8 +1,11 @@
-// "Fork…": title, fork point, and where the fork's files live (Shared or Worktree),
-// with one sentence on what each means.
+// "Fork…" (and "Branch from here"): title, fork point, and where the fork's files live (Shared
+// or Worktree), with one sentence on what each means. The choice is made before the fork: it
+// starts on a worktree when the session changed files (fork-files-default.ts), focus starts on
+// it so an arrow key switches it, and the Fork button names it.
 
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { ChoiceOption } from './choice-option.js'
+import { type ForkFilesMode, forkFilesDefault } from './fork-files-default.js'
 import { forkHistory } from './fork-history.js'
 import type { DialogState } from './host-state.js'
 import { Modal } from './modal.js'
@@ -20,20 +23,26 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
   )
   const history = events ? forkHistory(events, { atSeq: dialog.atSeq, before: dialog.before }) : null
   const [title, setTitle] = useState('')
-  const [files, setFiles] = useState<'shared' | 'worktree'>('shared')
+  const [files, setFiles] = useState<ForkFilesMode>(() => forkFilesDefault(events))
+  const choice = useRef<HTMLFieldSetElement>(null)
+  const whyId = useId()
+  useEffect(() => choice.current?.querySelector<HTMLInputElement>('input:checked')?.focus(), [])
   const [busy, setBusy] = useState(false)
   const close = () => store.openDialog(null)
 
   async function submit(event: FormEvent) {
     event.preventDefault()
     setBusy(true)
-    const child = await store.fork({
-      sessionId: dialog.sessionId,
-      ...(dialog.atSeq !== undefined ? { atSeq: dialog.atSeq } : {}),
-      ...(dialog.before ? { before: true } : {}),
-      files,
-      ...(title.trim() !== '' ? { title: title.trim() } : {}),
-    })
+    const child = await store.fork(
+      {
+        sessionId: dialog.sessionId,
+        ...(dialog.atSeq !== undefined ? { atSeq: dialog.atSeq } : {}),
+        ...(dialog.before ? { before: true } : {}),
+        files,
+        ...(title.trim() !== '' ? { title: title.trim() } : {}),
+      },
+      dialog.draft,
+    )
     setBusy(false)
     if (child) close()
   }
@@ -68,8 +77,15 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
             onChange={(event) => setTitle(event.target.value)}
           />
         </label>
-        <fieldset className="choice">
+        <fieldset className="choice" ref={choice} aria-describedby={events ? whyId : undefined}>
           <legend>Files</legend>
+          {events ? (
+            <p className="muted" id={whyId} data-testid="fork-files-why">
+              {forkFilesDefault(events) === 'worktree'
+                ? 'This session changed files: in a shared folder the branch would see and overwrite them.'
+                : 'This session has not changed files yet.'}
+            </p>
+          ) : null}
           <ChoiceOption
             name="files"
             value="shared"
@@ -97,7 +113,11 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
             Cancel
           </button>
           <button type="submit" className="button primary" data-testid="fork-confirm" disabled={busy}>
-            {busy ? 'Forking…' : 'Fork'}
+            {busy
+              ? 'Forking…'
+              : files === 'worktree'
+                ? 'Fork with its own worktree'
+                : 'Fork sharing the folder'}
           </button>
         </div>
       </form>

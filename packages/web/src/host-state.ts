@@ -62,7 +62,14 @@ export interface RestoreConflict {
 }
 
 export type DialogState =
-  | { readonly kind: 'fork'; readonly sessionId: string; readonly atSeq?: number; readonly before?: boolean }
+  /** `draft`: the text the child's composer starts with ("Edit in new branch"). */
+  | {
+      readonly kind: 'fork'
+      readonly sessionId: string
+      readonly atSeq?: number
+      readonly before?: boolean
+      readonly draft?: string
+    }
   | { readonly kind: 'delete'; readonly sessionId: string }
   /** "Try N ways" from the completed turn ending at `atSeq`. */
   | { readonly kind: 'explore'; readonly sessionId: string; readonly atSeq: number }

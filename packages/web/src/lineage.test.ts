@@ -137,3 +137,33 @@ describe('lineage tree', () => {
     ])
   })
 })
+
+describe('a loop of parents (damaged logs)', () => {
+  // a ⇄ b loop; c is a fork of a; d is a plain session.
+  const sessions = [
+    session('a', { parentSession: 'b', forkedAt: 1, createdAt: 1 }),
+    session('b', { parentSession: 'a', forkedAt: 1, createdAt: 2 }),
+    session('c', { parentSession: 'a', forkedAt: 2, createdAt: 3 }),
+    session('d', { createdAt: 4 }),
+  ]
+
+  it('lists the loop at the top, tagged with the loop, instead of losing it', () => {
+    const index = buildLineage(sessions, false, known)
+    const rows = flattenWorkspace(index, 'w1', new Set(['a']))
+    const shown = rows.map((row) =>
+      row.kind === 'session' ? [row.session.id, row.depth, row.parentLoop] : null,
+    )
+    expect(shown).toEqual([
+      ['d', 0, null],
+      ['b', 0, ['a', 'b']],
+      ['a', 0, ['a', 'b']],
+      ['c', 1, null],
+    ])
+  })
+
+  it("takes the Host's parentLoop as it is", () => {
+    const told = [session('x', { parentLoop: ['x', 'y'] })]
+    const rows = flattenWorkspace(buildLineage(told, false, known), 'w1', new Set())
+    expect(rows[0]).toMatchObject({ kind: 'session', parentLoop: ['x', 'y'] })
+  })
+})

@@ -13,6 +13,12 @@ export interface LineageIndex {
   readonly explorationSizes: ReadonlyMap<string, number>
   /** Visible sessions of each workspace, forks included (what its row counts). */
   readonly totals: ReadonlyMap<string, number>
+  /**
+   * Sessions whose parents form a loop (damaged logs), each with the loop: from the Host's
+   * `parentLoop`, or found here when a Host lists the loop's parents as they are (such a session
+   * would otherwise be nobody's child and no root, so it would vanish from the tree).
+   */
+  readonly parentLoops: ReadonlyMap<string, readonly string[]>
 }
 
 /** The group row of one exploration's branches under their parent. */
@@ -41,6 +47,8 @@ export interface SessionRowModel {
   readonly expanded: boolean
   /** Set when the parent exists but is not shown here (archived, or in another workspace). */
   readonly detachedFrom: string | null
+  /** Set when its parents form a loop (damaged logs): the sessions of the loop, in order. */
+  readonly parentLoop: readonly string[] | null
 }
 
 /**
@@ -52,9 +60,11 @@ export function buildLineage(
   showArchived: boolean,
   workspaceIds: ReadonlySet<string>,
 ): LineageIndex {
+  const all = new Map<string, SessionSummary>()
   const visible = new Map<string, SessionSummary>()
   const explorationSizes = new Map<string, number>()
   for (const session of sessions) {
+    all.set(session.id, session)
     if (showArchived || !session.archived) visible.set(session.id, session)
     const id = session.exploration?.id
     if (id !== undefined) explorationSizes.set(id, (explorationSizes.get(id) ?? 0) + 1)
@@ -62,11 +72,16 @@ export function buildLineage(
   const roots = new Map<string, SessionSummary[]>()
   const children = new Map<string, SessionSummary[]>()
   const totals = new Map<string, number>()
+  const parentLoops = findParentLoops(all)
   const groupOf = (session: SessionSummary) =>
     session.workspaceId !== null && workspaceIds.has(session.workspaceId) ? session.workspaceId : ''
   for (const session of visible.values()) {
     totals.set(groupOf(session), (totals.get(groupOf(session)) ?? 0) + 1)
-    const parent = session.parentSession === null ? undefined : visible.get(session.parentSession)
+    // A session in a loop of parents is listed at the top, as the Host lists it when it knows.
+    const parent =
+      session.parentSession === null || parentLoops.has(session.id)
+        ? undefined
+        : visible.get(session.parentSession)
     if (parent && groupOf(parent) === groupOf(session)) {
       push(children, parent.id, session)
     } else {
@@ -75,7 +90,34 @@ export function buildLineage(
   }
   for (const list of roots.values()) list.sort((a, b) => b.createdAt - a.createdAt || compareIds(b, a))
   for (const list of children.values()) list.sort((a, b) => a.createdAt - b.createdAt || compareIds(a, b))
-  return { roots, children, explorationSizes, totals }
+  return { roots, children, explorationSizes, totals, parentLoops }
+}
+
+/**
+ * The loops of parents among `sessions` (A's parent is B, B's is A), by member, plus what the
+ * Host said (`parentLoop`). Each session is walked once: O(n).
+ */
+function findParentLoops(sessions: ReadonlyMap<string, SessionSummary>): Map<string, readonly string[]> {
+  const loops = new Map<string, readonly string[]>()
+  const walked = new Set<string>()
+  for (const start of sessions.values()) {
+    if (start.parentLoop) loops.set(start.id, start.parentLoop)
+    const path: string[] = []
+    const onPath = new Map<string, number>()
+    let id: string | null = start.id
+    while (id !== null && !walked.has(id) && !onPath.has(id)) {
+      onPath.set(id, path.length)
+      path.push(id)
+      id = sessions.get(id)?.parentSession ?? null
+    }
+    const loopStart = id === null ? undefined : onPath.get(id)
+    if (loopStart !== undefined) {
+      const loop = path.slice(loopStart)
+      for (const member of loop) if (!loops.has(member)) loops.set(member, loop)
+    }
+    for (const id of path) walked.add(id)
+  }
+  return loops
 }
 
 /** The rows of one workspace, depth-first, descending only into expanded sessions and groups. */
@@ -111,6 +153,7 @@ export function flattenWorkspace(
       childCount: kids.length,
       expanded: isExpanded,
       detachedFrom: depth === 0 ? session.parentSession : null,
+      parentLoop: index.parentLoops.get(session.id) ?? null,
     })
     if (isExpanded) {
       const entries = childEntries(index, session.id, kids, depth + 1, expanded)

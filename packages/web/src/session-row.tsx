@@ -32,6 +32,9 @@ export function SessionRow(props: {
   const parentId = detachedFrom ?? (depth > 0 ? props.row.session.parentSession : null)
   const parentTitle = useHost((state) => (parentId === null ? '' : titleOf(state.sessions.get(parentId))))
   const renaming = useHost((state) => state.renaming === session.id)
+  const loopTitles = useHost((state) =>
+    (props.row.parentLoop ?? []).map((id) => titleOf(state.sessions.get(id)) || id).join(' → '),
+  )
   // When a rename ends (Enter, Esc) its input goes away: focus goes back to the row, unless
   // the rename ended because focus moved somewhere else.
   const item = useRef<HTMLDivElement>(null)
@@ -151,15 +154,19 @@ export function SessionRow(props: {
           needs approval
         </span>
       ) : null}
-      {session.parentLoop ? (
+      {props.row.parentLoop ? (
         // Damaged headers make its parents a loop: it is listed at the top and cannot be opened.
-        <span
-          className="tag tag-loop"
-          data-testid="row-parent-loop"
-          title={`Its parents form a loop (damaged logs): ${session.parentLoop.join(' → ')}`}
-        >
-          parent loop
-        </span>
+        // The tag's words are in the row's name, followed by the loop's titles.
+        <>
+          <span
+            className="tag tag-loop"
+            data-testid="row-parent-loop"
+            title={`Its parents form a loop (damaged logs): ${props.row.parentLoop.join(' → ')}`}
+          >
+            parent loop
+          </span>
+          <span className="visually-hidden">{`: its parents form a loop (damaged logs), ${loopTitles}`}</span>
+        </>
       ) : null}
       {session.files.mode === 'worktree' ? (
         <span

@@ -93,7 +93,16 @@ export function SessionTree({ onNavigate, filter }: { onNavigate: () => void; fi
       for (const session of filtering.values()) {
         if (!showArchived && session.archived) continue
         if (!titleOf(session).toLowerCase().includes(query)) continue
-        list.push({ kind: 'session', session, depth: 0, childCount: 0, expanded: false, detachedFrom: null })
+        const parentLoop = lineage.parentLoops.get(session.id) ?? null
+        list.push({
+          kind: 'session',
+          session,
+          depth: 0,
+          childCount: 0,
+          expanded: false,
+          detachedFrom: null,
+          parentLoop,
+        })
       }
       list.sort((a, b) =>
         a.kind === 'session' && b.kind === 'session' ? b.session.updatedAt - a.session.updatedAt : 0,

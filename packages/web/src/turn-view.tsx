@@ -64,13 +64,24 @@ export const TurnView = memo(function TurnView(props: {
               type="button"
               className="action"
               data-testid="edit-in-branch"
+              aria-haspopup="dialog"
               disabled={isRunning}
               title={
-                isRunning ? runningReason : 'Fork just before this message and edit it in the new branch'
+                isRunning
+                  ? runningReason
+                  : 'Fork just before this message and edit it in the new branch: choose whether it shares this folder or gets its own worktree'
               }
-              onClick={() => void store.fork({ sessionId, atSeq: turn.user!.seq, before: true }, userText)}
+              onClick={() =>
+                store.openDialog({
+                  kind: 'fork',
+                  sessionId,
+                  atSeq: turn.user!.seq,
+                  before: true,
+                  draft: userText,
+                })
+              }
             >
-              Edit in new branch
+              Edit in new branch…
             </button>
           </div>
         </div>
@@ -173,21 +184,16 @@ export const TurnView = memo(function TurnView(props: {
           type="button"
           className="action"
           data-testid="branch-from-here"
+          aria-haspopup="dialog"
           disabled={isRunning || !turn.end}
-          title={isRunning ? runningReason : 'Start a new branch that continues after this turn'}
-          onClick={() => turn.end && void store.fork({ sessionId, atSeq: turn.end.seq })}
-        >
-          <BranchIcon size={12} /> Branch from here
-        </button>
-        <button
-          type="button"
-          className="action subtle"
-          data-testid="branch-options"
-          disabled={isRunning || !turn.end}
-          title={isRunning ? runningReason : 'Branch with a title or its own worktree'}
+          title={
+            isRunning
+              ? runningReason
+              : 'Start a new branch that continues after this turn: choose whether it shares this folder or gets its own worktree'
+          }
           onClick={() => turn.end && store.openDialog({ kind: 'fork', sessionId, atSeq: turn.end.seq })}
         >
-          Branch…
+          <BranchIcon size={12} /> Branch from here…
         </button>
         <button
           type="button"
