@@ -64,7 +64,7 @@ import { browseFolders, realFolder } from './folders.js'
 import { resolveBoundary, sameModel, sessionNotFound, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
-import { type BranchKeptData, summarizeBranch } from './keep.js'
+import { assertKeepable, type BranchKeptData, summarizeBranch } from './keep.js'
 import { commonAncestor, lineageOf } from './lineage.js'
 import { McpServers } from './mcp-servers.js'
 import { filePathGuard, permissionDecider } from './permission-policy.js'
@@ -727,22 +727,7 @@ export class Runtime {
   }
 
   async #keep(params: SessionKeepParams, branch: Session, parent: Session): Promise<SessionKeepResult> {
-    // Kept already, and nothing done since: keeping it again would only log the same note twice
-    // (a second click on Keep). A branch that went on working may be kept again.
-    for (let i = parent.events.length - 1; i >= 0; i--) {
-      const event = parent.events[i]!
-      if (event.type !== 'branch/kept') continue
-      const kept = event.data as { sessionId?: unknown; throughSeq?: unknown }
-      if (kept.sessionId !== branch.id) continue
-      if (kept.throughSeq === branch.lastSeq) {
-        throw new TangentError(
-          'already-kept',
-          `Branch ${branch.id} was kept into ${parent.id} at #${event.seq} and has not changed since: there is nothing new to keep.`,
-          { sessionId: branch.id, seq: event.seq },
-        )
-      }
-      break
-    }
+    assertKeepable(parent, branch)
     const files = await this.fileState()
     const meta = headerMetaOf(branch.header)
     const label = meta.exploration?.label
