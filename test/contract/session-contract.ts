@@ -562,6 +562,30 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.readFileSync(notes, 'utf8')).toBe('two\n')
     })
 
+    it('a restore that changes nothing records nothing and says so; undo takes back the last restore that changed something', async () => {
+      const work = tempDir('tangent-work-')
+      const notes = path.join(work, 'notes.txt')
+      const session = await f.api.call('session.create', { cwd: work })
+      const first = await turn(session.id, 'write notes.txt: one')
+      await turn(session.id, 'write notes.txt: two')
+      const restored = await f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq })
+      expect(restored.restored).toEqual(['notes.txt'])
+      const restoreRows = async () =>
+        (await f.api.call('session.get', { sessionId: session.id })).events.filter(
+          (event) => event.type === 'files/restored',
+        )
+      // Again to the same point: the files are there already.
+      const again = await f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq })
+      expect(again.restored).toEqual([])
+      expect(again.seq).toBeUndefined()
+      expect(await restoreRows()).toHaveLength(1)
+      // One undo puts back what the restore changed.
+      const undone = await f.api.call('snapshot.undoRestore', { sessionId: session.id })
+      expect(undone.restored).toEqual(['notes.txt'])
+      expect((await restoreRows()).at(-1)).toMatchObject({ data: { undoOf: restored.seq } })
+      expect(fs.readFileSync(notes, 'utf8')).toBe('two\n')
+    })
+
     it('refuses a restore that would overwrite another writer’s change, unless forced', async () => {
       const work = tempDir('tangent-work-')
       const session = await f.api.call('session.create', { cwd: work })

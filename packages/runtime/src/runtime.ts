@@ -1387,12 +1387,17 @@ export class Runtime {
     what: RestoreKind,
     run: (commit: (outcome: RestoreOutcome) => Promise<void>) => Promise<RestoreOutcome>,
   ): Promise<SnapshotRestoreResult> {
+    // A restore that changed nothing is not recorded (its undo would put back nothing); an undo
+    // always is: it marks its restore undone.
+    const changedNothing = (outcome: RestoreOutcome) => outcome.restored.length === 0 && !('undoOf' in what)
     let recorded: SnapshotRestoreResult | undefined
     const outcome = await run(async (written) => {
-      recorded = await this.#recordRestore(session, written, what)
+      if (!changedNothing(written)) recorded = await this.#recordRestore(session, written, what)
     })
-    // A restore with nothing to write never commits (no journal either): record it now.
-    return recorded ?? this.#recordRestore(session, outcome, what)
+    if (recorded) return recorded
+    if (changedNothing(outcome)) return { restored: [], kept: outcome.kept, undoTree: outcome.undoTree }
+    // An undo with nothing to write never commits (no journal either): record it now.
+    return this.#recordRestore(session, outcome, what)
   }
 
   /** Appends the `files/restored` event of a restore or an undo, durably, and answers with its seq. */

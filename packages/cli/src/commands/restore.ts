@@ -42,14 +42,18 @@ export function registerRestoreCommand(program: Command, context: CliContext): v
       const where = undo !== undefined ? '' : ` to seq ${flags.to}`
       printLines(context, [
         result.restored.length === 0
-          ? `Nothing to ${undo !== undefined ? 'undo' : 'restore'}: no file to write back.`
+          ? undo !== undefined
+            ? 'Nothing to undo: no file to write back.'
+            : `Nothing to restore: the files this session changed after seq ${flags.to} are already as they were there.`
           : `${what} ${result.restored.length} path(s)${where}: ${safeLine(result.restored.join(', '))}`,
         ...(result.kept && result.kept.length > 0
           ? [`Left alone (a directory stands there now): ${safeLine(result.kept.join(', '))}`]
           : []),
-        result.seq !== undefined && undo === undefined
-          ? `Recorded at seq ${result.seq}; undo with \`tangent restore ${id} --undo ${result.seq}\``
-          : `Recorded at seq ${result.seq ?? '?'}`,
+        result.seq === undefined
+          ? 'Nothing was recorded.'
+          : undo === undefined
+            ? `Recorded at seq ${result.seq}; undo with \`tangent restore ${id} --undo ${result.seq}\``
+            : `Recorded at seq ${result.seq}`,
       ])
     })
 }
