@@ -47,6 +47,8 @@ export interface RestoreResult {
   undoTree: string
   /** The snapshot taken after writing; append it as the session's `snapshot/taken`. */
   snapshot: Snapshot
+  /** The id of the journal this restore wrote (none when it wrote nothing): its record names it. */
+  journalId?: string
 }
 
 export interface RestoreTreeOptions {
@@ -158,6 +160,7 @@ async function rewind(
     kept: [...written.kept, ...paths.filter((relative) => protect.has(relative))].sort(),
     undoTree: undo.tree,
     snapshot: after,
+    ...(journal.id !== undefined ? { journalId: journal.id } : {}),
   }
   if (options.commit) {
     try {

@@ -1364,14 +1364,23 @@ export class Runtime {
     )
   }
 
-  /** Whether a session working in the journal's directory recorded the restore it describes. */
-  async #restoreRecorded(journal: { cwd: string; undoTree: string }): Promise<boolean> {
+  /**
+   * Whether a session working in the journal's directory recorded the restore it describes: the
+   * record naming the journal's id (an older journal without one: the record with its undo tree).
+   */
+  async #restoreRecorded(journal: {
+    id?: string | undefined
+    cwd: string
+    undoTree: string
+  }): Promise<boolean> {
     for (const entry of await this.#store.listView()) {
       if (entry.cwd !== journal.cwd) continue
       const session = await this.#load(entry.id).catch(() => null)
       if (!session) continue
       for (const seq of session.seqsOfType('files/restored')) {
-        if (restoreEventOf(session.events[seq])?.data.undoTree === journal.undoTree) return true
+        const data = restoreEventOf(session.events[seq])?.data
+        if (journal.id !== undefined ? data?.journalId === journal.id : data?.undoTree === journal.undoTree)
+          return true
       }
     }
     return false
@@ -1414,6 +1423,7 @@ export class Runtime {
       restored: outcome.restored,
       kept: outcome.kept,
       undoTree: outcome.undoTree,
+      ...(outcome.journalId !== undefined ? { journalId: outcome.journalId } : {}),
     }
     const event = session.append('files/restored', data)
     await this.#store.flush(session.id)
