@@ -23,7 +23,11 @@ export function registerRestoreCommand(program: Command, context: CliContext): v
     )
     .argument('<id>', 'session id or a unique prefix of one')
     .option('--to <seq>', 'the seq to rewind the files to', parseSeq)
-    .option('--undo [seq]', 'undo the restore recorded at SEQ (default: the latest not undone)', parseSeq)
+    .option(
+      '--undo [seq]',
+      'undo the restore recorded at SEQ (default: the latest not undone that changed something)',
+      parseSeq,
+    )
     .option('--force', 'overwrite paths that another writer changed since')
     .option('--json', 'print {restored, kept, undoTree, seq}')
     .action(async (given: string, flags: RestoreFlags) => {
