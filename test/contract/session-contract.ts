@@ -390,6 +390,22 @@ export function runSessionContract(options: ContractOptions): void {
       await running
     })
 
+    it('refuses a fork point past the end of the session (invalid-boundary naming its last seq), creating nothing', async () => {
+      const session = await f.api.call('session.create', {})
+      await turn(session.id, 'one')
+      const lastSeq = (await f.api.call('session.get', { sessionId: session.id })).events.length - 1
+      const before = (await f.api.call('session.list', {})).length
+      for (const params of [{ atSeq: 9999 }, { atSeq: lastSeq + 1 }, { atSeq: 9999, before: true }]) {
+        const refused = await failure(f.api.call('session.fork', { sessionId: session.id, ...params }))
+        expect(refused.code).toBe('invalid-boundary')
+        expect(refused.data).toMatchObject({ sessionId: session.id, atSeq: params.atSeq, lastSeq })
+      }
+      expect(await f.api.call('session.list', {})).toHaveLength(before)
+      // The last seq itself is a fork point.
+      const atLast = await f.api.call('session.fork', { sessionId: session.id, atSeq: lastSeq })
+      expect(atLast.boundary).toBe(lastSeq)
+    })
+
     it('gives a worktree fork its own directory at the fork point', async () => {
       const work = tempDir('tangent-work-')
       const session = await f.api.call('session.create', { cwd: work })
@@ -543,6 +559,30 @@ export function runSessionContract(options: ContractOptions): void {
       ).toBe('not-a-restore')
       // The session goes on: a turn after the undo starts from the undone files.
       await turn(session.id, 'read notes.txt')
+      expect(fs.readFileSync(notes, 'utf8')).toBe('two\n')
+    })
+
+    it('a restore that changes nothing records nothing and says so; undo takes back the last restore that changed something', async () => {
+      const work = tempDir('tangent-work-')
+      const notes = path.join(work, 'notes.txt')
+      const session = await f.api.call('session.create', { cwd: work })
+      const first = await turn(session.id, 'write notes.txt: one')
+      await turn(session.id, 'write notes.txt: two')
+      const restored = await f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq })
+      expect(restored.restored).toEqual(['notes.txt'])
+      const restoreRows = async () =>
+        (await f.api.call('session.get', { sessionId: session.id })).events.filter(
+          (event) => event.type === 'files/restored',
+        )
+      // Again to the same point: the files are there already.
+      const again = await f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq })
+      expect(again.restored).toEqual([])
+      expect(again.seq).toBeUndefined()
+      expect(await restoreRows()).toHaveLength(1)
+      // One undo puts back what the restore changed.
+      const undone = await f.api.call('snapshot.undoRestore', { sessionId: session.id })
+      expect(undone.restored).toEqual(['notes.txt'])
+      expect((await restoreRows()).at(-1)).toMatchObject({ data: { undoOf: restored.seq } })
       expect(fs.readFileSync(notes, 'utf8')).toBe('two\n')
     })
 
@@ -904,6 +944,51 @@ export function runSessionContract(options: ContractOptions): void {
       await turn(ids[0]!, 'write h.txt: more')
       await f.api.call('session.keep', { sessionId: ids[0]!, archiveOthers: false })
       expect(await keptEvents()).toHaveLength(2)
+    })
+
+    it('undoing a keep makes the branch keepable again, and the parent’s next turn is told the keep was undone', async () => {
+      const parent = await f.api.call('session.create', { cwd: tempDir('tangent-work-') })
+      const g = path.join((await f.api.call('session.get', { sessionId: parent.id })).session.cwd, 'g.txt')
+      await turn(parent.id, 'write f.txt: base')
+      const explored = await f.api.call('session.explore', {
+        sessionId: parent.id,
+        branches: [{ prompt: 'write g.txt: one' }, { prompt: 'write g.txt: two' }],
+      })
+      const ids = explored.sessions.map((session) => session.id)
+      await settledBranches(ids, false)
+      const lastAnswer = async () => {
+        const events = (await f.api.call('session.get', { sessionId: parent.id })).events
+        const answer = events.findLast((event) => event.type === 'assistant/message')!
+        return (answer.data as { content: { type: string; text?: string }[] }).content
+          .map((part) => part.text ?? '')
+          .join('')
+      }
+
+      const kept = await f.api.call('session.keep', { sessionId: ids[0]!, archiveOthers: false })
+      expect(kept.files.restoreSeq).toBeTypeOf('number')
+      expect(fs.readFileSync(g, 'utf8')).toBe('one\n')
+      const undone = await f.api.call('snapshot.undoRestore', { sessionId: parent.id })
+      expect(undone.restored).toEqual(['g.txt'])
+      expect(fs.existsSync(g)).toBe(false)
+      // Kept and undone before the parent's model heard of it: it hears of the undo, not the keep.
+      await turn(parent.id, 'what now?')
+      const told = await lastAnswer()
+      expect(told).toMatch(/Noted: \[Tangent: branch [^\n]*\(.+\) was kept, then the keep was undone\.\]/)
+      expect(told).not.toMatch(/was kept\.\]/)
+
+      // The branch has nothing new, but its keep was undone: it may be kept again.
+      const again = await f.api.call('session.keep', { sessionId: ids[0]!, archiveOthers: false })
+      expect(again.files.applied).toEqual(['g.txt'])
+      expect(fs.readFileSync(g, 'utf8')).toBe('one\n')
+      expect(
+        (await failure(f.api.call('session.keep', { sessionId: ids[0]!, archiveOthers: false }))).code,
+      ).toBe('already-kept')
+      await turn(parent.id, 'and now?')
+      expect(await lastAnswer()).toMatch(/Noted: \[Tangent: branch [^\n]*was kept\.\]/)
+      // Undone after the model read of the keep: the next turn is told of the undo on its own.
+      await f.api.call('snapshot.undoRestore', { sessionId: parent.id })
+      await turn(parent.id, 'and then?')
+      expect(await lastAnswer()).toMatch(/Noted: \[Tangent: the keep of branch [^\n]*was undone\.\]/)
     })
   })
 

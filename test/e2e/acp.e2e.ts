@@ -308,6 +308,17 @@ describe('tangent acp with the SDK client', () => {
           _meta: { tangent: { atSeq: -3 } },
         }),
       ).rejects.toMatchObject({ code: -32602 })
+      // An anchor past the end of the session too, naming its last seq: never the last turn instead.
+      await expect(
+        agent.agent.request(acp.methods.agent.session.fork, {
+          sessionId,
+          cwd: sandbox.cwd,
+          _meta: { tangent: { atSeq: 9999 } },
+        }),
+      ).rejects.toMatchObject({
+        code: -32602,
+        data: { code: 'invalid-boundary', atSeq: 9999, lastSeq: expect.any(Number) },
+      })
 
       // The fork is an ordinary session: the CLI lists it (through this process, which serves the data dir).
       const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])

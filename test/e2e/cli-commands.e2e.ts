@@ -258,6 +258,8 @@ describe('tangent errors', () => {
       [['archive', 'NOSUCHSESSION'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
       [['delete', 'NOSUCHSESSION'], /^error\[session-not-found\]: .*NOSUCHSESSION/],
       [['fork', sessionId, '--before', '--at', String(turnEndSeq + 50)], /^error\[invalid-boundary\]: /],
+      // Past the end: never the last turn instead, and the last seq is named.
+      [['fork', sessionId, '--at', '9999'], /^error\[invalid-boundary\]: .*9999.*its last seq is \d+/],
       [['run', '--cwd', path.join(sandbox.cwd, 'missing'), 'hi'], /^error\[cwd-not-found\]: /],
       [['run', '--model', 'openai:gpt-4.1', 'hi'], /^error\[model-unavailable\]: .*OPENAI_API_KEY/],
     ]

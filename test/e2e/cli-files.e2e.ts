@@ -90,6 +90,34 @@ describe('tangent snapshots, fork --files worktree, diff, restore', () => {
     expect(notes()).toContain('first')
   })
 
+  it('a restore that changes nothing says so and records nothing, so the next undo takes back the last real one', async () => {
+    const events = async () =>
+      (await json<{ events: { type: string }[] }>(['show', parent])).events.filter(
+        (event) => event.type === 'files/restored',
+      ).length
+    const before = await events()
+    const again = await tangentInProcess(sandbox, ['restore', parent, '--to', String(firstSnapshot)])
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(
+      new RegExp(
+        `^Nothing to restore: the files this session changed after seq ${firstSnapshot} are already as they were there\\.$`,
+        'm',
+      ),
+    )
+    expect(again.stdout).toMatch(/^Nothing was recorded\.$/m)
+    expect(again.stdout).not.toMatch(/Recorded at seq/)
+    const quiet = await json<{ restored: string[]; seq?: number }>([
+      'restore',
+      parent,
+      '--to',
+      String(firstSnapshot),
+    ])
+    expect(quiet).toMatchObject({ restored: [] })
+    expect(quiet.seq).toBeUndefined()
+    expect(await events()).toBe(before)
+    expect(notes()).toContain('first')
+  })
+
   it('a restore is in the session’s history, and restore --undo puts the files back as they were before it', async () => {
     const shown = await tangent(sandbox, ['show', parent])
     expect(shown.stdout).toMatch(new RegExp(`restore\\s+Restored files to #${firstSnapshot}: notes\\.txt`))

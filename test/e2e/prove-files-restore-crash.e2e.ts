@@ -183,3 +183,91 @@ describe('prove: kill -9 during a restore', () => {
     }
   }, 240_000)
 })
+
+// The other side of the window: a restore killed after every file is written, in its commit
+// hook (where the runtime appends files/restored), before the record is made. Its journal names
+// the restore by id, and the next start asks whether a record names that id: none does (the
+// log holds only an earlier restore with the same undo tree), so the files are rolled back.
+const commitChild = `
+import { FileState } from ${JSON.stringify(path.join(repoRoot, 'packages/files/dist/index.js'))}
+const options = JSON.parse(process.argv[2])
+const files = new FileState({ home: options.home })
+await files.restore({
+  ...options.restore,
+  commit: async (result) => {
+    process.stdout.write(JSON.stringify({ undoTree: result.undoTree, journalId: result.journalId }) + '\\n')
+    await new Promise(() => {})
+  },
+})
+`
+
+describe('prove: kill -9 after a restore wrote its files, before its record', () => {
+  it('is rolled back at the next start though a record of an earlier restore has its undo tree', async () => {
+    const root = tempDir('tangent-restore-commit-crash-')
+    try {
+      const home = path.join(root, 'home')
+      const cwd = path.join(root, 'project')
+      const file = path.join(cwd, 'a.txt')
+      fs.mkdirSync(cwd, { recursive: true })
+      fs.writeFileSync(file, 'target\n')
+      const files = new FileState({ home })
+      const baseTree = (await files.snapshot(cwd)).tree
+      const session = new SessionStore().create(undefined, { meta: { cwd, baseTree } })
+      const start = session.append('turn/start', {}).seq
+      session.append('user/message', { content: [{ type: 'text', text: 'rewrite' }] })
+      fs.writeFileSync(file, 'before\n')
+      session.append('snapshot/taken', await files.snapshot(cwd))
+      session.append('turn/end', { reason: 'completed' })
+      const script = path.join(root, 'commit-child.mjs')
+      fs.writeFileSync(script, commitChild)
+      const restore = {
+        cwd,
+        events: JSON.parse(JSON.stringify(session.events)),
+        inheritedEventCount: 0,
+        baseTree,
+        toSeq: start,
+      }
+      const child = spawn(process.execPath, [script, JSON.stringify({ home, restore })], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      const committing = await new Promise<{ undoTree: string; journalId?: string }>((resolve, reject) => {
+        let out = ''
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString('utf8')
+          if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!))
+        })
+        child.once('exit', () => reject(new Error(`the child ended before its commit: ${out}`)))
+      })
+      child.kill('SIGKILL')
+      await exited
+      // Killed in the commit hook: every file written, the journal still there, no record.
+      expect(fs.readFileSync(file, 'utf8')).toBe('target\n')
+      expect(committing.journalId).toMatch(/^[0-9a-f-]{36}$/)
+      const journals = fs.readdirSync(path.join(home, 'snapshots', 'journal'))
+      expect(journals).toHaveLength(1)
+      const journal = JSON.parse(
+        fs.readFileSync(path.join(home, 'snapshots', 'journal', journals[0]!), 'utf8'),
+      ) as { id?: string; undoTree: string }
+      expect(journal).toMatchObject({ id: committing.journalId, undoTree: committing.undoTree })
+
+      // The log: an earlier restore from the same directory state (so the same undo tree), another id.
+      const records = [{ undoTree: committing.undoTree, journalId: 'an-earlier-restore' }]
+      const asked: unknown[] = []
+      const reopened = new FileState({
+        home,
+        isRecorded: async (found) => {
+          asked.push(found)
+          return records.some((record) => record.journalId === found.id)
+        },
+      })
+      const recovered = await reopened.recoverInterrupted()
+      expect(asked).toMatchObject([{ id: committing.journalId, undoTree: committing.undoTree }])
+      expect(recovered).toMatchObject([{ cwd: fs.realpathSync(cwd), action: 'rolled-back' }])
+      expect(fs.readFileSync(file, 'utf8')).toBe('before\n')
+      expect(fs.readdirSync(path.join(home, 'snapshots', 'journal'))).toEqual([])
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

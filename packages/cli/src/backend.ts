@@ -103,7 +103,7 @@ export interface Backend {
   compact(sessionId: string): Promise<CompactResult>
   snapshots(sessionId: string): Promise<SnapshotEntry[]>
   restore(sessionId: string, seq: number, force: boolean): Promise<RestoreResult>
-  /** Undoes the restore at `seq` (default: the latest not undone yet). */
+  /** Undoes the restore at `seq` (default: the latest not undone yet that changed something). */
   undoRestore(sessionId: string, seq: number | undefined, force: boolean): Promise<RestoreResult>
   close(): Promise<void>
 }

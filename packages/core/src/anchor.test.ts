@@ -63,12 +63,28 @@ describe('resolveForkAnchor', () => {
     for (const atSeq of [8, 9, 10]) expect(resolveForkAnchor(events, { atSeq })).toBe(13)
   })
 
-  it('omitted or past the end: the last completed turn', () => {
+  it('omitted: the last completed turn', () => {
     const { events } = fixture()
     expect(resolveForkAnchor(events)).toBe(13)
     expect(resolveForkAnchor(events, {})).toBe(13)
-    expect(resolveForkAnchor(events, { atSeq: 17 })).toBe(13)
-    expect(resolveForkAnchor(events, { atSeq: 1000 })).toBe(13)
+  })
+
+  it('past the end is invalid-boundary naming the last seq, never an earlier point than asked', () => {
+    const { events } = fixture()
+    const last = events.length - 1
+    for (const before of [false, true]) {
+      for (const atSeq of [last + 1, 1000]) {
+        let thrown: unknown
+        try {
+          resolveForkAnchor(events, { atSeq, before })
+        } catch (error) {
+          thrown = error
+        }
+        expect(TangentError.isInstance(thrown) && thrown.code).toBe('invalid-boundary')
+        expect((thrown as TangentError).data).toMatchObject({ atSeq, lastSeq: last })
+        expect((thrown as TangentError).message).toContain(`its last seq is ${last}`)
+      }
+    }
   })
 
   it('an anchor in the running turn is fork-unavailable, never an earlier turn', () => {
@@ -107,20 +123,22 @@ describe('resolveForkAnchor', () => {
     expect(resolveForkAnchor(s.events, { atSeq: 0 })).toBe(4)
   })
 
-  it('no completed turn: fork-unavailable for every anchor', () => {
+  it('no completed turn: fork-unavailable for every anchor in the log (past it: invalid-boundary)', () => {
     const empty: SessionEvent[] = []
     expect(codeOf(() => resolveForkAnchor(empty))).toBe('fork-unavailable')
-    expect(codeOf(() => resolveForkAnchor(empty, { atSeq: 0 }))).toBe('fork-unavailable')
+    expect(codeOf(() => resolveForkAnchor(empty, { atSeq: 0 }))).toBe('invalid-boundary')
     const s = new SessionStore().create()
     s.append('model/selection', { provider: 'demo', model: 'scripted' })
     s.append('session/title', { title: 'only standalone' })
-    for (const atSeq of [undefined, 0, 1, 5]) {
+    for (const atSeq of [undefined, 0, 1]) {
       expect(codeOf(() => resolveForkAnchor(s.events, { atSeq }))).toBe('fork-unavailable')
     }
+    expect(codeOf(() => resolveForkAnchor(s.events, { atSeq: 5 }))).toBe('invalid-boundary')
     openTurn(s, 'running')
-    for (const atSeq of [undefined, 0, 1, 2, 3, 9]) {
+    for (const atSeq of [undefined, 0, 1, 2, 3]) {
       expect(codeOf(() => resolveForkAnchor(s.events, { atSeq }))).toBe('fork-unavailable')
     }
+    expect(codeOf(() => resolveForkAnchor(s.events, { atSeq: 9 }))).toBe('invalid-boundary')
   })
 
   it('before: the event before the turn/start of the turn holding atSeq', () => {
@@ -257,7 +275,7 @@ describe('resolveForkAnchor against store.fork (generated logs)', () => {
             boundary = resolveForkAnchor(events, { atSeq, before })
           } catch (error) {
             if (!TangentError.isInstance(error)) throw error
-            if (atSeq < 0 || (before && atSeq > last)) {
+            if (atSeq < 0 || atSeq > last) {
               expect(error.code).toBe('invalid-boundary')
             } else {
               // Only anchors with no turn/end at or after them (the running turn) are unavailable.
@@ -274,13 +292,11 @@ describe('resolveForkAnchor against store.fork (generated logs)', () => {
           expect(child.isTurnOpen).toBe(false)
           if (before) {
             expect(boundary).toBeLessThan(atSeq)
-          } else if (atSeq <= last) {
+          } else {
             // Never an earlier turn: the clicked event is in the child.
             expect(boundary).toBeGreaterThanOrEqual(atSeq)
             // The cut is maximal: the next event, if any, starts a turn.
             if (boundary < last) expect(events[boundary + 1]!.type).toBe('turn/start')
-          } else {
-            expect(boundary).toBeGreaterThanOrEqual(lastTurnEnd)
           }
           store.dispose(child.id)
         }

@@ -4,7 +4,7 @@ import { TangentError } from './errors.js'
 import type { SessionEvent } from './events.js'
 
 export interface ForkAnchor {
-  /** A seq inside the wanted turn. Omitted or past the end: the last completed turn. */
+  /** A seq inside the wanted turn. Omitted: the last completed turn; past the end: `invalid-boundary`. */
   atSeq?: number | undefined
   /** Fork just before the turn that holds `atSeq` ("edit this message in a new branch"). */
   before?: boolean | undefined
@@ -14,8 +14,9 @@ export interface ForkAnchor {
  * Returns the inclusive fork boundary for an anchor, or throws:
  * - `fork-unavailable` when `atSeq` is in the log and no `turn/end` follows it
  *   (a running turn), or when the log has no completed turn. Never an earlier turn.
- * - `invalid-boundary` when `atSeq` is not a non-negative integer (or, with
- *   `before`, is missing or past the end).
+ * - `invalid-boundary` when `atSeq` is not a non-negative integer, is past the end of the log
+ *   (`data.lastSeq`: a later point than the log holds would have to become an earlier one), or
+ *   with `before` is missing.
  */
 export function resolveForkAnchor(events: readonly SessionEvent[], anchor: ForkAnchor = {}): number {
   const { atSeq, before = false } = anchor
@@ -24,14 +25,19 @@ export function resolveForkAnchor(events: readonly SessionEvent[], anchor: ForkA
     throw new TangentError(
       'invalid-boundary',
       `Invalid anchor seq ${String(atSeq)}: use a seq from 0 to ${last}.`,
-      {
-        atSeq,
-      },
+      { atSeq, lastSeq: last },
+    )
+  }
+  if (atSeq !== undefined && atSeq > last) {
+    throw new TangentError(
+      'invalid-boundary',
+      `Seq ${atSeq} is past the end of the session (its last seq is ${last}): fork at a seq from 0 to ${last}, or give none for its last completed turn.`,
+      { atSeq, lastSeq: last },
     )
   }
   if (before) return boundaryBefore(events, atSeq)
 
-  if (atSeq === undefined || atSeq > last) {
+  if (atSeq === undefined) {
     for (let i = last; i >= 0; i--) {
       if (events[i]!.type === 'turn/end') return extendOverStandalone(events, i)
     }
@@ -56,14 +62,7 @@ function boundaryBefore(events: readonly SessionEvent[], atSeq: number | undefin
     throw new TangentError(
       'invalid-boundary',
       `"before" needs atSeq: the seq of the message to fork just before (0 to ${last}).`,
-      { atSeq: null },
-    )
-  }
-  if (atSeq > last) {
-    throw new TangentError(
-      'invalid-boundary',
-      `"before" needs an anchor seq inside the log (0 to ${last}), got ${atSeq}.`,
-      { atSeq },
+      { atSeq: null, lastSeq: last },
     )
   }
   const marker = turnMarkerAtOrBefore(events, atSeq)

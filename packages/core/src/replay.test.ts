@@ -394,3 +394,74 @@ describe('toModelMessages after a compaction', () => {
     expect(latestCompaction(s.events.slice(0, 5))).toBeNull()
   })
 })
+
+describe('toModelMessages: a kept branch and the undo of its keep', () => {
+  const kept = (s: Session, restoreSeq: number) =>
+    s.append('branch/kept', {
+      sessionId: 'B1',
+      label: 'A',
+      title: 'try it',
+      restoreSeq,
+      summary:
+        '[Tangent: branch A "try it" (B1) was kept.]\nIts file changes are now in this directory: g.txt.',
+    })
+  const restored = (s: Session, data: Record<string, unknown>) =>
+    s.append('files/restored', {
+      tree: 't',
+      changed: [],
+      restored: ['g.txt'],
+      kept: [],
+      undoTree: 'u',
+      ...data,
+    })
+  const notesOf = (messages: ModelMessage[]) =>
+    messages
+      .filter((message) => message.role === 'user')
+      .map((message) =>
+        (message.content as { type: string; text?: string }[])
+          .map((part) => part.text ?? '')
+          .filter((text) => text.startsWith('[Tangent: ')),
+      )
+
+  it('undone before the model read of the keep: one note that it was kept and undone, in place of the summary', () => {
+    const s = new SessionStore().create()
+    simpleTurn(s, 'q1', 'a1')
+    const restore = restored(s, { keptFrom: { sessionId: 'B1' } })
+    kept(s, restore.seq)
+    restored(s, { undoOf: restore.seq })
+    simpleTurn(s, 'q2', 'a2')
+    const notes = notesOf(toModelMessages(s.events))
+    expect(notes).toEqual([
+      [],
+      [
+        expect.stringMatching(
+          /^\[Tangent: branch A "try it" \(B1\) was kept, then the keep was undone\.\]\n/,
+        ),
+      ],
+    ])
+  })
+
+  it('undone after the model read of the keep: the summary stays where it was read, the undo is a note of its own', () => {
+    const s = new SessionStore().create()
+    simpleTurn(s, 'q1', 'a1')
+    const restore = restored(s, { keptFrom: { sessionId: 'B1' } })
+    kept(s, restore.seq)
+    simpleTurn(s, 'q2', 'a2')
+    restored(s, { undoOf: restore.seq })
+    simpleTurn(s, 'q3', 'a3')
+    expect(notesOf(toModelMessages(s.events))).toEqual([
+      [],
+      [expect.stringMatching(/was kept\.\]/)],
+      [expect.stringMatching(/^\[Tangent: the keep of branch A "try it" \(B1\) was undone\.\]\n/)],
+    ])
+  })
+
+  it('the undo of another restore tells the model nothing', () => {
+    const s = new SessionStore().create()
+    simpleTurn(s, 'q1', 'a1')
+    const restore = restored(s, { toSeq: 0 })
+    restored(s, { undoOf: restore.seq })
+    simpleTurn(s, 'q2', 'a2')
+    expect(notesOf(toModelMessages(s.events))).toEqual([[], []])
+  })
+})

@@ -67,17 +67,54 @@ export function isReplayNote(text: string): boolean {
 /**
  * Events that tell the model something between turns: a kept branch (`branch/kept`, its
  * `summary`, which opens with `replayNoteOpening`) joins the next user message as a part of its
- * own, before the user's words, so the next turn knows what the branch did.
+ * own, before the user's words, so the next turn knows what the branch did. The undo of a keep's
+ * restore (`files/restored` with `undoOf` = the keep's `restoreSeq`) is told too: in place of the
+ * keep's summary when the model has not read it yet, else as a note of its own.
  */
-function noteOf(event: SessionEvent): string | null {
-  if (event.type !== 'branch/kept') return null
-  const summary = (event.data as { summary?: unknown } | null)?.summary
-  return typeof summary === 'string' && summary !== '' ? summary : null
+class ReplayNotes {
+  #pending: { text: string; restoreSeq?: number }[] = []
+  /** Keeps whose files came through a restore, by that restore's seq. */
+  readonly #keeps = new Map<number, string>()
+
+  see(event: SessionEvent): void {
+    const data = (event.data ?? {}) as Record<string, unknown>
+    if (event.type === 'branch/kept') {
+      const summary = typeof data.summary === 'string' && data.summary !== '' ? data.summary : null
+      const restoreSeq = typeof data.restoreSeq === 'number' ? data.restoreSeq : undefined
+      if (restoreSeq !== undefined) this.#keeps.set(restoreSeq, keptBranchName(data))
+      if (summary !== null)
+        this.#pending.push({ text: summary, ...(restoreSeq !== undefined ? { restoreSeq } : {}) })
+      return
+    }
+    if (event.type !== 'files/restored' || typeof data.undoOf !== 'number') return
+    const name = this.#keeps.get(data.undoOf)
+    if (name === undefined) return
+    const unread = this.#pending.findIndex((note) => note.restoreSeq === data.undoOf)
+    if (unread >= 0) this.#pending.splice(unread, 1)
+    const text =
+      unread >= 0
+        ? `${replayNoteOpening}${name} was kept, then the keep was undone.]\nIts file changes were taken back out of this directory: none of them are here.`
+        : `${replayNoteOpening}the keep of ${name} was undone.]\nIts file changes were taken back out of this directory: they are no longer here.`
+    this.#pending.push({ text })
+  }
+
+  /** The notes the next user message carries (none after this). */
+  take(): string[] {
+    const texts = this.#pending.map((note) => note.text)
+    this.#pending = []
+    return texts
+  }
+}
+
+function keptBranchName(data: Record<string, unknown>): string {
+  const label = typeof data.label === 'string' && data.label !== '' ? `${data.label} ` : ''
+  const title = typeof data.title === 'string' && data.title !== '' ? data.title : String(data.sessionId)
+  return `branch ${label}"${title}" (${String(data.sessionId)})`
 }
 
 function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
   const messages: ModelMessage[] = []
-  let notes: string[] = []
+  const notes = new ReplayNotes()
   let pending: { toolCallId: string; toolName: string }[] = []
   let toolMessage: ToolModelMessage | null = null
 
@@ -103,7 +140,7 @@ function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
         const message: UserModelMessage = {
           role: 'user',
           content: [
-            ...notes.map((text) => ({ type: 'text' as const, text })),
+            ...notes.take().map((text) => ({ type: 'text' as const, text })),
             ...content.map((part) =>
               part.type === 'text'
                 ? { type: 'text' as const, text: part.text }
@@ -111,7 +148,6 @@ function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
             ),
           ],
         }
-        notes = []
         messages.push(message)
         break
       }
@@ -150,16 +186,15 @@ function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
       case 'turn/end':
         closePendingCalls()
         break
-      default: {
-        const note = noteOf(event)
-        if (note !== null) notes.push(note)
+      default:
+        notes.see(event)
         break
-      }
     }
   }
   closePendingCalls()
-  if (notes.length > 0)
-    messages.push({ role: 'user', content: notes.map((text) => ({ type: 'text' as const, text })) })
+  const last = notes.take()
+  if (last.length > 0)
+    messages.push({ role: 'user', content: last.map((text) => ({ type: 'text' as const, text })) })
   return messages
 }
 

@@ -56,7 +56,12 @@ export interface FileStateOptions {
    * `files/restored` in the logs of sessions in that directory). A recorded one is finished,
    * not rolled back. Default: never (every interrupted restore is rolled back).
    */
-  isRecorded?: (journal: { cwd: string; undoTree: string; targetTree: string }) => Promise<boolean>
+  isRecorded?: (journal: {
+    id?: string | undefined
+    cwd: string
+    undoTree: string
+    targetTree: string
+  }) => Promise<boolean>
 }
 
 export interface GcResult {

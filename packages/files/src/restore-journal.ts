@@ -1,10 +1,12 @@
 // A restore rewrites many files, one by one; a crash (kill -9, power loss) in the middle would
 // leave some new and some old, with nothing recorded in the session's log. So before it
 // touches the directory a restore writes a journal (fsynced, under TANGENT_HOME/snapshots/
-// journal), and removes it (durably) once every path is written and snapshotted. A journal
-// found later means the restore never returned, so the runtime never recorded it: the paths
-// are rolled back to the undo tree, which puts the directory back where the log says it is
-// (restore again to redo it). docs/architecture.md §5.
+// journal): the intent, with an id of its own. The runtime's record (`files/restored`, durable)
+// names that id — the restore is done — and only then is the journal removed (durably). A
+// journal found later is finished when a record names it; otherwise the restore was never
+// recorded and its paths are rolled back to the undo tree, which puts the directory back where
+// the log says it is (restore again to redo it). docs/architecture.md §5.
+import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { readdir, readFile, readlink, stat, unlink } from 'node:fs/promises'
 import os from 'node:os'
@@ -26,6 +28,12 @@ import type { Snapshot } from './snapshot.js'
 
 export const RestoreJournal = z.object({
   version: z.literal(1),
+  /**
+   * This restore's own id, which its `files/restored` record names (`journalId`): the record of
+   * another restore with the same undo tree (a restore redone after its undo) is not this one's.
+   * Absent in journals written before it existed (matched by `undoTree` then).
+   */
+  id: z.string().optional(),
   /** realpath of the directory being restored. */
   cwd: z.string(),
   /** Every path the restore writes or removes (relative to cwd, '/'-separated). */
@@ -81,10 +89,11 @@ export function journalFile(repository: ShadowRepository, cwd: string): string {
 /** Writes (fsynced, atomically) the journal of a restore about to touch `journal.cwd`. */
 export async function writeJournal(
   repository: ShadowRepository,
-  entry: Omit<RestoreJournal, 'version' | 'pid' | 'hostname' | 'startedAt'>,
+  entry: Omit<RestoreJournal, 'version' | 'id' | 'pid' | 'hostname' | 'startedAt'>,
 ): Promise<RestoreJournal> {
   const journal: RestoreJournal = {
     version: 1,
+    id: randomUUID(),
     ...entry,
     pid: process.pid,
     hostname: os.hostname(),

@@ -68,11 +68,18 @@ describe('FileState.restore', () => {
     w.session.append('snapshot/taken', partial.snapshot)
 
     const full = await restore(w, first.start)
-    expect(full.restored).toEqual(['a.txt', 'added/new.txt', 'b.txt', 'c.txt'])
+    // b.txt is as it was there already (the partial restore put it back): not written again.
+    expect(full.restored).toEqual(['a.txt', 'added/new.txt', 'c.txt'])
     expect(read(w.cwd, 'a.txt')).toBe('a1\n')
     expect(read(w.cwd, 'c.txt')).toBe('c1\n')
     expect(existsSync(path.join(w.cwd, 'added'))).toBe(false)
     expect(full.snapshot.tree).toBe(w.baseTree)
+    w.session.append('snapshot/taken', full.snapshot)
+
+    // Once more to the same point: nothing differs, nothing is written.
+    const again = await restore(w, first.start)
+    expect(again.restored).toEqual([])
+    expect(again.undoTree).toBe(w.baseTree)
   })
 
   it('never touches paths the session did not change', async () => {

@@ -47,6 +47,8 @@ export interface RestoreResult {
   undoTree: string
   /** The snapshot taken after writing; append it as the session's `snapshot/taken`. */
   snapshot: Snapshot
+  /** The id of the journal this restore wrote (none when it wrote nothing): its record names it. */
+  journalId?: string
 }
 
 export interface RestoreTreeOptions {
@@ -111,7 +113,14 @@ async function rewind(
     }
   }
   const protect = options.protect ?? new Set<string>()
-  const rewound = paths.filter((relative) => !protect.has(relative))
+  // A path already as the tree has it is not written: a restore to where the files are changes
+  // nothing, and says so (restored: []), so the runtime records nothing and an undo is never spent on it.
+  const same = await unchangedPaths(context.repository, undo.tree, options.tree, paths)
+  const rewound = paths.filter((relative) => !protect.has(relative) && !same.has(relative))
+  if (rewound.length === 0) {
+    const kept = paths.filter((relative) => protect.has(relative))
+    return { restored: [], kept, undoTree: undo.tree, snapshot: undo }
+  }
   await assertNothingInTheWay(context.repository, options.cwd, options.tree, rewound, undo.tree)
   // From here on the directory changes: a crash leaves the journal, and the next start (or
   // the next operation on this directory) rolls the paths back (restore-journal.ts).
@@ -151,6 +160,7 @@ async function rewind(
     kept: [...written.kept, ...paths.filter((relative) => protect.has(relative))].sort(),
     undoTree: undo.tree,
     snapshot: after,
+    ...(journal.id !== undefined ? { journalId: journal.id } : {}),
   }
   if (options.commit) {
     try {
@@ -166,6 +176,26 @@ async function rewind(
   }
   await removeJournal(context.repository, options.cwd)
   return result
+}
+
+/** Of `paths`, those both trees hold as the same file (content and mode): writing them changes nothing. */
+async function unchangedPaths(
+  repository: ShadowRepository,
+  now: string,
+  tree: string,
+  paths: readonly string[],
+): Promise<Set<string>> {
+  const wanted = new Set(paths)
+  const [current, target] = await Promise.all([
+    listTree(repository, now, wanted),
+    listTree(repository, tree, wanted),
+  ])
+  const held = new Map(current.map((entry) => [entry.path, `${entry.mode} ${entry.object}`]))
+  return new Set(
+    target
+      .filter((entry) => wanted.has(entry.path) && held.get(entry.path) === `${entry.mode} ${entry.object}`)
+      .map((entry) => entry.path),
+  )
 }
 
 /**

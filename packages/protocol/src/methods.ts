@@ -208,7 +208,7 @@ export type SessionAnswerPermissionResult = z.infer<typeof SessionAnswerPermissi
 export const SessionForkParams = lazySchema((z) =>
   z.object({
     sessionId: SessionId,
-    /** An anchor inside the wanted turn; omitted or past the end: the last completed turn. */
+    /** An anchor inside the wanted turn; omitted: the last completed turn; past the end: `invalid-boundary` {lastSeq}. */
     atSeq: Seq.optional(),
     /** Fork just before the turn that holds `atSeq` (default false). */
     before: z.boolean().optional(),

@@ -133,6 +133,8 @@ export const FilesRestoredData = lazySchema((z) =>
     restored: z.array(z.string()),
     kept: z.array(z.string()),
     undoTree: z.string(),
+    /** The id of the restore's journal (its intent, docs/architecture.md §5) that this record completes. */
+    journalId: z.string().optional(),
   }),
 )
 export type FilesRestoredData = z.infer<typeof FilesRestoredData>

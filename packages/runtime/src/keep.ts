@@ -2,14 +2,16 @@
 // into its parent's directory (three-way, against the fork point's tree), the parent's log
 // records which branch was kept with a summary the next turn's model reads, and the branch's
 // siblings are archived with their clean worktrees removed. Files are written through the safe
-// restore, so `snapshot.undoRestore` undoes them; a conflict writes nothing.
+// restore, so `snapshot.undoRestore` undoes them (and the keep with them); a conflict writes nothing.
 import {
   type AssistantMessageData,
   replayNoteOpening,
   type Session,
+  TangentError,
   type UserMessageData,
 } from '@tangent/core'
 import { latestCheck } from './board.js'
+import { restoreEventOf } from './restore-events.js'
 
 export interface BranchKeptData {
   sessionId: string
@@ -26,6 +28,35 @@ export interface BranchKeptData {
   /** What the model of this session is told about the branch (replay sends it with the next message). */
   summary: string
   archived: string[]
+}
+
+/**
+ * Refuses (`already-kept`) to keep a branch again when its latest keep into `parent` holds all
+ * it has (a second click on Keep would only log the same note twice). A branch that went on
+ * working may be kept again, and so may one whose keep was undone (its restore undone in the
+ * parent: its files are no longer there).
+ */
+export function assertKeepable(parent: Session, branch: Session): void {
+  for (let i = parent.events.length - 1; i >= 0; i--) {
+    const event = parent.events[i]!
+    if (event.type !== 'branch/kept') continue
+    const kept = event.data as { sessionId?: unknown; throughSeq?: unknown; restoreSeq?: unknown }
+    if (kept.sessionId !== branch.id) continue
+    if (kept.throughSeq !== branch.lastSeq) return
+    if (typeof kept.restoreSeq === 'number' && restoreUndone(parent, kept.restoreSeq, event.seq)) return
+    throw new TangentError(
+      'already-kept',
+      `Branch ${branch.id} was kept into ${parent.id} at #${event.seq} and has not changed since: there is nothing new to keep.`,
+      { sessionId: branch.id, seq: event.seq },
+    )
+  }
+}
+
+/** Whether a `files/restored` after `afterSeq` undid the restore at `restoreSeq`. */
+function restoreUndone(session: Session, restoreSeq: number, afterSeq: number): boolean {
+  return session
+    .seqsOfType('files/restored')
+    .some((seq) => seq > afterSeq && restoreEventOf(session.events[seq])?.data.undoOf === restoreSeq)
 }
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)

@@ -16,7 +16,8 @@ export function restoreEventOf(event: SessionEvent | undefined): RestoreEvent | 
 }
 
 /**
- * The restore to undo: the one at `seq`, or the session's latest one not undone yet. Only
+ * The restore to undo: the one at `seq`, or the session's latest one not undone yet that
+ * changed something. Only
  * the session's own restores (a fork's timeline starts empty); an undo cannot be undone
  * (restore again instead). Throws `not-a-restore` with what to do.
  */
@@ -31,7 +32,10 @@ export function undoableRestore(session: Session, seq: number | undefined): Rest
     else restores.push(restore)
   }
   if (seq === undefined) {
-    const latest = restores.filter((restore) => !undone.has(restore.seq)).at(-1)
+    // The latest that changed something (an older log may hold restores that wrote nothing).
+    const latest = restores
+      .filter((restore) => !undone.has(restore.seq) && restore.data.restored.length > 0)
+      .at(-1)
     if (!latest) {
       throw new TangentError(
         'not-a-restore',

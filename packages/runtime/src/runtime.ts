@@ -65,7 +65,7 @@ import { browseFolders, realFolder } from './folders.js'
 import { resolveBoundary, sameModel, sessionNotFound, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
-import { type BranchKeptData, summarizeBranch } from './keep.js'
+import { assertKeepable, type BranchKeptData, summarizeBranch } from './keep.js'
 import { commonAncestor, lineageOf } from './lineage.js'
 import { McpServers } from './mcp-servers.js'
 import { filePathGuard, permissionDecider } from './permission-policy.js'
@@ -735,22 +735,7 @@ export class Runtime {
   }
 
   async #keep(params: SessionKeepParams, branch: Session, parent: Session): Promise<SessionKeepResult> {
-    // Kept already, and nothing done since: keeping it again would only log the same note twice
-    // (a second click on Keep). A branch that went on working may be kept again.
-    for (let i = parent.events.length - 1; i >= 0; i--) {
-      const event = parent.events[i]!
-      if (event.type !== 'branch/kept') continue
-      const kept = event.data as { sessionId?: unknown; throughSeq?: unknown }
-      if (kept.sessionId !== branch.id) continue
-      if (kept.throughSeq === branch.lastSeq) {
-        throw new TangentError(
-          'already-kept',
-          `Branch ${branch.id} was kept into ${parent.id} at #${event.seq} and has not changed since: there is nothing new to keep.`,
-          { sessionId: branch.id, seq: event.seq },
-        )
-      }
-      break
-    }
+    assertKeepable(parent, branch)
     const files = await this.fileState()
     const meta = headerMetaOf(branch.header)
     const label = meta.exploration?.label
@@ -1387,14 +1372,23 @@ export class Runtime {
     )
   }
 
-  /** Whether a session working in the journal's directory recorded the restore it describes. */
-  async #restoreRecorded(journal: { cwd: string; undoTree: string }): Promise<boolean> {
+  /**
+   * Whether a session working in the journal's directory recorded the restore it describes: the
+   * record naming the journal's id (an older journal without one: the record with its undo tree).
+   */
+  async #restoreRecorded(journal: {
+    id?: string | undefined
+    cwd: string
+    undoTree: string
+  }): Promise<boolean> {
     for (const entry of await this.#store.listView()) {
       if (entry.cwd !== journal.cwd) continue
       const session = await this.#load(entry.id).catch(() => null)
       if (!session) continue
       for (const seq of session.seqsOfType('files/restored')) {
-        if (restoreEventOf(session.events[seq])?.data.undoTree === journal.undoTree) return true
+        const data = restoreEventOf(session.events[seq])?.data
+        if (journal.id !== undefined ? data?.journalId === journal.id : data?.undoTree === journal.undoTree)
+          return true
       }
     }
     return false
@@ -1410,12 +1404,17 @@ export class Runtime {
     what: RestoreKind,
     run: (commit: (outcome: RestoreOutcome) => Promise<void>) => Promise<RestoreOutcome>,
   ): Promise<SnapshotRestoreResult> {
+    // A restore that changed nothing is not recorded (its undo would put back nothing); an undo
+    // always is: it marks its restore undone.
+    const changedNothing = (outcome: RestoreOutcome) => outcome.restored.length === 0 && !('undoOf' in what)
     let recorded: SnapshotRestoreResult | undefined
     const outcome = await run(async (written) => {
-      recorded = await this.#recordRestore(session, written, what)
+      if (!changedNothing(written)) recorded = await this.#recordRestore(session, written, what)
     })
-    // A restore with nothing to write never commits (no journal either): record it now.
-    return recorded ?? this.#recordRestore(session, outcome, what)
+    if (recorded) return recorded
+    if (changedNothing(outcome)) return { restored: [], kept: outcome.kept, undoTree: outcome.undoTree }
+    // An undo with nothing to write never commits (no journal either): record it now.
+    return this.#recordRestore(session, outcome, what)
   }
 
   /** Appends the `files/restored` event of a restore or an undo, durably, and answers with its seq. */
@@ -1432,6 +1431,7 @@ export class Runtime {
       restored: outcome.restored,
       kept: outcome.kept,
       undoTree: outcome.undoTree,
+      ...(outcome.journalId !== undefined ? { journalId: outcome.journalId } : {}),
     }
     const event = session.append('files/restored', data)
     await this.#store.flush(session.id)

@@ -23,7 +23,11 @@ export function registerRestoreCommand(program: Command, context: CliContext): v
     )
     .argument('<id>', 'session id or a unique prefix of one')
     .option('--to <seq>', 'the seq to rewind the files to', parseSeq)
-    .option('--undo [seq]', 'undo the restore recorded at SEQ (default: the latest not undone)', parseSeq)
+    .option(
+      '--undo [seq]',
+      'undo the restore recorded at SEQ (default: the latest not undone that changed something)',
+      parseSeq,
+    )
     .option('--force', 'overwrite paths that another writer changed since')
     .option('--json', 'print {restored, kept, undoTree, seq}')
     .action(async (given: string, flags: RestoreFlags) => {
@@ -42,14 +46,18 @@ export function registerRestoreCommand(program: Command, context: CliContext): v
       const where = undo !== undefined ? '' : ` to seq ${flags.to}`
       printLines(context, [
         result.restored.length === 0
-          ? `Nothing to ${undo !== undefined ? 'undo' : 'restore'}: no file to write back.`
+          ? undo !== undefined
+            ? 'Nothing to undo: no file to write back.'
+            : `Nothing to restore: the files this session changed after seq ${flags.to} are already as they were there.`
           : `${what} ${result.restored.length} path(s)${where}: ${safeLine(result.restored.join(', '))}`,
         ...(result.kept && result.kept.length > 0
           ? [`Left alone (a directory stands there now): ${safeLine(result.kept.join(', '))}`]
           : []),
-        result.seq !== undefined && undo === undefined
-          ? `Recorded at seq ${result.seq}; undo with \`tangent restore ${id} --undo ${result.seq}\``
-          : `Recorded at seq ${result.seq ?? '?'}`,
+        result.seq === undefined
+          ? 'Nothing was recorded.'
+          : undo === undefined
+            ? `Recorded at seq ${result.seq}; undo with \`tangent restore ${id} --undo ${result.seq}\``
+            : `Recorded at seq ${result.seq}`,
       ])
     })
 }
