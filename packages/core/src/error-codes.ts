@@ -28,7 +28,8 @@ export const errorCodes = {
   'session-exists': 'a session with this id already exists (in memory or on disk)',
   'session-stale': 'a Session object that its store no longer holds',
   'invalid-session-id': 'a session id outside the pattern: 1-128 of A-Z a-z 0-9 _ -, starting alphanumeric',
-  'invalid-boundary': 'a fork boundary or anchor seq that is not in the log',
+  'invalid-boundary':
+    'a fork boundary or anchor seq that is not in the log (past its end: never forked at an earlier point)',
   'open-turn': 'a fork boundary that falls inside a turn',
   'fork-unavailable': 'no completed turn at or after the anchor (a running turn, or none yet)',
   'grammar-violation': 'an append that breaks the turn grammar of the log',
