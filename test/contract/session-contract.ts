@@ -409,6 +409,23 @@ export function runSessionContract(options: ContractOptions): void {
       const deleted = await f.api.call('session.delete', { sessionId: fork.session.id })
       expect(deleted.worktree).toMatchObject({ path: fork.session.cwd, removed: true })
     })
+
+    it('names the files a worktree fork could not bring (too big, special files), also on a retry', async () => {
+      const work = tempDir('tangent-work-')
+      fs.writeFileSync(path.join(work, 'big.bin'), Buffer.alloc(3 * 1024 * 1024))
+      execFileSync('mkfifo', [path.join(work, 'pipe')])
+      const session = await f.api.call('session.create', { cwd: work })
+      await turn(session.id, 'write notes.txt: kept')
+      const params = { sessionId: session.id, files: 'worktree' as const, requestId: 'left-out-1' }
+      const fork = await f.api.call('session.fork', params)
+      expect(fork.worktree).toEqual({ path: fork.session.cwd, leftOut: ['big.bin', 'pipe'] })
+      expect(fs.readFileSync(path.join(fork.session.cwd, 'notes.txt'), 'utf8')).toBe('kept\n')
+      expect(fs.existsSync(path.join(fork.session.cwd, 'big.bin'))).toBe(false)
+      // The same request again answers the same child, saying the same.
+      expect((await f.api.call('session.fork', params)).worktree).toEqual(fork.worktree)
+      // A shared fork makes no worktree and says nothing of one.
+      expect((await f.api.call('session.fork', { sessionId: session.id })).worktree).toBeUndefined()
+    })
   })
 
   describe('compare', () => {

@@ -1,5 +1,6 @@
 // File state from the CLI (issue 5): snapshots, a worktree fork, diff between branches,
 // and restore that refuses to overwrite someone else's change unless forced.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -139,6 +140,16 @@ describe('a file too big to snapshot', () => {
       const id = JSON.parse((await tangent(own, ['sessions', '--json'])).stdout)[0].id as string
       const shown = await tangent(own, ['show', id])
       expect(shown.stdout).toMatch(/files\s+not snapshotted: big\.bin/)
+      // A worktree fork says what it could not bring: the big file, and a FIFO (git never lists one).
+      execFileSync('mkfifo', [path.join(own.cwd, 'pipe')])
+      const forked = await tangent(own, ['fork', id, '--files', 'worktree'])
+      expect(forked.code, forked.stderr).toBe(0)
+      expect(forked.stderr).toMatch(
+        /left out of its worktree \(too big to snapshot, or not a regular file\): big\.bin, pipe/,
+      )
+      const json = await tangent(own, ['fork', id, '--files', 'worktree', '--json'])
+      const fork = JSON.parse(json.stdout) as { session: { cwd: string }; worktree: unknown }
+      expect(fork.worktree).toEqual({ path: fork.session.cwd, leftOut: ['big.bin', 'pipe'] })
     } finally {
       removeSandbox(own)
     }

@@ -168,6 +168,7 @@ export class FileState {
     cwd: string
     tree: string | null
     sessionId: string
+    skipped?: readonly string[]
   }): Promise<CreatedWorktree> {
     await this.repository.ensure()
     return createWorktree(this.#worktreeContext(), options)

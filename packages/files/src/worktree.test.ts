@@ -86,6 +86,7 @@ describe('FileState.createWorktree', () => {
       path: path.join(home, 'worktrees', 'copy1'),
       root: path.join(home, 'worktrees', 'copy1'),
       tree: forkPoint.tree,
+      leftOut: [],
     })
     expect(read(child.path, 'a.txt')).toBe('a\n')
     expect(read(child.path, 'dir/b.txt')).toBe('b\n')

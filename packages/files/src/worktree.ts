@@ -21,6 +21,7 @@ import {
 } from './private-files.js'
 import type { ShadowRepository } from './shadow-repository.js'
 import { recordTree, type Snapshot } from './snapshot.js'
+import { findSpecialFiles } from './special-files.js'
 
 export const WorktreeRecord = z.object({
   sessionId: z.string(),
@@ -54,6 +55,12 @@ export interface CreatedWorktree {
   branch?: string
   /** The tree materialised (the fork point's). */
   tree: string
+  /**
+   * Paths (relative to `path`) the fork point's snapshot left out — over the size limit, special
+   * files, nested repositories — so they are not in the worktree as they were there (in a git
+   * worktree one git tracks is there as last committed).
+   */
+  leftOut: string[]
 }
 
 export interface RemoveWorktreeResult {
@@ -141,12 +148,23 @@ async function materializeOverHead(context: WorktreeContext, target: string, tre
 
 export async function createWorktree(
   context: WorktreeContext,
-  options: { cwd: string; tree: string | null; sessionId: string },
+  options: {
+    cwd: string
+    tree: string | null
+    sessionId: string
+    /** What the snapshot of `tree` left out (its `skipped`), when `tree` is given. */
+    skipped?: readonly string[]
+  },
 ): Promise<CreatedWorktree> {
   assertValidSessionId(options.sessionId)
   const { repository } = context
   const source = await realDirectory(options.cwd)
-  const tree = options.tree ?? (await context.snapshot(source)).tree
+  // No tree known: the directory as it is now, and what that snapshot could not take.
+  const now = options.tree === null ? await context.snapshot(source) : null
+  const tree = now?.tree ?? (options.tree as string)
+  // Git never lists special files (FIFOs, sockets), so no snapshot names them: looked for here.
+  const specials = await findSpecialFiles(repository, await resolveDirectory(repository, source))
+  const leftOut = [...new Set([...(now?.skipped ?? options.skipped ?? []), ...specials])].sort()
   await assertTreesAvailable(repository, [tree])
   const root = path.join(worktreesDirectory(repository), options.sessionId)
   if (existsSync(root) || existsSync(recordFile(repository, options.sessionId))) {
@@ -187,6 +205,7 @@ export async function createWorktree(
     kind: record.kind,
     ...(record.branch ? { branch: record.branch } : {}),
     tree,
+    leftOut,
   }
 }
 

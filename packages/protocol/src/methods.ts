@@ -221,7 +221,16 @@ export const SessionForkParams = lazySchema((z) =>
 )
 export type SessionForkParams = z.infer<typeof SessionForkParams>
 export const SessionForkResult = lazySchema((z) =>
-  z.object({ session: SessionSummary, boundary: z.number().int().min(-1) }),
+  z.object({
+    session: SessionSummary,
+    boundary: z.number().int().min(-1),
+    /**
+     * Extension, for `files: 'worktree'`: the child's directory and the paths (relative to it)
+     * the fork could not bring from the fork point — over the snapshot size limit, special files
+     * such as FIFOs and sockets, nested repositories.
+     */
+    worktree: z.object({ path: z.string(), leftOut: z.array(z.string()) }).optional(),
+  }),
 )
 export type SessionForkResult = z.infer<typeof SessionForkResult>
 

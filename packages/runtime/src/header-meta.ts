@@ -11,6 +11,8 @@ export interface SessionHeaderMeta {
   files?: { mode: FileMode; path: string }
   /** The files' tree at the fork point (or at creation); null when none was known. */
   baseTree?: string | null
+  /** A worktree fork: the paths its worktree could not be given from the fork point (docs/architecture.md §5). */
+  leftOut?: string[]
   /** The fork's requestId, so a retry after a restart finds the same child. */
   forkRequestId?: string
   /** The exploration this session is a branch of, its label, and the check run after its turns. */
@@ -26,11 +28,13 @@ export interface SessionHeaderMeta {
 
 export function headerMetaOf(header: Readonly<Record<string, unknown>>): SessionHeaderMeta {
   const meta: SessionHeaderMeta = {}
-  const { workspaceId, files, baseTree, forkRequestId, exploration, subagentOf, machine } = header
+  const { workspaceId, files, baseTree, leftOut, forkRequestId, exploration, subagentOf, machine } = header
   if (typeof workspaceId === 'string') meta.workspaceId = workspaceId
   const filesMeta = filesOf(files)
   if (filesMeta) meta.files = filesMeta
   if (typeof baseTree === 'string' || baseTree === null) meta.baseTree = baseTree
+  if (Array.isArray(leftOut))
+    meta.leftOut = leftOut.filter((item): item is string => typeof item === 'string')
   if (typeof forkRequestId === 'string') meta.forkRequestId = forkRequestId
   const branch = explorationOf(exploration)
   if (branch) meta.exploration = branch
@@ -46,6 +50,7 @@ export function headerMetaFields(meta: SessionHeaderMeta): Record<string, unknow
   if (meta.workspaceId !== undefined) fields.workspaceId = meta.workspaceId
   if (meta.files !== undefined) fields.files = { mode: meta.files.mode, path: meta.files.path }
   if (meta.baseTree !== undefined) fields.baseTree = meta.baseTree
+  if (meta.leftOut !== undefined) fields.leftOut = [...meta.leftOut]
   if (meta.forkRequestId !== undefined) fields.forkRequestId = meta.forkRequestId
   if (meta.exploration !== undefined) fields.exploration = { ...meta.exploration }
   if (meta.subagentOf !== undefined) fields.subagentOf = { ...meta.subagentOf }

@@ -61,7 +61,7 @@ import { runCheck } from './check.js'
 import { ConfigFiles } from './config.js'
 import { Explorations } from './explore.js'
 import { browseFolders, realFolder } from './folders.js'
-import { resolveBoundary, sameModel, sessionNotFound, treeAt } from './fork-point.js'
+import { resolveBoundary, sameModel, sessionNotFound, skippedAt, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
 import { type BranchKeptData, summarizeBranch } from './keep.js'
@@ -1000,7 +1000,11 @@ export class Runtime {
       )
     }
     const child = await this.summary(outcome.childId)
-    return { session: child, boundary: outcome.boundary }
+    if (child.files.mode !== 'worktree') return { session: child, boundary: outcome.boundary }
+    // From the child's header, so a retry of the same requestId (after a restart too) says it again.
+    const header = this.#store.store.get(child.id)?.header ?? (await this.#store.get(child.id))?.header ?? {}
+    const leftOut = headerMetaOf(header).leftOut ?? []
+    return { session: child, boundary: outcome.boundary, worktree: { path: child.files.path, leftOut } }
   }
 
   async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
@@ -1269,14 +1273,17 @@ export class Runtime {
     const { source, boundary, latestModel, baseTree, sourceWorkspace, attached, title, childId } = plan
     let cwd = source.header.cwd
     let worktreePath: string | undefined
+    let leftOut: string[] | undefined
     if (params.files === 'worktree') {
       const worktree = await (await this.fileState()).createWorktree({
         cwd: source.header.cwd,
         tree: baseTree,
         sessionId: childId,
+        skipped: skippedAt(source, boundary),
       })
       worktreePath = worktree.path
       cwd = worktree.path
+      leftOut = worktree.leftOut
     }
     let child: Session
     try {
@@ -1290,6 +1297,7 @@ export class Runtime {
             ...(attached ? { workspaceId: sourceWorkspace } : {}),
             files: { mode: params.files ?? 'shared', path: cwd },
             baseTree,
+            ...(leftOut !== undefined ? { leftOut } : {}),
             ...(params.requestId !== undefined ? { forkRequestId: params.requestId } : {}),
             ...extra,
             ...(plan.machine !== undefined ? { machine: plan.machine } : {}),
