@@ -1276,6 +1276,28 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fork.session.workspaceId).toBe(workspace.id)
     })
 
+    it('a worktree fork made before its folder was opened joins the folder’s workspace with its parent, forks of it too', async () => {
+      const project = tempDir('tangent-project-')
+      const parent = await f.api.call('session.create', { cwd: project })
+      await turn(parent.id, 'write a.txt: x')
+      const fork = await f.api.call('session.fork', { sessionId: parent.id, files: 'worktree' })
+      expect(fork.session.workspaceId).toBeNull()
+      await turn(fork.session.id, 'write b.txt: y')
+      const grandchild = await f.api.call('session.fork', { sessionId: fork.session.id, files: 'worktree' })
+      const shared = await f.api.call('session.fork', { sessionId: fork.session.id })
+      const workspace = await f.api.call('workspace.open', { path: project })
+      for (const id of [parent.id, fork.session.id, grandchild.session.id, shared.session.id])
+        expect((await f.api.call('session.get', { sessionId: id })).session.workspaceId).toBe(workspace.id)
+      expect(
+        (await f.api.call('session.list', { workspaceId: workspace.id })).map((item) => item.id).sort(),
+      ).toEqual([parent.id, fork.session.id, grandchild.session.id, shared.session.id].sort())
+      // After a restart too (it is the header that says which folder a fork works for).
+      await reopen(async () => {})
+      expect(
+        (await f.api.call('session.get', { sessionId: grandchild.session.id })).session.workspaceId,
+      ).toBe(workspace.id)
+    })
+
     it('opens folders by absolute path, ~ and relative to the start folder; lists the most recent first; browses subfolders', async () => {
       fs.mkdirSync(path.join(start, 'app'))
       fs.mkdirSync(path.join(f.homeDir, 'notes'))

@@ -7,6 +7,11 @@ import type { FileMode } from '@tangent/protocol'
 export interface SessionHeaderMeta {
   /** The workspace the session was created in or forked into (worktree forks live outside it). */
   workspaceId?: string
+  /**
+   * The project folder a fork works for when its directory is elsewhere (a worktree): the
+   * source's folder, whatever depth of forks. It puts the fork in that folder's workspace.
+   */
+  projectFolder?: string
   /** The session's directory and how it got it: the parent's (`shared`) or its own (`worktree`). */
   files?: { mode: FileMode; path: string }
   /** The files' tree at the fork point (or at creation); null when none was known. */
@@ -28,8 +33,19 @@ export interface SessionHeaderMeta {
 
 export function headerMetaOf(header: Readonly<Record<string, unknown>>): SessionHeaderMeta {
   const meta: SessionHeaderMeta = {}
-  const { workspaceId, files, baseTree, leftOut, forkRequestId, exploration, subagentOf, machine } = header
+  const {
+    workspaceId,
+    projectFolder,
+    files,
+    baseTree,
+    leftOut,
+    forkRequestId,
+    exploration,
+    subagentOf,
+    machine,
+  } = header
   if (typeof workspaceId === 'string') meta.workspaceId = workspaceId
+  if (typeof projectFolder === 'string') meta.projectFolder = projectFolder
   const filesMeta = filesOf(files)
   if (filesMeta) meta.files = filesMeta
   if (typeof baseTree === 'string' || baseTree === null) meta.baseTree = baseTree
@@ -48,6 +64,7 @@ export function headerMetaOf(header: Readonly<Record<string, unknown>>): Session
 export function headerMetaFields(meta: SessionHeaderMeta): Record<string, unknown> {
   const fields: Record<string, unknown> = {}
   if (meta.workspaceId !== undefined) fields.workspaceId = meta.workspaceId
+  if (meta.projectFolder !== undefined) fields.projectFolder = meta.projectFolder
   if (meta.files !== undefined) fields.files = { mode: meta.files.mode, path: meta.files.path }
   if (meta.baseTree !== undefined) fields.baseTree = meta.baseTree
   if (meta.leftOut !== undefined) fields.leftOut = [...meta.leftOut]

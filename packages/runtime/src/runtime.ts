@@ -443,9 +443,10 @@ export class Runtime {
     const real = await realFolder(params.path, this.#folderBase())
     this.#assertOutsideData(real)
     const workspace = await this.#workspaces.open(real)
-    // Sessions made in this folder before it was opened now belong to it.
+    // Sessions made in this folder before it was opened now belong to it, their worktree forks too.
     for (const session of this.#store.store.sessions()) {
-      if (this.#workspaces.workspaceOf(session.header.cwd, undefined) === workspace.id)
+      const { projectFolder } = headerMetaOf(session.header)
+      if (this.#workspaces.workspaceOf(session.header.cwd, undefined, projectFolder) === workspace.id)
         this.#announce(session.id, 'session-updated')
     }
     return workspace
@@ -1226,7 +1227,9 @@ export class Runtime {
     const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
     const baseTree = treeAt(source, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
     const sourceWorkspace =
-      sourceMeta.workspaceId ?? this.#workspaces.workspaceOf(source.header.cwd, undefined) ?? undefined
+      sourceMeta.workspaceId ??
+      this.#workspaces.workspaceOf(source.header.cwd, undefined, sourceMeta.projectFolder) ??
+      undefined
     const attached = sourceWorkspace !== undefined && this.#workspaces.has(sourceWorkspace)
     const title =
       params.title ?? forkTitle(source, await this.#store.listView(), this.#store.store.sessions())
@@ -1272,6 +1275,8 @@ export class Runtime {
     const store = this.#store
     const { source, boundary, latestModel, baseTree, sourceWorkspace, attached, title, childId } = plan
     let cwd = source.header.cwd
+    // The folder the child works for: its workspace follows that folder's (a worktree is elsewhere).
+    const projectFolder = headerMetaOf(source.header).projectFolder ?? source.header.cwd
     let worktreePath: string | undefined
     let leftOut: string[] | undefined
     if (params.files === 'worktree') {
@@ -1295,6 +1300,7 @@ export class Runtime {
           cwd,
           ...headerMetaFields({
             ...(attached ? { workspaceId: sourceWorkspace } : {}),
+            ...(projectFolder !== cwd ? { projectFolder } : {}),
             files: { mode: params.files ?? 'shared', path: cwd },
             baseTree,
             ...(leftOut !== undefined ? { leftOut } : {}),
