@@ -674,14 +674,69 @@ export function runSessionContract(options: ContractOptions): void {
       })
       const kept = await f.api.call('session.fork', { sessionId: root.id, files: 'worktree' })
       fs.writeFileSync(path.join(kept.session.cwd, 'hand.txt'), 'by hand\n')
+      // A kept plain copy leaves the private data directory: it goes beside its project.
+      const keptAt = `${work}-tangent-${kept.session.id}`
+      temps.push(keptAt)
       expect(
         (await f.api.call('session.delete', { sessionId: kept.session.id, worktree: 'keep' })).worktree,
       ).toEqual({
         path: kept.session.cwd,
         removed: false,
-        reason: 'kept as asked',
+        reason: `kept as asked: moved out of Tangent's data directory to ${keptAt}; it is yours now`,
+        keptAt,
       })
-      expect(fs.readFileSync(path.join(kept.session.cwd, 'hand.txt'), 'utf8')).toBe('by hand\n')
+      expect(fs.readFileSync(path.join(keptAt, 'hand.txt'), 'utf8')).toBe('by hand\n')
+      expect(fs.existsSync(kept.session.cwd)).toBe(false)
+    })
+
+    it('keeps a worktree as asked: a copy moves where asked, a git worktree stays recorded as kept; a bad destination deletes nothing', async () => {
+      const work = tempDir('tangent-work-')
+      const root = await f.api.call('session.create', { cwd: work })
+      await turn(root.id, 'write a.txt: root')
+      const copy = await f.api.call('session.fork', { sessionId: root.id, files: 'worktree' })
+      const elsewhere = tempDir('tangent-keep-')
+      const taken = await failure(
+        f.api.call('session.delete', { sessionId: copy.session.id, worktree: 'keep', keepTo: elsewhere }),
+      )
+      expect(taken.code).toBe('invalid-params')
+      expect(
+        (
+          await failure(
+            f.api.call('session.delete', { sessionId: copy.session.id, keepTo: path.join(elsewhere, 'x') }),
+          )
+        ).code,
+      ).toBe('invalid-params')
+      expect((await f.api.call('session.get', { sessionId: copy.session.id })).session.id).toBe(
+        copy.session.id,
+      )
+      const to = path.join(elsewhere, 'mine')
+      const moved = await f.api.call('session.delete', {
+        sessionId: copy.session.id,
+        worktree: 'keep',
+        keepTo: to,
+      })
+      expect(moved.worktree).toMatchObject({ path: copy.session.cwd, removed: false, keptAt: to })
+      expect(fs.readFileSync(path.join(to, 'a.txt'), 'utf8')).toBe('root\n')
+      expect(fs.existsSync(path.join(f.home, 'worktrees', `${copy.session.id}.json`))).toBe(false)
+
+      const { repo, git } = gitProject()
+      const project = await f.api.call('session.create', { cwd: repo })
+      await turn(project.id, 'write b.txt: b')
+      const branch = await f.api.call('session.fork', { sessionId: project.id, files: 'worktree' })
+      await turn(branch.session.id, 'write c.txt: work')
+      const kept = await f.api.call('session.delete', { sessionId: branch.session.id, worktree: 'keep' })
+      expect(kept.worktree).toMatchObject({
+        path: branch.session.cwd,
+        removed: false,
+        keptAt: branch.session.cwd,
+      })
+      expect(kept.worktree?.reason).toContain(`git -C ${repo} worktree remove --force ${branch.session.cwd}`)
+      expect(git('worktree', 'list')).toContain(branch.session.cwd)
+      // Recorded as kept: a start of the Host leaves it alone and says nothing of it.
+      const record = JSON.parse(
+        fs.readFileSync(path.join(f.home, 'worktrees', `${branch.session.id}.json`), 'utf8'),
+      ) as { keptAt?: string }
+      expect(record.keptAt).toEqual(expect.any(String))
     })
 
     it('deletes a session that cannot be loaded (a parent log missing, its own log corrupt), refusing while a fork needs its history', async () => {

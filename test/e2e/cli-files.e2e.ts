@@ -119,11 +119,32 @@ describe('tangent snapshots, fork --files worktree, diff, restore', () => {
     )
     expect((await tangent(sandbox, ['show', child])).code).toBe(0)
     // The advice works: the session is still there to delete with --worktree keep (or force).
+    const usage = await tangentInProcess(sandbox, ['delete', child, '--to', 'somewhere'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('--to needs --worktree keep')
     const deleted = await tangentInProcess(sandbox, ['delete', child, '--worktree', 'keep'])
     expect(deleted.code).toBe(0)
     expect(deleted.stdout).toContain(`Deleted ${child}`)
-    expect(deleted.stdout).toContain(`Kept its worktree ${worktree}: kept as asked`)
-    expect(fs.existsSync(path.join(worktree, 'extra.txt'))).toBe(true)
+    // A plain copy kept on purpose leaves the data directory: beside the project, and said where.
+    const keptAt = `${fs.realpathSync(sandbox.cwd)}-tangent-${child}`
+    expect(deleted.stdout).toContain(`Moved its worktree to ${keptAt} (kept as asked;`)
+    expect(fs.existsSync(path.join(keptAt, 'extra.txt'))).toBe(true)
+    expect(fs.existsSync(worktree)).toBe(false)
+  })
+
+  it('delete --worktree keep --to DIR moves the kept copy there and says so in --json', async () => {
+    const fork = await json<{ session: { id: string; cwd: string } }>(['fork', parent, '--files', 'worktree'])
+    const to = path.join(path.dirname(sandbox.home), 'kept-here')
+    const deleted = await json<{ worktree: { path: string; removed: boolean; keptAt: string } }>([
+      'delete',
+      fork.session.id,
+      '--worktree',
+      'keep',
+      '--to',
+      path.relative(sandbox.cwd, to),
+    ])
+    expect(deleted.worktree).toMatchObject({ path: fork.session.cwd, removed: false, keptAt: to })
+    expect(fs.existsSync(path.join(to, 'notes.txt'))).toBe(true)
   })
 })
 

@@ -255,6 +255,12 @@ export const SessionDeleteParams = lazySchema((z) =>
      * nothing deleted) when it has; `keep` leaves it; `force` removes it anyway.
      */
     worktree: z.enum(['remove', 'keep', 'force']).optional(),
+    /**
+     * Extension, with `worktree: 'keep'`: the new folder (absolute, `~/…`, or relative to the start
+     * folder; it must not exist) the kept worktree is moved to. Default: a plain copy is moved
+     * beside its project as `<project>-tangent-<session>`, a git worktree stays where it is.
+     */
+    keepTo: FilePath.optional(),
   }),
 )
 export type SessionDeleteParams = z.infer<typeof SessionDeleteParams>
@@ -264,7 +270,15 @@ export const SessionDeleteResult = lazySchema((z) =>
     /** Children that got their inherited prefix written inline. */
     materialized: z.array(z.string()),
     /** Extension: what happened to a worktree the session owned (absent when it had none). */
-    worktree: z.object({ path: z.string(), removed: z.boolean(), reason: z.string().optional() }).optional(),
+    worktree: z
+      .object({
+        path: z.string(),
+        removed: z.boolean(),
+        reason: z.string().optional(),
+        /** Kept as asked: where the folder is now (moved out of the data directory, or left in place). */
+        keptAt: z.string().optional(),
+      })
+      .optional(),
   }),
 )
 export type SessionDeleteResult = z.infer<typeof SessionDeleteResult>
