@@ -888,6 +888,22 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.readFileSync(path.join(start, 'notes.txt'), 'utf8')).toBe('mine\n')
     }, 120_000)
 
+    it('names the files its worktree branches could not be given', async () => {
+      const work = tempDir('tangent-work-')
+      execFileSync('mkfifo', [path.join(work, 'pipe')])
+      const session = await f.api.call('session.create', { cwd: work })
+      await turn(session.id, 'write a.txt: a')
+      const explored = await f.api.call('session.explore', {
+        sessionId: session.id,
+        branches: [{ prompt: 'one' }, { prompt: 'two' }],
+      })
+      expect(explored.leftOut).toEqual(['pipe'])
+      for (const branch of explored.sessions)
+        await waitFor(
+          async () => (await f.api.call('session.get', { sessionId: branch.id })).session.status === 'idle',
+        )
+    })
+
     it('refuses an exploration with a model no provider has before forking any branch', async () => {
       const parent = await f.api.call('session.create', {})
       await turn(parent.id, 'hello')

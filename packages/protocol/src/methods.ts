@@ -362,6 +362,8 @@ export const SessionExploreResult = lazySchema((z) =>
     exploration: z.string(),
     boundary: z.number().int(),
     sessions: z.array(SessionSummary),
+    /** Branches in worktrees: the files none of them could be given (session.fork's `worktree.leftOut`). */
+    leftOut: z.array(z.string()).optional(),
   }),
 )
 export type SessionExploreResult = z.infer<typeof SessionExploreResult>
