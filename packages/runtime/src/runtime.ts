@@ -2,7 +2,7 @@
 // §7), over the store, file state, models and live agents. It alone holds the store and owns
 // durability — every operation that appends flushes before it answers — and it emits the
 // events front-ends turn into notifications. The Host's methods and the CLI are adapters.
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { readdirSync, realpathSync, statSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -60,11 +60,12 @@ import { type BoardSource, boardBranch, fileAcross } from './board.js'
 import { runCheck } from './check.js'
 import { ConfigFiles } from './config.js'
 import { Explorations } from './explore.js'
-import { browseFolders, realFolder, resolveFolderPath } from './folders.js'
+import { browseFolders, realFolder } from './folders.js'
 import { resolveBoundary, sameModel, sessionNotFound, skippedAt, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
 import { type BranchKeptData, summarizeBranch } from './keep.js'
+import { keepDeletedWorktree, keepDestination } from './kept-worktree.js'
 import { commonAncestor, lineageOf } from './lineage.js'
 import { McpServers } from './mcp-servers.js'
 import { filePathGuard, permissionDecider } from './permission-policy.js'
@@ -1045,7 +1046,10 @@ export class Runtime {
     const worktree = meta.files?.mode === 'worktree' ? meta.files.path : undefined
     const choice = params.worktree ?? 'remove'
     if (worktree !== undefined && choice === 'remove') await this.#assertWorktreeClean(sessionId, worktree)
-    const keepTo = params.keepTo !== undefined ? await this.#keepDestination(params, worktree) : undefined
+    const keepTo =
+      params.keepTo !== undefined
+        ? await keepDestination(params, worktree, { folders: this.#folderBase(), realHome: this.#realHome })
+        : undefined
     this.#agents.remove(sessionId)
     const { materialized } = await this.#store.delete(sessionId)
     this.#forkRequests.forget(sessionId)
@@ -1055,60 +1059,12 @@ export class Runtime {
     if (worktree === undefined) return { deleted: true as const, materialized }
     const outcome =
       choice === 'keep'
-        ? await this.#keepDeletedWorktree(worktree, keepTo)
+        ? await keepDeletedWorktree(await this.fileState(), worktree, {
+            to: keepTo,
+            users: await this.#sessionsWorkingIn(worktree),
+          })
         : await this.#removeDeletedWorktree(worktree, choice)
     return { deleted: true as const, materialized, worktree: { path: worktree, ...outcome } }
-  }
-
-  /** Where `keepTo` moves a kept worktree: a new folder outside the data directory (checked before any delete). */
-  async #keepDestination(params: SessionDeleteParams, worktree: string | undefined): Promise<string> {
-    const refuse = (message: string) =>
-      new TangentError('invalid-params', `${message} Nothing was deleted.`, {
-        issues: [{ path: ['keepTo'], message }],
-      })
-    if (params.worktree !== 'keep') throw refuse('keepTo needs worktree "keep".')
-    if (worktree === undefined) throw refuse(`Session ${params.sessionId} has no worktree to keep.`)
-    const resolved = resolveFolderPath(params.keepTo ?? '', this.#folderBase())
-    const destination = path.join(
-      await realFolder(path.dirname(resolved), this.#folderBase()),
-      path.basename(resolved),
-    )
-    if (existsSync(destination)) throw refuse(`${destination} already exists: name a new folder.`)
-    if (isInside(destination, this.#realHome))
-      throw refuse(`${destination} is inside Tangent's data directory.`)
-    return destination
-  }
-
-  /**
-   * The worktree of a deleted session, kept as asked: a copy moves out of the data directory,
-   * and what stays is recorded as kept, so no start reports it again (never throws).
-   */
-  async #keepDeletedWorktree(
-    worktree: string,
-    to: string | undefined,
-  ): Promise<{ removed: false; reason: string; keptAt?: string }> {
-    // A worktree other sessions work in (shared forks of this one) stays where it is.
-    const users = await this.#sessionsWorkingIn(worktree)
-    const files = await this.fileState()
-    try {
-      const kept = await files.keepWorktree(worktree, users.length > 0 ? { stay: true } : to ? { to } : {})
-      const reason = kept.moved
-        ? `kept as asked: moved out of Tangent's data directory to ${kept.path}; it is yours now`
-        : users.length > 0
-          ? `kept as asked: sessions ${users.join(', ')} still work in it`
-          : `kept as asked; remove it with: ${kept.removeBy}`
-      return { removed: false, reason, keptAt: kept.path }
-    } catch (error) {
-      // Not (or no longer) a worktree Tangent made: nothing of it is touched.
-      if (TangentError.hasCode(error, 'not-a-worktree')) return { removed: false, reason: 'kept as asked' }
-      const why = error instanceof Error ? error.message : String(error)
-      const stayed = await files.keepWorktree(worktree, { stay: true }).catch(() => null)
-      return {
-        removed: false,
-        reason: `kept as asked, but it could not be moved: ${why}`,
-        ...(stayed ? { keptAt: stayed.path } : {}),
-      }
-    }
   }
 
   /** Refuses (`worktree-dirty`) when removing the worktree of `sessionId` would lose changes. */
