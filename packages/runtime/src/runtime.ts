@@ -74,12 +74,13 @@ import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './r
 import { byAge, describeRecovery, forkTitle, runtimeVersion } from './runtime-support.js'
 import { SessionBusy } from './session-busy.js'
 import { resolveSessionIdPrefix } from './session-id-prefix.js'
-import { toSessionSummary } from './session-summary.js'
+import { toSessionSummary, type WorkspaceResolver } from './session-summary.js'
 import { compareUsageOf, modelFactsWith, sessionUsageOf } from './session-usage.js'
 import { sessionsRunningIn } from './shared-activity.js'
 import { openStoreEngine } from './store-engine.js'
 import { type SubagentLimits, Subagents, subagentLimitsOf } from './subagents.js'
 import { isInside, WorkspaceRegistry } from './workspaces.js'
+import { WorktreeOrigins } from './worktree-origins.js'
 
 export interface RuntimeOptions {
   /** TANGENT_HOME: sessions (JSONL engine), catalog, snapshots, workspaces.json. */
@@ -192,6 +193,8 @@ export class Runtime {
   #bashSandbox: BashSandbox | null = null
   /** The data directory with symlinks resolved, as session directories are. */
   readonly #realHome: string
+  /** The project folders of worktree forks made before their header recorded one. */
+  readonly #origins: WorktreeOrigins
   /** Per session, summary announcements run in order, so the last one sent is the newest. */
   readonly #announcing = new Map<string, Promise<void>>()
   readonly #sessionListeners = new Map<string, Set<SessionListener>>()
@@ -226,6 +229,7 @@ export class Runtime {
     const env = options.env ?? process.env
     this.home = init.home
     this.#realHome = init.realHome
+    this.#origins = new WorktreeOrigins(init.realHome)
     this.version = init.version
     this.startFolder = init.startFolder
     this.homeDir = options.homeDir ?? os.homedir()
@@ -447,7 +451,7 @@ export class Runtime {
     // Sessions made in this folder before it was opened now belong to it, their worktree forks too.
     for (const session of this.#store.store.sessions()) {
       const { projectFolder } = headerMetaOf(session.header)
-      if (this.#workspaces.workspaceOf(session.header.cwd, undefined, projectFolder) === workspace.id)
+      if (this.#workspaceOf(session.header.cwd, undefined, projectFolder) === workspace.id)
         this.#announce(session.id, 'session-updated')
     }
     return workspace
@@ -1494,8 +1498,12 @@ export class Runtime {
   }
 
   #summaryOf(entry: Parameters<typeof toSessionSummary>[0], live: Session | undefined): SessionSummary {
-    return toSessionSummary(entry, live, { workspaceOf: this.#workspaces.workspaceOf })
+    return toSessionSummary(entry, live, { workspaceOf: this.#workspaceOf })
   }
+
+  /** The workspace resolver, with the project folder of an older worktree fork read from its record. */
+  readonly #workspaceOf: WorkspaceResolver = (cwd, recorded, projectFolder) =>
+    this.#workspaces.workspaceOf(cwd, recorded, projectFolder ?? this.#origins.folderOf(cwd))
 
   #folderBase(): { homeDir: string; base: string } {
     return { homeDir: this.homeDir, base: this.startFolder }
