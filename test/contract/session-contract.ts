@@ -425,6 +425,23 @@ export function runSessionContract(options: ContractOptions): void {
       const deleted = await f.api.call('session.delete', { sessionId: fork.session.id })
       expect(deleted.worktree).toMatchObject({ path: fork.session.cwd, removed: true })
     })
+
+    it('names the files a worktree fork could not bring (too big, special files), also on a retry', async () => {
+      const work = tempDir('tangent-work-')
+      fs.writeFileSync(path.join(work, 'big.bin'), Buffer.alloc(3 * 1024 * 1024))
+      execFileSync('mkfifo', [path.join(work, 'pipe')])
+      const session = await f.api.call('session.create', { cwd: work })
+      await turn(session.id, 'write notes.txt: kept')
+      const params = { sessionId: session.id, files: 'worktree' as const, requestId: 'left-out-1' }
+      const fork = await f.api.call('session.fork', params)
+      expect(fork.worktree).toEqual({ path: fork.session.cwd, leftOut: ['big.bin', 'pipe'] })
+      expect(fs.readFileSync(path.join(fork.session.cwd, 'notes.txt'), 'utf8')).toBe('kept\n')
+      expect(fs.existsSync(path.join(fork.session.cwd, 'big.bin'))).toBe(false)
+      // The same request again answers the same child, saying the same.
+      expect((await f.api.call('session.fork', params)).worktree).toEqual(fork.worktree)
+      // A shared fork makes no worktree and says nothing of one.
+      expect((await f.api.call('session.fork', { sessionId: session.id })).worktree).toBeUndefined()
+    })
   })
 
   describe('compare', () => {
@@ -697,14 +714,69 @@ export function runSessionContract(options: ContractOptions): void {
       })
       const kept = await f.api.call('session.fork', { sessionId: root.id, files: 'worktree' })
       fs.writeFileSync(path.join(kept.session.cwd, 'hand.txt'), 'by hand\n')
+      // A kept plain copy leaves the private data directory: it goes beside its project.
+      const keptAt = `${work}-tangent-${kept.session.id}`
+      temps.push(keptAt)
       expect(
         (await f.api.call('session.delete', { sessionId: kept.session.id, worktree: 'keep' })).worktree,
       ).toEqual({
         path: kept.session.cwd,
         removed: false,
-        reason: 'kept as asked',
+        reason: `kept as asked: moved out of Tangent's data directory to ${keptAt}; it is yours now`,
+        keptAt,
       })
-      expect(fs.readFileSync(path.join(kept.session.cwd, 'hand.txt'), 'utf8')).toBe('by hand\n')
+      expect(fs.readFileSync(path.join(keptAt, 'hand.txt'), 'utf8')).toBe('by hand\n')
+      expect(fs.existsSync(kept.session.cwd)).toBe(false)
+    })
+
+    it('keeps a worktree as asked: a copy moves where asked, a git worktree stays recorded as kept; a bad destination deletes nothing', async () => {
+      const work = tempDir('tangent-work-')
+      const root = await f.api.call('session.create', { cwd: work })
+      await turn(root.id, 'write a.txt: root')
+      const copy = await f.api.call('session.fork', { sessionId: root.id, files: 'worktree' })
+      const elsewhere = tempDir('tangent-keep-')
+      const taken = await failure(
+        f.api.call('session.delete', { sessionId: copy.session.id, worktree: 'keep', keepTo: elsewhere }),
+      )
+      expect(taken.code).toBe('invalid-params')
+      expect(
+        (
+          await failure(
+            f.api.call('session.delete', { sessionId: copy.session.id, keepTo: path.join(elsewhere, 'x') }),
+          )
+        ).code,
+      ).toBe('invalid-params')
+      expect((await f.api.call('session.get', { sessionId: copy.session.id })).session.id).toBe(
+        copy.session.id,
+      )
+      const to = path.join(elsewhere, 'mine')
+      const moved = await f.api.call('session.delete', {
+        sessionId: copy.session.id,
+        worktree: 'keep',
+        keepTo: to,
+      })
+      expect(moved.worktree).toMatchObject({ path: copy.session.cwd, removed: false, keptAt: to })
+      expect(fs.readFileSync(path.join(to, 'a.txt'), 'utf8')).toBe('root\n')
+      expect(fs.existsSync(path.join(f.home, 'worktrees', `${copy.session.id}.json`))).toBe(false)
+
+      const { repo, git } = gitProject()
+      const project = await f.api.call('session.create', { cwd: repo })
+      await turn(project.id, 'write b.txt: b')
+      const branch = await f.api.call('session.fork', { sessionId: project.id, files: 'worktree' })
+      await turn(branch.session.id, 'write c.txt: work')
+      const kept = await f.api.call('session.delete', { sessionId: branch.session.id, worktree: 'keep' })
+      expect(kept.worktree).toMatchObject({
+        path: branch.session.cwd,
+        removed: false,
+        keptAt: branch.session.cwd,
+      })
+      expect(kept.worktree?.reason).toContain(`git -C ${repo} worktree remove --force ${branch.session.cwd}`)
+      expect(git('worktree', 'list')).toContain(branch.session.cwd)
+      // Recorded as kept: a start of the Host leaves it alone and says nothing of it.
+      const record = JSON.parse(
+        fs.readFileSync(path.join(f.home, 'worktrees', `${branch.session.id}.json`), 'utf8'),
+      ) as { keptAt?: string }
+      expect(record.keptAt).toEqual(expect.any(String))
     })
 
     it('deletes a session that cannot be loaded (a parent log missing, its own log corrupt), refusing while a fork needs its history', async () => {
@@ -855,6 +927,22 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.existsSync(path.join(start, 'b.txt'))).toBe(false)
       expect(fs.readFileSync(path.join(start, 'notes.txt'), 'utf8')).toBe('mine\n')
     }, 120_000)
+
+    it('names the files its worktree branches could not be given', async () => {
+      const work = tempDir('tangent-work-')
+      execFileSync('mkfifo', [path.join(work, 'pipe')])
+      const session = await f.api.call('session.create', { cwd: work })
+      await turn(session.id, 'write a.txt: a')
+      const explored = await f.api.call('session.explore', {
+        sessionId: session.id,
+        branches: [{ prompt: 'one' }, { prompt: 'two' }],
+      })
+      expect(explored.leftOut).toEqual(['pipe'])
+      for (const branch of explored.sessions)
+        await waitFor(
+          async () => (await f.api.call('session.get', { sessionId: branch.id })).session.status === 'idle',
+        )
+    })
 
     it('refuses an exploration with a model no provider has before forking any branch', async () => {
       const parent = await f.api.call('session.create', {})
@@ -1342,6 +1430,28 @@ export function runSessionContract(options: ContractOptions): void {
       await turn(late.id, 'write a.txt: x')
       const fork = await f.api.call('session.fork', { sessionId: late.id, files: 'worktree' })
       expect(fork.session.workspaceId).toBe(workspace.id)
+    })
+
+    it('a worktree fork made before its folder was opened joins the folder’s workspace with its parent, forks of it too', async () => {
+      const project = tempDir('tangent-project-')
+      const parent = await f.api.call('session.create', { cwd: project })
+      await turn(parent.id, 'write a.txt: x')
+      const fork = await f.api.call('session.fork', { sessionId: parent.id, files: 'worktree' })
+      expect(fork.session.workspaceId).toBeNull()
+      await turn(fork.session.id, 'write b.txt: y')
+      const grandchild = await f.api.call('session.fork', { sessionId: fork.session.id, files: 'worktree' })
+      const shared = await f.api.call('session.fork', { sessionId: fork.session.id })
+      const workspace = await f.api.call('workspace.open', { path: project })
+      for (const id of [parent.id, fork.session.id, grandchild.session.id, shared.session.id])
+        expect((await f.api.call('session.get', { sessionId: id })).session.workspaceId).toBe(workspace.id)
+      expect(
+        (await f.api.call('session.list', { workspaceId: workspace.id })).map((item) => item.id).sort(),
+      ).toEqual([parent.id, fork.session.id, grandchild.session.id, shared.session.id].sort())
+      // After a restart too (it is the header that says which folder a fork works for).
+      await reopen(async () => {})
+      expect(
+        (await f.api.call('session.get', { sessionId: grandchild.session.id })).session.workspaceId,
+      ).toBe(workspace.id)
     })
 
     it('opens folders by absolute path, ~ and relative to the start folder; lists the most recent first; browses subfolders', async () => {

@@ -1,6 +1,6 @@
 // `tangent acp` driven as a child process by ACP clients that are not ours: the SDK's client
 // (@agentclientprotocol/sdk) and acpx from npm (docs/architecture.md §14.2).
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -339,6 +339,26 @@ describe('tangent acp with the SDK client', () => {
     // With the agent gone, the CLI opens the store itself: the same row.
     const rows = await tangentJson<SessionRow[]>(sandbox, ['sessions'])
     expect(rows.filter((row) => row.parentSession === sessionId)).toHaveLength(2)
+  }, 60_000)
+
+  it('a worktree fork (_meta.tangent.files) names in its answer the files it could not bring', async () => {
+    // A FIFO: git never lists one, so no snapshot holds it and no worktree can.
+    execFileSync('mkfifo', [path.join(sandbox.cwd, 'pipe')])
+    const agent = await startAcp(sandbox)
+    try {
+      const fork = await agent.agent.request(acp.methods.agent.session.fork, {
+        sessionId,
+        cwd: sandbox.cwd,
+        mcpServers: [],
+        _meta: { tangent: { files: 'worktree' } },
+      })
+      const tangentMeta = (fork._meta?.tangent ?? {}) as { worktree?: { path: string; leftOut: string[] } }
+      const worktree = tangentMeta.worktree
+      expect(worktree?.leftOut).toEqual(['pipe'])
+      expect(fs.existsSync(path.join(worktree!.path, 'pipe'))).toBe(false)
+    } finally {
+      await agent.close()
+    }
   }, 60_000)
 })
 

@@ -1,5 +1,6 @@
 // File state from the CLI (issue 5): snapshots, a worktree fork, diff between branches,
 // and restore that refuses to overwrite someone else's change unless forced.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -146,11 +147,32 @@ describe('tangent snapshots, fork --files worktree, diff, restore', () => {
     )
     expect((await tangent(sandbox, ['show', child])).code).toBe(0)
     // The advice works: the session is still there to delete with --worktree keep (or force).
+    const usage = await tangentInProcess(sandbox, ['delete', child, '--to', 'somewhere'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('--to needs --worktree keep')
     const deleted = await tangentInProcess(sandbox, ['delete', child, '--worktree', 'keep'])
     expect(deleted.code).toBe(0)
     expect(deleted.stdout).toContain(`Deleted ${child}`)
-    expect(deleted.stdout).toContain(`Kept its worktree ${worktree}: kept as asked`)
-    expect(fs.existsSync(path.join(worktree, 'extra.txt'))).toBe(true)
+    // A plain copy kept on purpose leaves the data directory: beside the project, and said where.
+    const keptAt = `${fs.realpathSync(sandbox.cwd)}-tangent-${child}`
+    expect(deleted.stdout).toContain(`Moved its worktree to ${keptAt} (kept as asked;`)
+    expect(fs.existsSync(path.join(keptAt, 'extra.txt'))).toBe(true)
+    expect(fs.existsSync(worktree)).toBe(false)
+  })
+
+  it('delete --worktree keep --to DIR moves the kept copy there and says so in --json', async () => {
+    const fork = await json<{ session: { id: string; cwd: string } }>(['fork', parent, '--files', 'worktree'])
+    const to = path.join(path.dirname(sandbox.home), 'kept-here')
+    const deleted = await json<{ worktree: { path: string; removed: boolean; keptAt: string } }>([
+      'delete',
+      fork.session.id,
+      '--worktree',
+      'keep',
+      '--to',
+      path.relative(sandbox.cwd, to),
+    ])
+    expect(deleted.worktree).toMatchObject({ path: fork.session.cwd, removed: false, keptAt: to })
+    expect(fs.existsSync(path.join(to, 'notes.txt'))).toBe(true)
   })
 })
 
@@ -167,6 +189,16 @@ describe('a file too big to snapshot', () => {
       const id = JSON.parse((await tangent(own, ['sessions', '--json'])).stdout)[0].id as string
       const shown = await tangent(own, ['show', id])
       expect(shown.stdout).toMatch(/files\s+not snapshotted: big\.bin/)
+      // A worktree fork says what it could not bring: the big file, and a FIFO (git never lists one).
+      execFileSync('mkfifo', [path.join(own.cwd, 'pipe')])
+      const forked = await tangent(own, ['fork', id, '--files', 'worktree'])
+      expect(forked.code, forked.stderr).toBe(0)
+      expect(forked.stderr).toMatch(
+        /left out of its worktree \(too big to snapshot, or not a regular file\): big\.bin, pipe/,
+      )
+      const json = await tangent(own, ['fork', id, '--files', 'worktree', '--json'])
+      const fork = JSON.parse(json.stdout) as { session: { cwd: string }; worktree: unknown }
+      expect(fork.worktree).toEqual({ path: fork.session.cwd, leftOut: ['big.bin', 'pipe'] })
     } finally {
       removeSandbox(own)
     }

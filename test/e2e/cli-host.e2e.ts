@@ -1,6 +1,6 @@
 // While `tangent serve` runs on a data dir it holds the writer lock; the CLI's other
 // commands find it through host.json and go through it instead of failing on the lock.
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -168,6 +168,47 @@ describe('tangent serve', () => {
       expect(line).toMatch(/^Tangent listening on http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/)
     } finally {
       await stopProcess(child)
+      removeSandbox(own)
+    }
+  })
+  it('says nothing at start of a worktree kept on purpose at delete (it is the user’s now)', async () => {
+    const own = createSandbox()
+    try {
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: own.cwd, encoding: 'utf8' })
+      git('init', '-q')
+      fs.writeFileSync(path.join(own.cwd, 'a.txt'), 'a\n')
+      git('add', '.')
+      git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init')
+      expect((await tangent(own, ['run', 'write b.txt: b'])).code).toBe(0)
+      const id = JSON.parse((await tangent(own, ['sessions', '--json'])).stdout)[0].id as string
+      const fork = JSON.parse((await tangent(own, ['fork', id, '--files', 'worktree', '--json'])).stdout) as {
+        session: { id: string; cwd: string }
+      }
+      expect((await tangent(own, ['run', '--session', fork.session.id, 'write c.txt: work'])).code).toBe(0)
+      const deleted = await tangent(own, ['delete', fork.session.id, '--worktree', 'keep'])
+      expect(deleted.stdout).toContain(
+        `Kept its worktree ${fork.session.cwd}: kept as asked; remove it with: git -C`,
+      )
+      // Its stderr from the first byte: the start's worktree check runs while it starts listening.
+      const child = spawn(process.execPath, [cliMain, 'serve', '--port', '0'], {
+        cwd: own.cwd,
+        env: own.env as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk
+      })
+      await new Promise<void>((resolve) => {
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          if (chunk.includes('Tangent listening on ')) resolve()
+        })
+      })
+      // Closing waits for that check, so everything it would say is said by then.
+      await stopProcess(child)
+      expect(stderr).not.toContain(fork.session.cwd)
+      expect(fs.readFileSync(path.join(fork.session.cwd, 'c.txt'), 'utf8')).toBe('work\n')
+    } finally {
       removeSandbox(own)
     }
   })

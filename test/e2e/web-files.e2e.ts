@@ -1,5 +1,6 @@
 // File state in the web UI, in real Chromium: file-mode badges, Shared/Worktree forks,
 // changed files under a turn, "Restore files to here" (and its conflict list), compare.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
@@ -169,6 +170,27 @@ describe.skipIf(!chromiumPath)('web UI: files', () => {
     await app.page.keyboard.press('Enter')
     await eventually(() => openSessionId(app.page)).not.toBe(parent)
     await eventually(() => app.page.getByTestId('file-badge').getAttribute('data-mode')).toBe('worktree')
+  })
+
+  it('after a Worktree fork, says which files it left out, in a notice the live region reads', async () => {
+    const parent = await newSession(app.page)
+    await chat(app.page, 'write kept.txt: in the fork')
+    // A FIFO: git never lists one, so no snapshot holds it and the worktree cannot have it.
+    const fifo = path.join(app.host.workspace, 'left-out.fifo')
+    execFileSync('mkfifo', [fifo])
+    try {
+      await rowMenu(app.page, parent, 'menu-fork')
+      await app.page.getByTestId('fork-files-worktree').check()
+      await app.page.getByTestId('fork-confirm').click()
+      await eventually(() => openSessionId(app.page)).not.toBe(parent)
+      const notice = app.page.locator('[data-testid="notice"][data-code="files-left-out"]')
+      await notice.waitFor()
+      expect(await notice.textContent()).toMatch(/Not in the fork's worktree .*: left-out\.fifo\./)
+      await eventually(() => app.page.getByTestId('live-region').textContent()).toContain('left-out.fifo')
+      expect(await axeViolations(app.page)).toEqual([])
+    } finally {
+      fs.rmSync(fifo, { force: true })
+    }
   })
 
   it('says which sessions share a folder', async () => {

@@ -130,8 +130,12 @@ export class ApiBackend implements Backend {
     return this.#api.call('session.archive', { sessionId, archived })
   }
 
-  delete(sessionId: string, worktree?: 'remove' | 'keep' | 'force'): Promise<DeleteResult> {
-    return this.#api.call('session.delete', { sessionId, ...(worktree ? { worktree } : {}) })
+  delete(sessionId: string, worktree?: 'remove' | 'keep' | 'force', keepTo?: string): Promise<DeleteResult> {
+    return this.#api.call('session.delete', {
+      sessionId,
+      ...(worktree ? { worktree } : {}),
+      ...(keepTo !== undefined ? { keepTo } : {}),
+    })
   }
 
   setModel(sessionId: string, model: string, reasoningEffort?: string): Promise<SessionSummary> {

@@ -88,7 +88,8 @@ export interface Backend {
   rename(sessionId: string, title: string): Promise<SessionSummary>
   setArchived(sessionId: string, archived: boolean): Promise<SessionSummary>
   /** `worktree`: what to do with a worktree the session owns (default: remove it when clean). */
-  delete(sessionId: string, worktree?: 'remove' | 'keep' | 'force'): Promise<DeleteResult>
+  /** `keepTo`: with `keep`, the new folder a kept worktree is moved to (absolute). */
+  delete(sessionId: string, worktree?: 'remove' | 'keep' | 'force', keepTo?: string): Promise<DeleteResult>
   setModel(sessionId: string, model: string, reasoningEffort?: string): Promise<SessionSummary>
   /** `host.info`: version, data dir, models and whether bash is sandboxed. */
   info(): Promise<HostInfo>

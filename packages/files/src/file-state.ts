@@ -32,6 +32,8 @@ import { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeli
 import {
   type CreatedWorktree,
   createWorktree,
+  type KeptWorktree,
+  keepWorktree,
   type ReconcileResult,
   type RemoveWorktreeOptions,
   type RemoveWorktreeResult,
@@ -173,9 +175,23 @@ export class FileState {
     cwd: string
     tree: string | null
     sessionId: string
+    skipped?: readonly string[]
   }): Promise<CreatedWorktree> {
     await this.repository.ensure()
     return createWorktree(this.#worktreeContext(), options)
+  }
+
+  /**
+   * Keeps a worktree made by createWorktree for the user once its session is deleted: a copy is
+   * moved out of the data directory (to `to`, default beside its project), a git worktree is
+   * recorded as kept (or moved to `to`); either way it is never reported as an orphan.
+   */
+  async keepWorktree(
+    worktreePath: string,
+    options: { to?: string; stay?: boolean } = {},
+  ): Promise<KeptWorktree> {
+    await this.repository.ensure()
+    return keepWorktree(this.#worktreeContext(), worktreePath, options)
   }
 
   /**

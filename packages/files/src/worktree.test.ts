@@ -86,6 +86,7 @@ describe('FileState.createWorktree', () => {
       path: path.join(home, 'worktrees', 'copy1'),
       root: path.join(home, 'worktrees', 'copy1'),
       tree: forkPoint.tree,
+      leftOut: [],
     })
     expect(read(child.path, 'a.txt')).toBe('a\n')
     expect(read(child.path, 'dir/b.txt')).toBe('b\n')
@@ -273,6 +274,59 @@ describe('a vanished directory', () => {
     rmSync(repo, { recursive: true })
     expect(await files.removeWorktree(child.path)).toEqual({ removed: true })
     expect(existsSync(child.root)).toBe(false)
+  })
+})
+
+describe('FileState.keepWorktree', () => {
+  it('records a kept git worktree, which reconcile then neither removes nor reports; its record goes once it is gone', async () => {
+    const { root, home, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    const child = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'kept' })
+    write(child.path, 'work.txt', 'worth keeping\n')
+    const kept = await files.keepWorktree(child.path)
+    expect(kept).toEqual({
+      path: child.path,
+      moved: false,
+      removeBy: expect.stringContaining('worktree remove'),
+    })
+    expect(await files.reconcileWorktrees(() => false)).toEqual({ removed: [], kept: [] })
+    expect(read(child.path, 'work.txt')).toBe('worth keeping\n')
+    // The user removes it by hand: its record is dropped, silently.
+    git(repo, 'worktree', 'remove', '--force', child.path)
+    expect(await files.reconcileWorktrees(() => false)).toEqual({ removed: [], kept: [] })
+    expect(existsSync(path.join(home, 'worktrees', 'kept.json'))).toBe(false)
+  })
+
+  it('moves a kept copy out of the data directory, beside its project or where asked', async () => {
+    const { root, home, files } = setup()
+    const project = path.join(root, 'project')
+    write(project, 'a.txt', 'a\n')
+    const child = await files.createWorktree({ cwd: project, tree: null, sessionId: 'copy' })
+    write(child.path, 'work.txt', 'mine\n')
+    // A fork of that copy still goes beside the project, not into the data directory.
+    const grandchild = await files.createWorktree({ cwd: child.path, tree: null, sessionId: 'copy2' })
+    expect(await files.keepWorktree(grandchild.path)).toEqual({
+      path: `${project}-tangent-copy2`,
+      moved: true,
+    })
+    const chosen = path.join(root, 'chosen')
+    expect(await files.keepWorktree(child.path, { to: chosen })).toEqual({ path: chosen, moved: true })
+    expect(read(chosen, 'work.txt')).toBe('mine\n')
+    expect(read(`${project}-tangent-copy2`, 'work.txt')).toBe('mine\n')
+    expect(existsSync(child.root) || existsSync(grandchild.root)).toBe(false)
+    expect(readdirSync(path.join(home, 'worktrees'))).toEqual([])
+  })
+
+  it('names special files a worktree could not bring, unless an ignore rule covers them', async () => {
+    const { root, files } = setup()
+    const project = path.join(root, 'special')
+    write(project, '.gitignore', '*.sock\nignored/\n')
+    write(project, 'ignored/x.txt', 'x\n')
+    for (const fifo of ['pipe', 'dir/inner', 'skip.sock', 'ignored/fifo']) {
+      execSync(`mkdir -p "$(dirname '${path.join(project, fifo)}')" && mkfifo '${path.join(project, fifo)}'`)
+    }
+    const child = await files.createWorktree({ cwd: project, tree: null, sessionId: 'special' })
+    expect(child.leftOut).toEqual(['dir/inner', 'pipe'])
   })
 })
 

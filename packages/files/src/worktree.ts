@@ -2,7 +2,7 @@
 // Inside a git repository that is a `git worktree` on branch `tangent/<session>` (so the user
 // can commit and merge); elsewhere a plain copy. Both live in TANGENT_HOME/worktrees/<session>.
 import { existsSync, statSync } from 'node:fs'
-import { chmod, lstat, mkdir, readdir, readFile, realpath, rm, unlink } from 'node:fs/promises'
+import { chmod, cp, lstat, mkdir, readdir, readFile, realpath, rename, rm, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { assertValidSessionId, TangentError } from '@tangent/core'
 import { z } from 'zod'
@@ -21,6 +21,7 @@ import {
 } from './private-files.js'
 import type { ShadowRepository } from './shadow-repository.js'
 import { recordTree, type Snapshot } from './snapshot.js'
+import { findSpecialFiles } from './special-files.js'
 
 export const WorktreeRecord = z.object({
   sessionId: z.string(),
@@ -42,6 +43,11 @@ export const WorktreeRecord = z.object({
    * was never handed to a session (a crash mid-fork) and is safe to remove. Absent: ready.
    */
   state: z.enum(['creating', 'ready']).optional(),
+  /**
+   * When its session was deleted with the worktree kept on purpose: it is the user's now, and
+   * reconcileWorktrees leaves it alone without reporting it (its record goes once it is gone).
+   */
+  keptAt: z.string().optional(),
 })
 export type WorktreeRecord = z.infer<typeof WorktreeRecord>
 
@@ -54,6 +60,12 @@ export interface CreatedWorktree {
   branch?: string
   /** The tree materialised (the fork point's). */
   tree: string
+  /**
+   * Paths (relative to `path`) the fork point's snapshot left out — over the size limit, special
+   * files, nested repositories — so they are not in the worktree as they were there (in a git
+   * worktree one git tracks is there as last committed).
+   */
+  leftOut: string[]
 }
 
 export interface RemoveWorktreeResult {
@@ -141,12 +153,23 @@ async function materializeOverHead(context: WorktreeContext, target: string, tre
 
 export async function createWorktree(
   context: WorktreeContext,
-  options: { cwd: string; tree: string | null; sessionId: string },
+  options: {
+    cwd: string
+    tree: string | null
+    sessionId: string
+    /** What the snapshot of `tree` left out (its `skipped`), when `tree` is given. */
+    skipped?: readonly string[]
+  },
 ): Promise<CreatedWorktree> {
   assertValidSessionId(options.sessionId)
   const { repository } = context
   const source = await realDirectory(options.cwd)
-  const tree = options.tree ?? (await context.snapshot(source)).tree
+  // No tree known: the directory as it is now, and what that snapshot could not take.
+  const now = options.tree === null ? await context.snapshot(source) : null
+  const tree = now?.tree ?? (options.tree as string)
+  // Git never lists special files (FIFOs, sockets), so no snapshot names them: looked for here.
+  const specials = await findSpecialFiles(repository, await resolveDirectory(repository, source))
+  const leftOut = [...new Set([...(now?.skipped ?? options.skipped ?? []), ...specials])].sort()
   await assertTreesAvailable(repository, [tree])
   const root = path.join(worktreesDirectory(repository), options.sessionId)
   if (existsSync(root) || existsSync(recordFile(repository, options.sessionId))) {
@@ -187,6 +210,7 @@ export async function createWorktree(
     kind: record.kind,
     ...(record.branch ? { branch: record.branch } : {}),
     tree,
+    leftOut,
   }
 }
 
@@ -468,6 +492,7 @@ export async function reconcileWorktrees(
     await chmod(file, privateFileMode).catch(() => undefined)
     const sessionId = name.slice(0, -'.json'.length)
     if (isKnownSession(sessionId)) continue
+    if (await keptOnPurpose(context.repository, sessionId)) continue
     let record: WorktreeRecord | null
     try {
       record = await readRecord(context.repository, sessionId)
@@ -500,4 +525,97 @@ export async function reconcileWorktrees(
   }
   if (cleaned.length > 0) result.cleaned = cleaned.sort()
   return result
+}
+
+/**
+ * Whether the worktree of `sessionId` was kept on purpose (not to be reported); the record of
+ * one that is gone since (the user removed it) is dropped.
+ */
+async function keptOnPurpose(repository: ShadowRepository, sessionId: string): Promise<boolean> {
+  const record = await readRecord(repository, sessionId).catch(() => null)
+  if (record?.keptAt === undefined) return false
+  if (!existsSync(record.root)) await rm(recordFile(repository, sessionId), { force: true })
+  return true
+}
+
+export interface KeptWorktree {
+  /** Where the kept folder is now (the session's directory in it, when that was a subdirectory). */
+  path: string
+  /** It was moved out of the data directory (and is no longer Tangent's: its record is gone). */
+  moved: boolean
+  /** How to remove it by hand, when it stayed a worktree of the user's repository. */
+  removeBy?: string
+}
+
+/**
+ * Keeps the worktree at `worktreePath` for the user, its session deleted: a plain copy is moved
+ * out of the private data directory to `to` (default: beside the project it was copied from, as
+ * `<project>-tangent-<session>`); a git worktree stays where it is (or is moved to `to` with
+ * `git worktree move`) on its branch. What stays is recorded as kept, so it is never reported as
+ * a worktree no session owns. `not-a-worktree` when Tangent did not make it.
+ */
+export async function keepWorktree(
+  context: WorktreeContext,
+  worktreePath: string,
+  options: { to?: string; stay?: boolean } = {},
+): Promise<KeptWorktree> {
+  const { repository } = context
+  const record = await recordAt(repository, worktreePath)
+  const inside = (root: string) => path.join(root, path.relative(record.root, record.path))
+  // `stay`: other sessions still work in it, so it cannot move.
+  if (options.stay || (record.kind === 'git-worktree' && options.to === undefined)) {
+    await writeRecord(repository, { ...record, keptAt: new Date().toISOString() })
+    return { path: record.path, moved: false, removeBy: removalCommands(record) }
+  }
+  const to = options.to ?? (await besideProject(repository, record))
+  if (to === null) {
+    // Copied from a folder inside the data directory with no project known: kept in place.
+    await writeRecord(repository, { ...record, keptAt: new Date().toISOString() })
+    return { path: record.path, moved: false, removeBy: removalCommands(record) }
+  }
+  if (record.kind === 'git-worktree' && record.repository && !repositoryGoneOf(record)) {
+    await assertGitMetadataIntact(record.repository)
+    await runGit(['worktree', 'move', record.root, to], { cwd: record.repository })
+  } else {
+    await moveFolder(record.root, to)
+  }
+  await rm(recordFile(repository, record.sessionId), { force: true })
+  return { path: inside(to), moved: true }
+}
+
+/** `<project>-tangent-<session>` beside the project the copy came from (through forks of forks), or null. */
+async function besideProject(repository: ShadowRepository, record: WorktreeRecord): Promise<string | null> {
+  const base = existsSync(worktreesDirectory(repository))
+    ? await realpath(worktreesDirectory(repository))
+    : null
+  let folder = record.sourceCwd
+  for (let depth = 0; base !== null && isInside(base, folder) && depth < 100; depth++) {
+    const owner = path.relative(base, folder).split(path.sep)[0] ?? ''
+    const parent = await readRecord(repository, owner).catch(() => null)
+    if (parent === null) return null
+    // A copy's root is its source folder; a git worktree's root is its repository's top.
+    const origin = parent.kind === 'git-worktree' && parent.repository ? parent.repository : parent.sourceCwd
+    folder = path.join(origin, path.relative(parent.root, folder))
+  }
+  if (isInside(await realpath(repository.home), folder)) return null
+  const stem = `${folder}-tangent-${record.sessionId}`
+  let candidate = stem
+  for (let n = 2; existsSync(candidate); n++) candidate = `${stem}-${n}`
+  return candidate
+}
+
+/** rename, or a copy and a removal across file systems. */
+async function moveFolder(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
+    await cp(from, to, {
+      recursive: true,
+      preserveTimestamps: true,
+      verbatimSymlinks: true,
+      errorOnExist: true,
+    })
+    await rm(from, { recursive: true, force: true })
+  }
 }

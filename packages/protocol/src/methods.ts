@@ -221,7 +221,16 @@ export const SessionForkParams = lazySchema((z) =>
 )
 export type SessionForkParams = z.infer<typeof SessionForkParams>
 export const SessionForkResult = lazySchema((z) =>
-  z.object({ session: SessionSummary, boundary: z.number().int().min(-1) }),
+  z.object({
+    session: SessionSummary,
+    boundary: z.number().int().min(-1),
+    /**
+     * Extension, for `files: 'worktree'`: the child's directory and the paths (relative to it)
+     * the fork could not bring from the fork point — over the snapshot size limit, special files
+     * such as FIFOs and sockets, nested repositories.
+     */
+    worktree: z.object({ path: z.string(), leftOut: z.array(z.string()) }).optional(),
+  }),
 )
 export type SessionForkResult = z.infer<typeof SessionForkResult>
 
@@ -246,6 +255,12 @@ export const SessionDeleteParams = lazySchema((z) =>
      * nothing deleted) when it has; `keep` leaves it; `force` removes it anyway.
      */
     worktree: z.enum(['remove', 'keep', 'force']).optional(),
+    /**
+     * Extension, with `worktree: 'keep'`: the new folder (absolute, `~/…`, or relative to the start
+     * folder; it must not exist) the kept worktree is moved to. Default: a plain copy is moved
+     * beside its project as `<project>-tangent-<session>`, a git worktree stays where it is.
+     */
+    keepTo: FilePath.optional(),
   }),
 )
 export type SessionDeleteParams = z.infer<typeof SessionDeleteParams>
@@ -255,7 +270,15 @@ export const SessionDeleteResult = lazySchema((z) =>
     /** Children that got their inherited prefix written inline. */
     materialized: z.array(z.string()),
     /** Extension: what happened to a worktree the session owned (absent when it had none). */
-    worktree: z.object({ path: z.string(), removed: z.boolean(), reason: z.string().optional() }).optional(),
+    worktree: z
+      .object({
+        path: z.string(),
+        removed: z.boolean(),
+        reason: z.string().optional(),
+        /** Kept as asked: where the folder is now (moved out of the data directory, or left in place). */
+        keptAt: z.string().optional(),
+      })
+      .optional(),
   }),
 )
 export type SessionDeleteResult = z.infer<typeof SessionDeleteResult>
@@ -339,6 +362,8 @@ export const SessionExploreResult = lazySchema((z) =>
     exploration: z.string(),
     boundary: z.number().int(),
     sessions: z.array(SessionSummary),
+    /** Branches in worktrees: the files none of them could be given (session.fork's `worktree.leftOut`). */
+    leftOut: z.array(z.string()).optional(),
   }),
 )
 export type SessionExploreResult = z.infer<typeof SessionExploreResult>

@@ -80,6 +80,7 @@ export class Explorations {
     // Each branch's turn starts as soon as the branch exists: the others' worktrees are made meanwhile.
     const runner = recorded ? null : this.#runner(params.concurrency ?? 3)
     const sessions: SessionSummary[] = []
+    const leftOut = new Set<string>()
     let boundary: number | undefined
     try {
       for (const [index, branch] of params.branches.entries()) {
@@ -101,6 +102,7 @@ export class Explorations {
           { exploration: { id, label, ...(params.check !== undefined ? { check: params.check } : {}) } },
         )
         boundary ??= forked.boundary
+        for (const relative of forked.worktree?.leftOut ?? []) leftOut.add(relative)
         const session =
           branch.model !== undefined && !sameModelId(forked.session.model, branch.model)
             ? await this.#runtime.setModel({ sessionId: forked.session.id, model: branch.model })
@@ -127,7 +129,12 @@ export class Explorations {
       }
       await this.#runtime.record(source, 'exploration/started', started)
     }
-    return { exploration: id, boundary: boundary!, sessions }
+    return {
+      exploration: id,
+      boundary: boundary!,
+      sessions,
+      ...(files === 'worktree' ? { leftOut: [...leftOut].sort() } : {}),
+    }
   }
 
   /**

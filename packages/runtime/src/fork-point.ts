@@ -38,6 +38,15 @@ export function treeAt(session: Session, seq: number): string | null {
   return taken ? (taken.data as { tree: string }).tree : null
 }
 
+/** What the snapshot `treeAt` picks left out (its `skipped`): [] when it left out nothing or none is known. */
+export function skippedAt(session: Session, seq: number): string[] {
+  const taken = session.latestOfType('snapshot/taken', seq)
+  const restored = restoreEventOf(session.latestOfType('files/restored', seq))
+  const data = restored && (!taken || restored.seq > taken.seq) ? restored.data : taken?.data
+  const skipped = (data as { skipped?: unknown } | undefined)?.skipped
+  return Array.isArray(skipped) ? skipped.filter((item): item is string => typeof item === 'string') : []
+}
+
 export function sameModel(a: ModelSelectionData | null, b: ModelSelectionData): boolean {
   return (
     a !== null && a.provider === b.provider && a.model === b.model && a.reasoningEffort === b.reasoningEffort

@@ -7,10 +7,17 @@ import type { FileMode } from '@tangent/protocol'
 export interface SessionHeaderMeta {
   /** The workspace the session was created in or forked into (worktree forks live outside it). */
   workspaceId?: string
+  /**
+   * The project folder a fork works for when its directory is elsewhere (a worktree): the
+   * source's folder, whatever depth of forks. It puts the fork in that folder's workspace.
+   */
+  projectFolder?: string
   /** The session's directory and how it got it: the parent's (`shared`) or its own (`worktree`). */
   files?: { mode: FileMode; path: string }
   /** The files' tree at the fork point (or at creation); null when none was known. */
   baseTree?: string | null
+  /** A worktree fork: the paths its worktree could not be given from the fork point (docs/architecture.md §5). */
+  leftOut?: string[]
   /** The fork's requestId, so a retry after a restart finds the same child. */
   forkRequestId?: string
   /** The exploration this session is a branch of, its label, and the check run after its turns. */
@@ -26,11 +33,24 @@ export interface SessionHeaderMeta {
 
 export function headerMetaOf(header: Readonly<Record<string, unknown>>): SessionHeaderMeta {
   const meta: SessionHeaderMeta = {}
-  const { workspaceId, files, baseTree, forkRequestId, exploration, subagentOf, machine } = header
+  const {
+    workspaceId,
+    projectFolder,
+    files,
+    baseTree,
+    leftOut,
+    forkRequestId,
+    exploration,
+    subagentOf,
+    machine,
+  } = header
   if (typeof workspaceId === 'string') meta.workspaceId = workspaceId
+  if (typeof projectFolder === 'string') meta.projectFolder = projectFolder
   const filesMeta = filesOf(files)
   if (filesMeta) meta.files = filesMeta
   if (typeof baseTree === 'string' || baseTree === null) meta.baseTree = baseTree
+  if (Array.isArray(leftOut))
+    meta.leftOut = leftOut.filter((item): item is string => typeof item === 'string')
   if (typeof forkRequestId === 'string') meta.forkRequestId = forkRequestId
   const branch = explorationOf(exploration)
   if (branch) meta.exploration = branch
@@ -44,8 +64,10 @@ export function headerMetaOf(header: Readonly<Record<string, unknown>>): Session
 export function headerMetaFields(meta: SessionHeaderMeta): Record<string, unknown> {
   const fields: Record<string, unknown> = {}
   if (meta.workspaceId !== undefined) fields.workspaceId = meta.workspaceId
+  if (meta.projectFolder !== undefined) fields.projectFolder = meta.projectFolder
   if (meta.files !== undefined) fields.files = { mode: meta.files.mode, path: meta.files.path }
   if (meta.baseTree !== undefined) fields.baseTree = meta.baseTree
+  if (meta.leftOut !== undefined) fields.leftOut = [...meta.leftOut]
   if (meta.forkRequestId !== undefined) fields.forkRequestId = meta.forkRequestId
   if (meta.exploration !== undefined) fields.exploration = { ...meta.exploration }
   if (meta.subagentOf !== undefined) fields.subagentOf = { ...meta.subagentOf }

@@ -62,10 +62,11 @@ import { runCheck } from './check.js'
 import { ConfigFiles } from './config.js'
 import { Explorations } from './explore.js'
 import { browseFolders, realFolder } from './folders.js'
-import { resolveBoundary, sameModel, sessionNotFound, treeAt } from './fork-point.js'
+import { resolveBoundary, sameModel, sessionNotFound, skippedAt, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
 import { assertKeepable, type BranchKeptData, summarizeBranch } from './keep.js'
+import { keepDeletedWorktree, keepDestination } from './kept-worktree.js'
 import { commonAncestor, lineageOf } from './lineage.js'
 import { McpServers } from './mcp-servers.js'
 import { filePathGuard, permissionDecider } from './permission-policy.js'
@@ -74,12 +75,13 @@ import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './r
 import { byAge, describeRecovery, forkTitle, runtimeVersion } from './runtime-support.js'
 import { SessionBusy } from './session-busy.js'
 import { resolveSessionIdPrefix } from './session-id-prefix.js'
-import { toSessionSummary } from './session-summary.js'
+import { toSessionSummary, type WorkspaceResolver } from './session-summary.js'
 import { compareUsageOf, modelFactsWith, sessionUsageOf } from './session-usage.js'
 import { sessionsRunningIn } from './shared-activity.js'
 import { openStoreEngine } from './store-engine.js'
 import { type SubagentLimits, Subagents, subagentLimitsOf } from './subagents.js'
 import { isInside, WorkspaceRegistry } from './workspaces.js'
+import { WorktreeOrigins } from './worktree-origins.js'
 
 export interface RuntimeOptions {
   /** TANGENT_HOME: sessions (JSONL engine), catalog, snapshots, workspaces.json. */
@@ -194,6 +196,8 @@ export class Runtime {
   #bashSandbox: BashSandbox | null = null
   /** The data directory with symlinks resolved, as session directories are. */
   readonly #realHome: string
+  /** The project folders of worktree forks made before their header recorded one. */
+  readonly #origins: WorktreeOrigins
   /** Per session, summary announcements run in order, so the last one sent is the newest. */
   readonly #announcing = new Map<string, Promise<void>>()
   readonly #sessionListeners = new Map<string, Set<SessionListener>>()
@@ -228,6 +232,7 @@ export class Runtime {
     const env = options.env ?? process.env
     this.home = init.home
     this.#realHome = init.realHome
+    this.#origins = new WorktreeOrigins(init.realHome)
     this.version = init.version
     this.startFolder = init.startFolder
     this.homeDir = options.homeDir ?? os.homedir()
@@ -451,9 +456,10 @@ export class Runtime {
     const real = await realFolder(params.path, this.#folderBase())
     this.#assertOutsideData(real)
     const workspace = await this.#workspaces.open(real)
-    // Sessions made in this folder before it was opened now belong to it.
+    // Sessions made in this folder before it was opened now belong to it, their worktree forks too.
     for (const session of this.#store.store.sessions()) {
-      if (this.#workspaces.workspaceOf(session.header.cwd, undefined) === workspace.id)
+      const { projectFolder } = headerMetaOf(session.header)
+      if (this.#workspaceOf(session.header.cwd, undefined, projectFolder) === workspace.id)
         this.#announce(session.id, 'session-updated')
     }
     return workspace
@@ -993,7 +999,11 @@ export class Runtime {
       )
     }
     const child = await this.summary(outcome.childId)
-    return { session: child, boundary: outcome.boundary }
+    if (child.files.mode !== 'worktree') return { session: child, boundary: outcome.boundary }
+    // From the child's header, so a retry of the same requestId (after a restart too) says it again.
+    const header = this.#store.store.get(child.id)?.header ?? (await this.#store.get(child.id))?.header ?? {}
+    const leftOut = headerMetaOf(header).leftOut ?? []
+    return { session: child, boundary: outcome.boundary, worktree: { path: child.files.path, leftOut } }
   }
 
   async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
@@ -1033,6 +1043,10 @@ export class Runtime {
     const worktree = meta.files?.mode === 'worktree' ? meta.files.path : undefined
     const choice = params.worktree ?? 'remove'
     if (worktree !== undefined && choice === 'remove') await this.#assertWorktreeClean(sessionId, worktree)
+    const keepTo =
+      params.keepTo !== undefined
+        ? await keepDestination(params, worktree, { folders: this.#folderBase(), realHome: this.#realHome })
+        : undefined
     this.#agents.remove(sessionId)
     const { materialized } = await this.#store.delete(sessionId)
     this.#forkRequests.forget(sessionId)
@@ -1040,7 +1054,13 @@ export class Runtime {
     this.#emitter.emit('session-deleted', sessionId)
     for (const childId of materialized) this.#announce(childId, 'session-updated')
     if (worktree === undefined) return { deleted: true as const, materialized }
-    const outcome = await this.#removeDeletedWorktree(worktree, choice)
+    const outcome =
+      choice === 'keep'
+        ? await keepDeletedWorktree(await this.fileState(), worktree, {
+            to: keepTo,
+            users: await this.#sessionsWorkingIn(worktree),
+          })
+        : await this.#removeDeletedWorktree(worktree, choice)
     return { deleted: true as const, materialized, worktree: { path: worktree, ...outcome } }
   }
 
@@ -1068,9 +1088,8 @@ export class Runtime {
   /** The worktree of a deleted session, removed as asked; what was kept says why (never throws). */
   async #removeDeletedWorktree(
     worktree: string,
-    choice: 'remove' | 'keep' | 'force',
+    choice: 'remove' | 'force',
   ): Promise<{ removed: boolean; reason?: string }> {
-    if (choice === 'keep') return { removed: false, reason: 'kept as asked' }
     // A worktree other sessions work in (shared forks of this one) is never removed, even by force.
     const users = await this.#sessionsWorkingIn(worktree)
     if (users.length > 0) return { removed: false, reason: `sessions ${users.join(', ')} still work in it` }
@@ -1215,7 +1234,9 @@ export class Runtime {
     const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
     const baseTree = treeAt(source, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
     const sourceWorkspace =
-      sourceMeta.workspaceId ?? this.#workspaces.workspaceOf(source.header.cwd, undefined) ?? undefined
+      sourceMeta.workspaceId ??
+      this.#workspaces.workspaceOf(source.header.cwd, undefined, sourceMeta.projectFolder) ??
+      undefined
     const attached = sourceWorkspace !== undefined && this.#workspaces.has(sourceWorkspace)
     const title =
       params.title ?? forkTitle(source, await this.#store.listView(), this.#store.store.sessions())
@@ -1261,15 +1282,20 @@ export class Runtime {
     const store = this.#store
     const { source, boundary, latestModel, baseTree, sourceWorkspace, attached, title, childId } = plan
     let cwd = source.header.cwd
+    // The folder the child works for: its workspace follows that folder's (a worktree is elsewhere).
+    const projectFolder = headerMetaOf(source.header).projectFolder ?? source.header.cwd
     let worktreePath: string | undefined
+    let leftOut: string[] | undefined
     if (params.files === 'worktree') {
       const worktree = await (await this.fileState()).createWorktree({
         cwd: source.header.cwd,
         tree: baseTree,
         sessionId: childId,
+        skipped: skippedAt(source, boundary),
       })
       worktreePath = worktree.path
       cwd = worktree.path
+      leftOut = worktree.leftOut
     }
     let child: Session
     try {
@@ -1281,8 +1307,10 @@ export class Runtime {
           cwd,
           ...headerMetaFields({
             ...(attached ? { workspaceId: sourceWorkspace } : {}),
+            ...(projectFolder !== cwd ? { projectFolder } : {}),
             files: { mode: params.files ?? 'shared', path: cwd },
             baseTree,
+            ...(leftOut !== undefined ? { leftOut } : {}),
             ...(params.requestId !== undefined ? { forkRequestId: params.requestId } : {}),
             ...extra,
             ...(plan.machine !== undefined ? { machine: plan.machine } : {}),
@@ -1478,8 +1506,12 @@ export class Runtime {
   }
 
   #summaryOf(entry: Parameters<typeof toSessionSummary>[0], live: Session | undefined): SessionSummary {
-    return toSessionSummary(entry, live, { workspaceOf: this.#workspaces.workspaceOf })
+    return toSessionSummary(entry, live, { workspaceOf: this.#workspaceOf })
   }
+
+  /** The workspace resolver, with the project folder of an older worktree fork read from its record. */
+  readonly #workspaceOf: WorkspaceResolver = (cwd, recorded, projectFolder) =>
+    this.#workspaces.workspaceOf(cwd, recorded, projectFolder ?? this.#origins.folderOf(cwd))
 
   #folderBase(): { homeDir: string; base: string } {
     return { homeDir: this.homeDir, base: this.startFolder }

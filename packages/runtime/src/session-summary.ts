@@ -5,8 +5,15 @@ import type { Session, StoredSession } from '@tangent/core'
 import type { SessionSummary } from '@tangent/protocol'
 import { headerMetaOf } from './header-meta.js'
 
-/** Finds the workspace of a session: the deepest workspace folder holding `cwd`, else `recorded` if it exists. */
-export type WorkspaceResolver = (cwd: string, recorded: string | undefined) => string | null
+/**
+ * Finds the workspace of a session: the deepest workspace folder holding `cwd`, else the one
+ * holding its `projectFolder` (a worktree fork's parent's folder), else `recorded` if it exists.
+ */
+export type WorkspaceResolver = (
+  cwd: string,
+  recorded: string | undefined,
+  projectFolder?: string | undefined,
+) => string | null
 
 const recordedOnly: WorkspaceResolver = (_cwd, recorded) => recorded ?? null
 
@@ -27,7 +34,7 @@ export function toSessionSummary(
     id,
     title: (live ? live.title : entry?.title) ?? '',
     cwd,
-    workspaceId: workspaceOf(cwd, meta.workspaceId),
+    workspaceId: workspaceOf(cwd, meta.workspaceId, meta.projectFolder),
     parentSession:
       parentLoop !== undefined
         ? null

@@ -58,15 +58,28 @@ export class WorkspaceRegistry {
     this.problem = problem
   }
 
-  /** Whose folder contains `cwd` (the deepest), else `recorded` when it still exists, else null. */
-  readonly workspaceOf = (cwd: string, recorded: string | undefined): string | null => {
-    let best: Workspace | undefined
-    for (const workspace of this.#workspaces.values()) {
-      if (!isInside(cwd, workspace.path)) continue
-      if (best === undefined || workspace.path.length > best.path.length) best = workspace
-    }
+  /**
+   * Whose folder contains `cwd` (the deepest), else whose folder contains `projectFolder` (a
+   * worktree fork goes with its parent's folder), else `recorded` when it still exists, else null.
+   */
+  readonly workspaceOf = (
+    cwd: string,
+    recorded: string | undefined,
+    projectFolder?: string | undefined,
+  ): string | null => {
+    const best =
+      this.#deepestHolding(cwd) ?? (projectFolder ? this.#deepestHolding(projectFolder) : undefined)
     if (best !== undefined) return best.id
     return recorded !== undefined && this.#workspaces.has(recorded) ? recorded : null
+  }
+
+  #deepestHolding(folder: string): Workspace | undefined {
+    let best: Workspace | undefined
+    for (const workspace of this.#workspaces.values()) {
+      if (!isInside(folder, workspace.path)) continue
+      if (best === undefined || workspace.path.length > best.path.length) best = workspace
+    }
+    return best
   }
 
   /**

@@ -410,6 +410,14 @@ export class HostStore {
     try {
       const result = await client.call('session.fork', { ...request, requestId: randomId() })
       child = result.session
+      // Said once, in a notice the page's live region reads out: the worktree lacks these files.
+      const leftOut = result.worktree?.leftOut ?? []
+      if (leftOut.length > 0)
+        this.#notify(
+          'info',
+          'files-left-out',
+          `Not in the fork's worktree (too big to snapshot, or not a regular file): ${leftOut.join(', ')}. Copy them in yourself if it needs them.`,
+        )
     } catch (error) {
       const attached = error instanceof RpcError && error.dataCode === 'workspace-attach-failed'
       const childId = attached ? error.data.sessionId : undefined

@@ -127,11 +127,12 @@ export function createAcpAgent(backend: Backend, options: AcpAgentOptions): AcpA
     mapErrors(async () => {
       const anchor = forkAnchor(params._meta)
       const request: ForkRequest = { sessionId: params.sessionId, ...anchor }
-      const { session, boundary } = await backend.fork(request)
+      const { session, boundary, worktree } = await backend.fork(request)
       return {
         sessionId: session.id,
         configOptions: await configOptions(session),
-        _meta: { tangent: { ...summaryMeta(session).tangent, boundary } },
+        // A worktree fork names the files it could not bring (`worktree.leftOut`, §14.2).
+        _meta: { tangent: { ...summaryMeta(session).tangent, boundary, ...(worktree ? { worktree } : {}) } },
       }
     }),
   )

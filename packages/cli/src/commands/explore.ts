@@ -82,6 +82,7 @@ async function exploreCommand(context: CliContext, given: string, flags: Explore
     printJson(context, {
       exploration: explored.exploration,
       sessions: read.board.branches.map((branch) => branch.session),
+      ...(explored.leftOut !== undefined ? { leftOut: explored.leftOut } : {}),
     })
   } else printSummary(context, read, out)
   const failed = ends.filter((end) => end.outcome !== 'completed' && end.outcome !== 'max-steps')
@@ -152,6 +153,13 @@ function startLines(
         `  ${safeLine(session.exploration?.label ?? String(index + 1))}  ${session.id}${model}  ${clip(branch.prompt, 60)}`,
       )
     }),
+    ...((explored.leftOut ?? []).length > 0
+      ? [
+          style.yellow(
+            `left out of their worktrees (too big to snapshot, or not a regular file): ${safeLine(explored.leftOut!.join(', '))}`,
+          ),
+        ]
+      : []),
   ]
 }
 

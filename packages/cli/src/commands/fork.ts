@@ -31,7 +31,7 @@ export function registerForkCommand(program: Command, context: CliContext): void
         'shared: same directory (default); worktree: its own copy at the fork point',
       ).choices(['shared', 'worktree']),
     )
-    .option('--json', 'print {session, boundary}')
+    .option('--json', 'print {session, boundary, worktree?: {path, leftOut}}')
     .action(async (given: string, flags: ForkFlags) => {
       if (flags.before && flags.at === undefined)
         throw new UsageError(
@@ -55,5 +55,14 @@ export function registerForkCommand(program: Command, context: CliContext): void
           ? `has its own worktree at ${safeLine(result.session.files.path)}`
           : `shares files with ${id} in ${safeLine(result.session.cwd)}`
       printNote(context, style.dim(`forked ${id} through seq ${result.boundary}; the child ${files}`))
+      // Said every time, so nobody expects a file the snapshot could not keep to be there.
+      const leftOut = result.worktree?.leftOut ?? []
+      if (leftOut.length > 0)
+        printNote(
+          context,
+          style.yellow(
+            `left out of its worktree (too big to snapshot, or not a regular file): ${safeLine(leftOut.join(', '))}`,
+          ),
+        )
     })
 }
