@@ -19,6 +19,13 @@ export interface Snapshot {
   skipped: string[]
 }
 
+/** A snapshot at a turn's start: `changed` is empty, `outside` what changed between turns. */
+export interface TurnStartSnapshot extends Snapshot {
+  changed: []
+  /** Paths that differ from the session's previous tree; absent on a session's first tree. */
+  outside?: string[]
+}
+
 /** A pathspec that matches exactly `relative` (no glob, no magic). */
 function literalPathspec(relative: string): string {
   return `:(literal)${relative}`
