@@ -46,6 +46,17 @@ async function previousTree(
   return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null
 }
 
+/** `ls-files -t` output: the untracked paths, and whether any tracked file changed or went. */
+function parseListing(stdout: Buffer): { untracked: string[]; trackedChanged: boolean } {
+  const untracked: string[] = []
+  let trackedChanged = false
+  for (const entry of splitNul(stdout)) {
+    if (entry.startsWith('? ')) untracked.push(entry.slice(2))
+    else trackedChanged = true
+  }
+  return { untracked, trackedChanged }
+}
+
 /** lstat, or null when the path has gone meanwhile (nothing to stage then; git add sees it gone). */
 function lstatIfPresent(file: string) {
   return lstat(file).catch((error: NodeJS.ErrnoException) => {
@@ -167,11 +178,32 @@ export async function takeSnapshot(
 ): Promise<Snapshot> {
   const scope = scopeOf(directory)
   const baseExcludes = directory.excludedHome === null ? [] : [excludePathspec(directory.excludedHome)]
-  const [previous, listing] = await Promise.all([
+  // One walk says what is untracked (`?`) and which tracked files changed or went (`C`, `R`).
+  const [previous, listing, indexTree] = await Promise.all([
     previousTree(repository, directory),
-    repository.git(['ls-files', '-z', '--others', '--exclude-standard', '--', '.', ...baseExcludes], scope),
+    repository.git(
+      ['ls-files', '-z', '-t', '--others', '--modified', '--deleted', '--exclude-standard'].concat(
+        '--',
+        '.',
+        baseExcludes,
+      ),
+      scope,
+    ),
+    treeOfUnchangedIndex(directory),
   ])
-  const skipped = await findSkipped(directory, splitNul(listing.stdout), maxFileBytes)
+  const { untracked, trackedChanged } = parseListing(listing.stdout)
+  const skipped = await findSkipped(directory, untracked, maxFileBytes)
+  // Nothing differs from the index but files a snapshot leaves out, and the index is the one
+  // the latest snapshot was written from: that tree stands, without staging (the common case
+  // at a turn's start and after a step that only read).
+  if (
+    !trackedChanged &&
+    skipped.length === untracked.length &&
+    indexTree !== null &&
+    indexTree === previous
+  ) {
+    return { tree: indexTree, changed: [], skipped: [...new Set(skipped)].sort() }
+  }
 
   const pathspecs = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
   const added = await repository.git(
