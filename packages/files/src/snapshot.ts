@@ -46,16 +46,19 @@ async function previousTree(
   return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null
 }
 
-/** `ls-files -t` output: the untracked paths, and whether any tracked file changed or went. */
-function parseListing(stdout: Buffer): { untracked: string[]; trackedChanged: boolean } {
+/** `ls-files -t` output: the untracked paths, and the tracked ones that changed or went. */
+function parseListing(stdout: Buffer): { untracked: string[]; tracked: string[] } {
   const untracked: string[] = []
-  let trackedChanged = false
+  const tracked = new Set<string>()
   for (const entry of splitNul(stdout)) {
     if (entry.startsWith('? ')) untracked.push(entry.slice(2))
-    else trackedChanged = true
+    else tracked.add(entry.slice(2))
   }
-  return { untracked, trackedChanged }
+  return { untracked, tracked: [...tracked] }
 }
+
+/** Past this many paths, staging by a list of them costs more than letting `git add -A` walk. */
+const stageByListLimit = 1000
 
 /** lstat, or null when the path has gone meanwhile (nothing to stage then; git add sees it gone). */
 function lstatIfPresent(file: string) {
@@ -191,13 +194,13 @@ export async function takeSnapshot(
     ),
     treeOfUnchangedIndex(directory),
   ])
-  const { untracked, trackedChanged } = parseListing(listing.stdout)
+  const { untracked, tracked } = parseListing(listing.stdout)
   const skipped = await findSkipped(directory, untracked, maxFileBytes)
   // Nothing differs from the index but files a snapshot leaves out, and the index is the one
   // the latest snapshot was written from: that tree stands, without staging (the common case
   // at a turn's start and after a step that only read).
   if (
-    !trackedChanged &&
+    tracked.length === 0 &&
     skipped.length === untracked.length &&
     indexTree !== null &&
     indexTree === previous
@@ -205,15 +208,24 @@ export async function takeSnapshot(
     return { tree: indexTree, changed: [], skipped: [...new Set(skipped)].sort() }
   }
 
-  const pathspecs = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
-  const added = await repository.git(
-    ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
-    {
+  // Stage what the walk found, so git looks at those paths only; without a consistent index (or
+  // with very many paths) stage everything but what is skipped.
+  const skippedSet = new Set(skipped)
+  const listed = [...tracked, ...untracked.filter((relative) => !skippedSet.has(relative))]
+  const everything = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
+  const stage = (pathspecs: readonly string[]) =>
+    repository.git(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
       ...scope,
       input: `${pathspecs.join('\0')}\0`,
       allowedExitCodes: [1, 128],
-    },
-  )
+    })
+  const byList = indexTree !== null && listed.length > 0 && listed.length <= stageByListLimit
+  let added = await stage(byList ? listed.map(literalPathspec) : everything)
+  // git refuses the whole list for one path it cannot take as given (gone since the walk, now
+  // beyond a symlink): stage everything, as without a list.
+  if (byList && added.exitCode === 128) {
+    added = await stage(everything)
+  }
   if (added.exitCode !== 0) {
     const unreadable = unreadablePaths(added.stderr)
     if (unreadable.length === 0) {
