@@ -101,6 +101,35 @@ export const suite: BenchSuite = {
         target: { text: 'median ≤ 100 ms', met: unchangedMedian <= 100 },
       })
 
+      // The snapshot every turn starts with (issue 26): the directory as the session left it, so
+      // nothing is recorded. Against the same git status, alternating, in the same run.
+      const sessionTree = (await files.snapshot(cwd)).tree
+      const turnStartStatus: Measured = { wall: [], cpuMs: 0 }
+      const turnStart: Measured = { wall: [], cpuMs: 0 }
+      for (let i = 0; i < 15; i++) {
+        const a = await measure(1, status)
+        const b = await measure(1, async () => {
+          const found = await files.snapshotTurnStart(cwd, sessionTree)
+          if (found !== null) throw new Error(`expected no change, got ${found.outside?.length ?? 0}`)
+        })
+        turnStartStatus.wall.push(...a.wall)
+        turnStartStatus.cpuMs += a.cpuMs / 15
+        turnStart.wall.push(...b.wall)
+        turnStart.cpuMs += b.cpuMs / 15
+      }
+      const turnStartRatio = median(turnStart.wall) / median(turnStartStatus.wall)
+      rows.push({
+        name: 'turn-start snapshot, unchanged tree (nothing recorded)',
+        medianMs: median(turnStart.wall),
+        baseline: { name: 'git status --porcelain', medianMs: median(turnStartStatus.wall) },
+        extra: {
+          'cpu/op (git)': `${turnStart.cpuMs.toFixed(0)} ms`,
+          'baseline cpu/op': `${turnStartStatus.cpuMs.toFixed(0)} ms`,
+          'load avg': os.loadavg()[0]?.toFixed(1) ?? '',
+        },
+        target: { text: 'median ≤ 1.2× git status', met: turnStartRatio <= 1.2 },
+      })
+
       const edited = path.join(cwd, 'src', 'module3', 'part4', 'file83.ts')
       const changedStatus: Measured = { wall: [], cpuMs: 0 }
       const changed: Measured = { wall: [], cpuMs: 0 }

@@ -618,6 +618,59 @@ export function runSessionContract(options: ContractOptions): void {
       await f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq, force: true })
       expect(fs.readFileSync(path.join(work, 'notes.txt'), 'utf8')).toBe('one\n')
     })
+
+    it('books a file made by hand between turns as changed outside Tangent: a restore refuses to delete it, forced it does, undo brings it back byte for byte', async () => {
+      const { repo } = gitProject()
+      const mine = path.join(repo, 'mine.txt')
+      // Bytes a text round trip would change: CRLF, a lone CR, NUL, invalid UTF-8.
+      const precious = Buffer.from([0x6d, 0x79, 0x0d, 0x0a, 0x0d, 0x00, 0xff, 0xfe, 0x0a])
+      const session = await f.api.call('session.create', { cwd: repo })
+      const first = await turn(session.id, 'write a.txt: agent A')
+      fs.writeFileSync(mine, precious) // the person works by hand between turns
+      const second = await turn(session.id, 'write c.txt: agent C')
+
+      const log = await f.api.call('session.get', { sessionId: session.id, fromSeq: second.turnStartSeq })
+      const snapshots = log.events.filter((event) => event.type === 'snapshot/taken')
+      expect(snapshots[0]?.data).toMatchObject({ changed: [], outside: ['mine.txt'] })
+      expect(snapshots.flatMap((event) => (event.data as { changed: string[] }).changed)).toEqual(['c.txt'])
+
+      const refused = await failure(
+        f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq }),
+      )
+      expect(refused).toMatchObject({ code: 'files-conflict', data: { paths: ['mine.txt'] } })
+      expect(fs.readFileSync(mine)).toEqual(precious)
+      expect(fs.existsSync(path.join(repo, 'c.txt'))).toBe(true)
+
+      const forced = await f.api.call('snapshot.restore', {
+        sessionId: session.id,
+        seq: first.turnEndSeq,
+        force: true,
+      })
+      expect(forced.restored).toEqual(['c.txt', 'mine.txt'])
+      expect(fs.existsSync(mine)).toBe(false)
+      const undone = await f.api.call('snapshot.undoRestore', { sessionId: session.id })
+      expect(undone.restored).toEqual(['c.txt', 'mine.txt'])
+      expect(fs.readFileSync(mine)).toEqual(precious)
+    })
+
+    it('two sessions in one folder: each sees the other’s files as changed outside, and a restore never deletes them unforced', async () => {
+      const work = tempDir('tangent-work-')
+      const a = await f.api.call('session.create', { cwd: work })
+      const b = await f.api.call('session.create', { cwd: work })
+      const first = await turn(a.id, 'write a.txt: from A')
+      await turn(b.id, 'write b.txt: from B')
+      await turn(a.id, 'write a2.txt: from A again')
+      const log = await f.api.call('session.get', { sessionId: a.id, fromSeq: first.turnEndSeq + 1 })
+      expect(
+        log.events.filter((event) => event.type === 'snapshot/taken').map((event) => event.data),
+      ).toMatchObject([{ changed: [], outside: ['b.txt'] }, { changed: ['a2.txt'] }])
+      const refused = await failure(
+        f.api.call('snapshot.restore', { sessionId: a.id, seq: first.turnEndSeq }),
+      )
+      expect(refused).toMatchObject({ code: 'files-conflict', data: { paths: ['b.txt'] } })
+      expect(fs.readFileSync(path.join(work, 'b.txt'), 'utf8')).toBe('from B\n')
+      expect(fs.existsSync(path.join(work, 'a2.txt'))).toBe(true)
+    })
   })
 
   describe('serialised file changes', () => {

@@ -204,3 +204,40 @@ describe('a file too big to snapshot', () => {
     }
   })
 })
+
+describe('a file made by hand between turns (issue 26)', () => {
+  it('run lists only the agent’s files, show names the hand-made one as changed outside Tangent, and restore refuses to delete it', async () => {
+    const own = createSandbox()
+    try {
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: own.cwd, encoding: 'utf8' })
+      fs.writeFileSync(path.join(own.cwd, 'base.txt'), 'base\n')
+      git('init', '-q')
+      git('add', '-A')
+      git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'i')
+      const first = await tangent(own, ['run', 'write a.txt: agent A'])
+      expect(first.code, first.stderr).toBe(0)
+      fs.writeFileSync(path.join(own.cwd, 'mine.txt'), 'my precious work\n')
+      const second = await tangent(own, ['run', '-c', 'write c.txt: agent C'])
+      expect(second.code, second.stderr).toBe(0)
+      expect(second.stdout).toMatch(/^\s*files changed: c\.txt$/m)
+      expect(second.stdout).not.toContain('mine.txt')
+
+      const id = JSON.parse((await tangent(own, ['sessions', '--json'])).stdout)[0].id as string
+      const shown = await tangent(own, ['show', id])
+      expect(shown.stdout).toMatch(/files\s+changed outside Tangent: mine\.txt/)
+      expect(shown.stdout).not.toMatch(/files\s+c\.txt, mine\.txt/)
+
+      const snapshots = JSON.parse((await tangent(own, ['snapshots', id, '--json'])).stdout) as {
+        seq: number
+        changed: string[]
+      }[]
+      const afterA = snapshots.find((snapshot) => snapshot.changed.includes('a.txt'))!.seq
+      const refused = await tangent(own, ['restore', id, '--to', String(afterA)])
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toMatch(/^error\[files-conflict\]: .*mine\.txt/)
+      expect(fs.readFileSync(path.join(own.cwd, 'mine.txt'), 'utf8')).toBe('my precious work\n')
+    } finally {
+      removeSandbox(own)
+    }
+  })
+})

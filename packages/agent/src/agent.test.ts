@@ -532,6 +532,43 @@ describe('Agent baseline snapshot', () => {
   })
 })
 
+describe('Agent turn-start snapshot', () => {
+  it('appends what the hook found at each turn start with an empty changed list, and nothing when it found nothing', async () => {
+    const model = new MockLanguageModelV4({
+      doStream: [
+        toolStep([{ id: 'c1', name: 'write', input: { path: 'x.txt', content: '1' } }]),
+        textStep('ok'),
+        textStep('again'),
+      ],
+    })
+    const found: ({ tree: string; changed: string[]; outside?: string[] } | null)[] = [
+      { tree: 'first', changed: ['ignored.txt'] },
+      { tree: 'between', changed: ['ignored.txt'], outside: ['mine.txt'] },
+    ]
+    let baselines = 0
+    const { agent, session } = setup(model, {
+      turnStartSnapshot: async () => found.shift() ?? null,
+      snapshot: async () => {
+        baselines++
+        return { tree: 'after-write', changed: ['x.txt'] }
+      },
+    })
+    await agent.prompt('write it')
+    await agent.prompt('talk')
+    const taken = dataOf<{ tree: string; changed: string[] }>(session.events, 'snapshot/taken')
+    expect(taken).toEqual([
+      { tree: 'first', changed: [] },
+      { tree: 'after-write', changed: ['x.txt'] },
+      { tree: 'between', changed: [], outside: ['mine.txt'] },
+    ])
+    // Only the step that ran a tool called `snapshot`: no baseline besides the hook.
+    expect(baselines).toBe(1)
+    const turnStart = session.events.findLastIndex((e) => e.type === 'snapshot/taken')
+    expect(session.events[turnStart - 1]!.type).toBe('user/message')
+    expectValidIdleLog(session.events)
+  })
+})
+
 describe('Agent failures outside the model call', () => {
   it('closes the turn with reason error when a flush fails mid-turn', async () => {
     const model = new MockLanguageModelV4({ doStream: async () => textStep('never') })

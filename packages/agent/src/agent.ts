@@ -30,6 +30,8 @@ export interface SnapshotResult {
   tree: string
   changed: string[]
   skipped?: string[]
+  /** Paths changed between turns, not by the agent (a turn-start snapshot's, docs/architecture.md §5). */
+  outside?: string[]
 }
 
 export interface AgentOptions {
@@ -44,6 +46,13 @@ export interface AgentOptions {
   maxSteps?: number
   /** Called after each step that ran a tool; the agent appends `snapshot/taken`. */
   snapshot?: (session: Session) => Promise<SnapshotResult | null>
+  /**
+   * Called at the start of each turn: the directory when it differs from the session's latest
+   * tree (what changed meanwhile in `outside`), or null; appended as `snapshot/taken` with an
+   * empty `changed`. Without it the agent takes one baseline through `snapshot` in a session's
+   * first turn when it has no tree yet.
+   */
+  turnStartSnapshot?: (session: Session) => Promise<SnapshotResult | null>
   /** Default: read, write, edit, list, grep, bash confined to `session.header.cwd`. */
   tools?: AgentToolSet
   /** More tools, asked at the start of each turn (MCP servers, docs/architecture.md §14.3). */
@@ -217,9 +226,12 @@ export class Agent {
         await this.#context.beginTurn()
         const more = await this.#options.toolSource?.tools(this.session.header.cwd, controller.signal)
         this.#turnTools = more ? { ...more, ...this.#tools } : this.#tools
+        // What changed since the session's latest tree is not this turn's doing: recorded
+        // first, so the turn's first step books only the agent's changes.
+        if (this.#options.turnStartSnapshot) await this.#snapshot('turn-start')
         // Without a first tree (no snapshot in the log, no fork-point tree), files
         // could not be restored to the start of this session: take one now.
-        if (!this.session.latestOfType('snapshot/taken') && !this.session.header.baseTree) {
+        else if (!this.session.latestOfType('snapshot/taken') && !this.session.header.baseTree) {
           await this.#snapshot('baseline')
         }
         reason = await this.#loop({ model, modelId, providerOptions, signal: controller.signal })
@@ -454,15 +466,14 @@ export class Agent {
   }
 
   /** Snapshot failures are recorded (log-only `snapshot/failed`) and never end the turn. */
-  async #snapshot(kind: 'step' | 'baseline' = 'step'): Promise<void> {
-    const snapshot = this.#options.snapshot
+  async #snapshot(kind: 'step' | 'baseline' | 'turn-start' = 'step'): Promise<void> {
+    const snapshot = kind === 'turn-start' ? this.#options.turnStartSnapshot : this.#options.snapshot
     if (!snapshot) return
     try {
       const result = await snapshot(this.session)
-      // A baseline records the files as this session found them: it changed nothing yet
-      // (the directory's previous snapshot may be another writer's).
-      if (result)
-        this.session.append('snapshot/taken', kind === 'baseline' ? { ...result, changed: [] } : result)
+      // A baseline or turn-start snapshot records the files as this turn found them: it
+      // changed nothing yet (the directory's previous snapshot may be another writer's).
+      if (result) this.session.append('snapshot/taken', kind === 'step' ? result : { ...result, changed: [] })
     } catch (error) {
       this.session.append('snapshot/failed', { message: errorMessage(error) })
     }

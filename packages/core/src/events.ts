@@ -94,12 +94,19 @@ export const TurnEndData = lazySchema((z) =>
   z.object({ reason: TurnEndReason, error: z.string().optional() }),
 )
 export type TurnEndData = z.infer<typeof TurnEndData>
+/**
+ * The directory as a git tree. `changed`: what the agent's step changed (against the directory's
+ * previous snapshot). `outside`: only on a turn-start snapshot — what changed since the session's
+ * previous tree while none of its turns ran (by hand, or by another session in the folder); those
+ * are never the agent's, so `changed` is empty there (docs/architecture.md §5).
+ */
 export const SnapshotTakenData = lazySchema((z) =>
   z
     .object({
       tree: z.string().min(1),
       changed: z.array(z.string()),
       skipped: z.array(z.string()).optional(),
+      outside: z.array(z.string()).optional(),
     })
     .passthrough(),
 )

@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { SessionEvent } from '@tangent/core'
-import { assertTreesAvailable, type DiffOptions, diffTrees, type FileDiff } from './diff.js'
+import { assertTreesAvailable, changedPaths, type DiffOptions, diffTrees, type FileDiff } from './diff.js'
 import { realDirectory, resolveDirectory } from './directory.js'
 import { mergeTrees, type TreeMerge } from './merge.js'
 import { OperationQueue } from './operation-queue.js'
@@ -27,7 +27,7 @@ import {
   rollBack,
 } from './restore-journal.js'
 import { ShadowRepository } from './shadow-repository.js'
-import { type Snapshot, snapshotPaths, takeSnapshot } from './snapshot.js'
+import { type Snapshot, snapshotPaths, type TurnStartSnapshot, takeSnapshot } from './snapshot.js'
 import { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
 import {
   type CreatedWorktree,
@@ -139,6 +139,28 @@ export class FileState {
   /** Snapshots `cwd`; `changed` lists the paths that differ from its previous snapshot. */
   snapshot(cwd: string): Promise<Snapshot> {
     return this.#inOrder(cwd, (real) => this.#snapshotUnlocked(real))
+  }
+
+  /**
+   * The snapshot at the start of a turn (docs/architecture.md §5): what differs from `since`,
+   * the session's latest tree, changed while none of its turns ran — by hand, or by another
+   * session in the folder — so it is `outside`, and `changed` is empty. Null when the directory
+   * is as `since` has it (nothing to record); with `since` null, the session's first tree.
+   * The directory's snapshot ref moves here, so the turn's first step books only its own changes.
+   */
+  snapshotTurnStart(cwd: string, since: string | null): Promise<TurnStartSnapshot | null> {
+    return this.#inOrder(cwd, async (real) => {
+      const snapshot = await this.#snapshotUnlocked(real)
+      const first: TurnStartSnapshot = { tree: snapshot.tree, changed: [], skipped: snapshot.skipped }
+      if (since === null) return first
+      if (snapshot.tree === since) return null
+      // A tree from another TANGENT_HOME cannot be compared: the directory's previous snapshot can.
+      const comparable = (await this.repository.missingTrees([since])).length === 0
+      const outside = comparable
+        ? await changedPaths(this.repository, since, snapshot.tree)
+        : snapshot.changed
+      return outside.length > 0 ? { ...first, outside } : null
+    })
   }
 
   /** Latest `snapshot/taken` tree at or before `seq`, else `baseTree`, else null. Pure. */

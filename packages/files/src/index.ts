@@ -6,7 +6,7 @@ export type { TreeMerge } from './merge.js'
 export type { RestoreOptions, RestoreResult, RestoreTreeOptions } from './restore.js'
 export type { RecoveredRestore } from './restore-journal.js'
 export { emptyTree } from './shadow-repository.js'
-export type { Snapshot } from './snapshot.js'
+export type { Snapshot, TurnStartSnapshot } from './snapshot.js'
 export { type SessionLike, snapshotEventTypes, type TimelineEntry, timeline, treeAt } from './timeline.js'
 export type {
   CreatedWorktree,

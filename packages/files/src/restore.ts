@@ -90,27 +90,33 @@ async function rewind(
     expectTree: string | null
     force: boolean
     protect?: ReadonlySet<string>
+    /** Paths changed outside the session's turns: rewound only where they differ from `tree`, and only forced. */
+    outside?: readonly string[]
     commit?: RestoreCommit | undefined
   },
 ): Promise<RestoreResult> {
-  const paths = [...new Set(options.paths)].sort()
-  for (const relative of paths) assertSafeRelativePath(relative)
+  for (const relative of [...options.paths, ...(options.outside ?? [])]) assertSafeRelativePath(relative)
   await assertTreesAvailable(
     context.repository,
     options.expectTree ? [options.tree, options.expectTree] : [options.tree],
   )
   const undo = await context.snapshot(options.cwd)
+  // Someone else's change is another writer's work like any drift: it is only overwritten
+  // when forced, and only where it differs from the target (otherwise there is nothing to undo).
+  const outside = await differingFrom(context.repository, options.tree, undo.tree, options.outside ?? [])
+  const paths = [...new Set([...options.paths, ...outside])].sort()
   if (paths.length === 0) return { restored: [], kept: [], undoTree: undo.tree, snapshot: undo }
-  if (options.expectTree !== null) {
-    const moved = new Set(await changedPaths(context.repository, options.expectTree, undo.tree))
-    const conflicts = paths.filter((relative) => moved.has(relative))
-    if (conflicts.length > 0 && !options.force) {
-      throw new TangentError(
-        'files-conflict',
-        `${conflicts.length} file(s) changed since this session's latest snapshot, by another writer: ${conflicts.slice(0, 10).join(', ')}${conflicts.length > 10 ? ', …' : ''}. Nothing was written; restore with force to overwrite them.`,
-        { paths: conflicts, undoTree: undo.tree },
-      )
-    }
+  const moved =
+    options.expectTree === null
+      ? new Set<string>()
+      : new Set(await changedPaths(context.repository, options.expectTree, undo.tree))
+  const conflicts = [...new Set([...paths.filter((relative) => moved.has(relative)), ...outside])].sort()
+  if (conflicts.length > 0 && !options.force) {
+    throw new TangentError(
+      'files-conflict',
+      `${conflicts.length} file(s) changed by another writer — since this session's latest snapshot, or between its turns (by hand, or from another session in this folder) — would be overwritten: ${conflicts.slice(0, 10).join(', ')}${conflicts.length > 10 ? ', …' : ''}. Nothing was written; restore with force to overwrite them (undo brings them back).`,
+      { paths: conflicts, undoTree: undo.tree },
+    )
   }
   const protect = options.protect ?? new Set<string>()
   // A path already as the tree has it is not written: a restore to where the files are changes
@@ -198,6 +204,18 @@ async function unchangedPaths(
   )
 }
 
+/** The paths among `paths` whose content differs between trees `a` and `b`. */
+async function differingFrom(
+  repository: ShadowRepository,
+  a: string,
+  b: string,
+  paths: readonly string[],
+): Promise<string[]> {
+  if (paths.length === 0) return []
+  const differ = new Set(await changedPaths(repository, a, b))
+  return [...new Set(paths)].filter((relative) => differ.has(relative))
+}
+
 /**
  * Refuses (`files-conflict`, even with force) to write a path whose parent folder is now a
  * symlink or a file that this restore does not itself remove: git would write through the
@@ -237,8 +255,9 @@ async function assertNothingInTheWay(
 /**
  * Rewinds the paths this session changed after `toSeq` (its own `snapshot/taken` events) to
  * their content at `toSeq`. Throws `files-conflict` {paths} unless `force` when one of them
- * differs on disk from the session's latest snapshot; `snapshot-unavailable` when no tree is
- * known at `toSeq`.
+ * differs on disk from the session's latest snapshot, or when a path changed outside its turns
+ * after `toSeq` (a turn-start snapshot's `outside`) differs from its content at `toSeq`;
+ * forced, those are rewound too. `snapshot-unavailable` when no tree is known at `toSeq`.
  */
 export async function restoreSession(
   context: RestoreContext,
@@ -250,6 +269,7 @@ export async function restoreSession(
     Number.POSITIVE_INFINITY,
   )
   const paths = later.flatMap((entry) => entry.changed)
+  const outside = later.flatMap((entry) => entry.outside ?? [])
   const target = targetOf(options)
   if (target.tree === null) {
     if (paths.length === 0) {
@@ -271,6 +291,7 @@ export async function restoreSession(
     expectTree: later.at(-1)?.tree ?? null,
     force: options.force ?? false,
     protect,
+    outside,
     commit: options.commit,
   })
 }

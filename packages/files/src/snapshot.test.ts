@@ -119,6 +119,23 @@ describe('FileState.snapshot', () => {
     expect(await treeFiles(files, shrunk.tree)).toEqual(['grows.txt', 'small.txt'])
   })
 
+  it('answers an unchanged directory without staging, and still sees a same-size edit, a removal and a new file beside a skipped one', async () => {
+    const { root, files } = setup({ maxFileBytes: 1000 })
+    const cwd = makeRepository(path.join(root, 'repo'), { 'a.txt': 'aaaa\n', 'b.txt': 'bbbb\n' })
+    write(cwd, 'big.bin', Buffer.alloc(5000, 7))
+    const first = await files.snapshot(cwd)
+    expect(await files.snapshot(cwd)).toEqual({ tree: first.tree, changed: [], skipped: ['big.bin'] })
+    // Same size, most likely within the same second as the index: git's racy-clean check.
+    write(cwd, 'a.txt', 'AAAA\n')
+    expect(await files.snapshot(cwd)).toMatchObject({ changed: ['a.txt'], skipped: ['big.bin'] })
+    rmSync(path.join(cwd, 'b.txt'))
+    expect((await files.snapshot(cwd)).changed).toEqual(['b.txt'])
+    write(cwd, 'c.txt', 'c\n')
+    const added = await files.snapshot(cwd)
+    expect(added).toMatchObject({ changed: ['c.txt'], skipped: ['big.bin'] })
+    expect(await files.snapshot(cwd)).toEqual({ tree: added.tree, changed: [], skipped: ['big.bin'] })
+  })
+
   it('never snapshots TANGENT_HOME into itself when it lies inside cwd', async () => {
     const root = temps.make()
     const cwd = path.join(root, 'project')

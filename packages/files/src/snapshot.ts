@@ -19,6 +19,13 @@ export interface Snapshot {
   skipped: string[]
 }
 
+/** A snapshot at a turn's start: `changed` is empty, `outside` what changed between turns. */
+export interface TurnStartSnapshot extends Snapshot {
+  changed: []
+  /** Paths that differ from the session's previous tree; absent on a session's first tree. */
+  outside?: string[]
+}
+
 /** A pathspec that matches exactly `relative` (no glob, no magic). */
 function literalPathspec(relative: string): string {
   return `:(literal)${relative}`
@@ -38,6 +45,20 @@ async function previousTree(
   })
   return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null
 }
+
+/** `ls-files -t` output: the untracked paths, and the tracked ones that changed or went. */
+function parseListing(stdout: Buffer): { untracked: string[]; tracked: string[] } {
+  const untracked: string[] = []
+  const tracked = new Set<string>()
+  for (const entry of splitNul(stdout)) {
+    if (entry.startsWith('? ')) untracked.push(entry.slice(2))
+    else tracked.add(entry.slice(2))
+  }
+  return { untracked, tracked: [...tracked] }
+}
+
+/** Past this many paths, staging by a list of them costs more than letting `git add -A` walk. */
+const stageByListLimit = 1000
 
 /** lstat, or null when the path has gone meanwhile (nothing to stage then; git add sees it gone). */
 function lstatIfPresent(file: string) {
@@ -160,21 +181,51 @@ export async function takeSnapshot(
 ): Promise<Snapshot> {
   const scope = scopeOf(directory)
   const baseExcludes = directory.excludedHome === null ? [] : [excludePathspec(directory.excludedHome)]
-  const [previous, listing] = await Promise.all([
+  // One walk says what is untracked (`?`) and which tracked files changed or went (`C`, `R`).
+  const [previous, listing, indexTree] = await Promise.all([
     previousTree(repository, directory),
-    repository.git(['ls-files', '-z', '--others', '--exclude-standard', '--', '.', ...baseExcludes], scope),
+    repository.git(
+      ['ls-files', '-z', '-t', '--others', '--modified', '--deleted', '--exclude-standard'].concat(
+        '--',
+        '.',
+        baseExcludes,
+      ),
+      scope,
+    ),
+    treeOfUnchangedIndex(directory),
   ])
-  const skipped = await findSkipped(directory, splitNul(listing.stdout), maxFileBytes)
+  const { untracked, tracked } = parseListing(listing.stdout)
+  const skipped = await findSkipped(directory, untracked, maxFileBytes)
+  // Nothing differs from the index but files a snapshot leaves out, and the index is the one
+  // the latest snapshot was written from: that tree stands, without staging (the common case
+  // at a turn's start and after a step that only read).
+  if (
+    tracked.length === 0 &&
+    skipped.length === untracked.length &&
+    indexTree !== null &&
+    indexTree === previous
+  ) {
+    return { tree: indexTree, changed: [], skipped: [...new Set(skipped)].sort() }
+  }
 
-  const pathspecs = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
-  const added = await repository.git(
-    ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
-    {
+  // Stage what the walk found, so git looks at those paths only; without a consistent index (or
+  // with very many paths) stage everything but what is skipped.
+  const skippedSet = new Set(skipped)
+  const listed = [...tracked, ...untracked.filter((relative) => !skippedSet.has(relative))]
+  const everything = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
+  const stage = (pathspecs: readonly string[]) =>
+    repository.git(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
       ...scope,
       input: `${pathspecs.join('\0')}\0`,
       allowedExitCodes: [1, 128],
-    },
-  )
+    })
+  const byList = indexTree !== null && listed.length > 0 && listed.length <= stageByListLimit
+  let added = await stage(byList ? listed.map(literalPathspec) : everything)
+  // git refuses the whole list for one path it cannot take as given (gone since the walk, now
+  // beyond a symlink): stage everything, as without a list.
+  if (byList && added.exitCode === 128) {
+    added = await stage(everything)
+  }
   if (added.exitCode !== 0) {
     const unreadable = unreadablePaths(added.stderr)
     if (unreadable.length === 0) {

@@ -9,6 +9,8 @@ export interface TimelineEntry {
   tree: string
   changed: string[]
   skipped: string[]
+  /** A turn-start snapshot's paths changed outside the session's turns (never in `changed`). */
+  outside?: string[]
 }
 
 export interface SessionLike {
@@ -19,12 +21,17 @@ export interface SessionLike {
 /** Event types that record the state of a session's directory. */
 export const snapshotEventTypes: ReadonlySet<string> = new Set(['snapshot/taken', 'files/restored'])
 
-function snapshotData(event: SessionEvent): { tree: string; changed: string[]; skipped: string[] } | null {
+function snapshotData(event: SessionEvent): Omit<TimelineEntry, 'seq'> | null {
   if (!snapshotEventTypes.has(event.type)) return null
   // Core validated the data when it was appended (`SnapshotTakenData`).
-  const data = event.data as { tree: string; changed: string[]; skipped?: string[] }
+  const data = event.data as { tree: string; changed: string[]; skipped?: string[]; outside?: string[] }
   // Copies: logged data is frozen, and callers may sort what they get.
-  return { tree: data.tree, changed: [...data.changed], skipped: [...(data.skipped ?? [])] }
+  return {
+    tree: data.tree,
+    changed: [...data.changed],
+    skipped: [...(data.skipped ?? [])],
+    ...(data.outside?.length ? { outside: [...data.outside] } : {}),
+  }
 }
 
 /** Every snapshot event of `events` with seq in [from, to]. */

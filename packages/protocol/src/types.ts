@@ -107,6 +107,8 @@ export const SnapshotEntry = lazySchema((z) =>
     seq: Seq,
     tree: z.string(),
     changed: z.array(z.string()),
+    /** A turn-start snapshot's paths changed between turns, not by the session (docs/architecture.md §5). */
+    outside: z.array(z.string()).optional(),
   }),
 )
 export type SnapshotEntry = z.infer<typeof SnapshotEntry>

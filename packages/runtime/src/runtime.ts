@@ -306,6 +306,8 @@ export class Runtime {
           defaultModel: this.defaultModel,
           userInstructionsPath: userInstructionsPath(env),
           snapshot: async (live) => (await this.fileState()).snapshot(live.header.cwd),
+          turnStartSnapshot: async (live) =>
+            (await this.fileState()).snapshotTurnStart(live.header.cwd, this.#latestTree(live)),
           permissions,
           // A session's folder may hold the data directory: no tool writes the logs (§12.2).
           protectedPaths: dataFilesOf(this.#realHome),

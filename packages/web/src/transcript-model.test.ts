@@ -423,3 +423,30 @@ describe('TranscriptBuilder (incremental)', () => {
     expect(block?.kind === 'turn' && block.turn.end?.seq).toBe(11)
   })
 })
+
+describe('buildTranscript: files changed outside Tangent', () => {
+  const handEdited = log(
+    ['turn/start', {}],
+    ['user/message', { content: [{ type: 'text', text: 'write a' }] }],
+    ['snapshot/taken', { tree: 't0', changed: [] }],
+    ['snapshot/taken', { tree: 't1', changed: ['a.txt'] }],
+    ['turn/end', { reason: 'completed' }],
+    ['turn/start', {}],
+    ['user/message', { content: [{ type: 'text', text: 'write c' }] }],
+    ['snapshot/taken', { tree: 't2', changed: [], outside: ['mine.txt'] }],
+    ['snapshot/taken', { tree: 't3', changed: ['c.txt'] }],
+    ['turn/end', { reason: 'completed' }],
+  )
+
+  it('shows a turn-start snapshot’s outside paths as their own row above the turn, never in its changed files', () => {
+    const blocks = buildTranscript(handEdited, 0)
+    expect(
+      blocks.map((block) =>
+        block.kind === 'turn' ? `turn@${block.turn.startSeq}` : `${block.kind}@${block.seq}`,
+      ),
+    ).toEqual(['turn@0', 'outside@7', 'turn@5'])
+    expect(blocks[1]).toEqual({ kind: 'outside', seq: 7, paths: ['mine.txt'] })
+    const second = blocks[2]
+    expect(second?.kind === 'turn' ? second.turn.changed : null).toEqual(['c.txt'])
+  })
+})

@@ -131,8 +131,20 @@ export type ExplorationModel =
       readonly durationMs: number
     }
 
+/**
+ * What a turn-start snapshot found changed since the session's previous one (`snapshot/taken`
+ * with `outside`, docs/architecture.md §5): by hand, or by another session in the folder —
+ * never the turn's own change. Shown just before that turn.
+ */
+export interface OutsideChangeModel {
+  readonly kind: 'outside'
+  readonly seq: number
+  readonly paths: readonly string[]
+}
+
 export type TranscriptBlock =
   | { readonly kind: 'turn'; readonly turn: TurnModel }
+  | OutsideChangeModel
   | ExplorationModel
   | ContextModel
   | { readonly kind: 'model'; readonly seq: number; readonly model: string }
@@ -289,6 +301,14 @@ export class TranscriptBuilder {
         break
       case 'snapshot/taken': {
         this.#hasSnapshots = true
+        const outside = strings(data.outside)
+        if (outside.length > 0) {
+          // Found at the turn's start, changed before it: shown above the turn.
+          const block: OutsideChangeModel = { kind: 'outside', seq: event.seq, paths: outside }
+          const at = this.#turn ? this.#blocks.findLastIndex((candidate) => candidate.kind === 'turn') : -1
+          if (at >= 0) this.#blocks.splice(at, 0, block)
+          else this.#blocks.push(block)
+        }
         const target = this.#turn ?? this.#lastTurn
         if (target) {
           const owned = this.#ownTurn(target)

@@ -197,6 +197,13 @@ export function Transcript() {
     if (row.kind === 'restore') {
       return <RestoreRow sessionId={activeSessionId} restore={row} running={running !== null} />
     }
+    if (row.kind === 'outside') {
+      return (
+        <div className="context-row" data-testid="files-outside" data-seq={row.seq}>
+          Changed outside Tangent: {row.paths.join(', ')}
+        </div>
+      )
+    }
     if (row.kind === 'instructions' || row.kind === 'compaction' || row.kind === 'compaction-failed') {
       return <ContextRow context={row} />
     }

@@ -22,7 +22,7 @@ export function registerSnapshotsCommand(program: Command, context: CliContext):
       if (snapshots.length === 0) {
         printNote(
           context,
-          `No snapshots in ${id} yet: they are taken at the first turn and after each step that runs a tool.`,
+          `No snapshots in ${id} yet: they are taken when a turn starts and after each step that runs a tool.`,
         )
         return
       }
@@ -33,7 +33,11 @@ export function registerSnapshotsCommand(program: Command, context: CliContext):
         snapshots.map(
           (snapshot) =>
             `${String(snapshot.seq).padStart(width)}  ${style.dim(safeLine(snapshot.tree.slice(0, 12)))}  ${
-              snapshot.changed.length > 0 ? clip(snapshot.changed.join(', '), 90) : style.dim('(no changes)')
+              snapshot.changed.length > 0
+                ? clip(snapshot.changed.join(', '), 90)
+                : snapshot.outside?.length
+                  ? style.dim(`(changed outside Tangent: ${clip(snapshot.outside.join(', '), 70)})`)
+                  : style.dim('(no changes)')
             }`,
         ),
       )

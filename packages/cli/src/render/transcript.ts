@@ -104,7 +104,14 @@ function eventLines(
     case 'snapshot/taken': {
       const changed = Array.isArray(data?.changed) ? (data.changed as unknown[]).map(String) : []
       const skipped = Array.isArray(data?.skipped) ? (data.skipped as unknown[]).map(String) : []
+      // A turn-start snapshot's: changed between turns, by hand or another session (§5).
+      const outside = Array.isArray(data?.outside) ? (data.outside as unknown[]).map(String) : []
       return [
+        ...(outside.length > 0
+          ? [
+              `${seq(event.seq)}  ${style.dim('files')}      ${style.dim(`changed outside Tangent: ${clip(outside.join(', '), 70)}`)}`,
+            ]
+          : []),
         ...(changed.length > 0
           ? [`${seq(event.seq)}  ${style.dim('files')}      ${clip(changed.join(', '), 90)}`]
           : []),
