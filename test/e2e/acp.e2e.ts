@@ -531,12 +531,14 @@ function jsonChunks(output: string): string {
  */
 async function agentGone(sandbox: Sandbox, acpxHome: string): Promise<void> {
   const queues = path.join(acpxHome, '.acpx', 'queues')
-  await waitFor(
-    () =>
-      !fs.existsSync(path.join(sandbox.home, 'host.json')) &&
-      (!fs.existsSync(queues) || fs.readdirSync(queues).length === 0),
-    20_000,
-  )
+  const hostFile = path.join(sandbox.home, 'host.json')
+  const queued = () => (fs.existsSync(queues) ? fs.readdirSync(queues) : [])
+  // 40 s: on a loaded CI machine (a Chromium file beside it) an agent's start and close are slow.
+  await waitFor(() => !fs.existsSync(hostFile) && queued().length === 0, 40_000).catch((error: unknown) => {
+    // Say which one is still there, for the next time this fails.
+    const host = fs.existsSync(hostFile) ? fs.readFileSync(hostFile, 'utf8') : 'gone'
+    throw new Error(`${String(error)}: host.json ${host}; acpx queues ${JSON.stringify(queued())}`)
+  })
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -353,8 +353,20 @@ export async function serveAcp(
     writing = writing.then(
       () =>
         new Promise<void>((resolve) => {
-          if (io.output.write(text)) resolve()
-          else (io.output as unknown as NodeJS.WritableStream).once('drain', () => resolve())
+          if (io.output.write(text)) return resolve()
+          // Written once the buffer drains — or never, when the editor closed its end: a write
+          // waiting for a 'drain' that cannot come would keep the connection (and the process)
+          // from closing.
+          const stream = io.output as unknown as NodeJS.WritableStream
+          const done = () => {
+            stream.off('drain', done)
+            stream.off('error', done)
+            stream.off('close', done)
+            resolve()
+          }
+          stream.once('drain', done)
+          stream.once('error', done)
+          stream.once('close', done)
         }),
     )
     return writing
