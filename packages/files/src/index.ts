@@ -2,6 +2,7 @@
 // worktree forks and diffs. Needs the system `git` (2.25+).
 export type { DiffOptions, FileDiff } from './diff.js'
 export { defaultMaxFileBytes, FileState, type FileStateOptions, type GcResult } from './file-state.js'
+export { gitEnvironment } from './git.js'
 export type { TreeMerge } from './merge.js'
 export type { RestoreOptions, RestoreResult, RestoreTreeOptions } from './restore.js'
 export type { RecoveredRestore } from './restore-journal.js'

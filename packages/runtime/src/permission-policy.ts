@@ -48,7 +48,9 @@ export function permissionDecider(
     const realPath = fileTool
       ? await realPathOf(request.cwd, permissionSubject(request.toolName, request.input))
       : undefined
-    const gitDirectories = fileTool ? await gitDirectoriesInside(request.cwd) : []
+    // Only a write can plant something in the repository's machinery: reads skip the look.
+    const writes = request.toolName === 'write' || request.toolName === 'edit'
+    const gitDirectories = writes ? await gitDirectoriesInside(request.cwd) : []
     const context = {
       cwd: request.cwd,
       rules: ruleSet.rules,

@@ -1617,15 +1617,15 @@ function realHomeOf(home: string): string {
   }
 }
 
-/**
- * What in the data directory no tool may write (§12.2): everything but `worktrees/`, where a
- * worktree fork's session works. The names the data directory holds, and any other entry in it now.
- */
 /** TANGENT_BASH_PASS_ENV: names of secret-looking variables bash commands still get (§12.2). */
 function passEnvOf(value: string | undefined): string[] {
   return (value ?? '').split(/[\s,]+/).filter((name) => name !== '')
 }
 
+/**
+ * What in the data directory no tool may write (§12.2): everything but `worktrees/`, where a
+ * worktree fork's session works. The names the data directory holds, and any other entry in it now.
+ */
 function dataFilesOf(home: string): string[] {
   const names = new Set(['sessions', 'snapshots', 'catalog.json', 'catalog.journal', 'catalog.clean'])
   for (const name of ['workspaces.json', 'host.json', 'lock']) names.add(name)

@@ -219,8 +219,11 @@ function invocationsIn(root: SyntaxNode, depth: number): Invocation[] {
       found.push(brokenTree)
       continue
     }
-    if (node.type === 'command')
+    if (node.type === 'command') {
       for (const invocation of invocationsOf(staticWords(node), parseScript, depth)) found.push(invocation)
+      // `PAGER='rm x' git log`: what an assignment makes the command run is unknown (isAssignment).
+      if (node.children.some((child) => child.type === 'variable_assignment')) found.push([null])
+    }
     // A substitution the grammar left inside a word's text (it parses them as nodes) would still run: unknown.
     else if ((node.type === 'word' || node.type === 'string_content') && hiddenSubstitution.test(node.text))
       found.push(brokenTree)

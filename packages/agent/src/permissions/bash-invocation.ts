@@ -170,7 +170,19 @@ function unwrap(options: WrapperOptions, args: Invocation, parse: ScriptParser, 
     found = found.concat(script(tail.every(known) ? tail.join(' ') : null, parse, depth))
   }
   const rest = skipOptions(args, options)
+  // `env GIT_PAGER='rm x' git log`: an assignment can make the program run another (below).
+  if (options.assignments && args.slice(0, args.length - (rest?.length ?? 0)).some(isAssignment))
+    found.push([null])
   return found.concat(rest === null ? anyLaterWord(args) : invocationsOf(rest, parse, depth + 1))
+}
+
+/**
+ * `NAME=value`. An assignment before a command may make it run another one no rule names —
+ * `GIT_CONFIG_KEY_0=alias.st GIT_CONFIG_VALUE_0='!rm x' git st`, `PAGER=`, `GIT_SSH_COMMAND=`,
+ * `BASH_ENV=`, `LD_PRELOAD=` — so it counts as an unknown command: a deny rule asks (§12.1).
+ */
+export function isAssignment(word: string | null): boolean {
+  return word !== null && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)
 }
 
 /** Candidates past an option the table does not know, so that the work stays linear in the line. */
@@ -216,7 +228,7 @@ function skipOptions(args: Invocation, options: WrapperOptions): Invocation | nu
       index++
       break
     }
-    if (options.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) continue
+    if (options.assignments && isAssignment(arg)) continue
     if (arg === '-' && options.assignments) continue
     if (!arg.startsWith('-') || arg === '-') break
     if (arg.startsWith('--')) {

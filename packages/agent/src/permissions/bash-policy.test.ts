@@ -35,6 +35,15 @@ const corpus: [string, PermissionAction, PermissionAction][] = [
   ["git status #'\ntouch X #'", 'ask', 'allow'],
   ['git status > /any/path', 'ask', 'allow'],
   ['FOO=1 rm x', 'ask', 'deny'],
+  // An assignment can make the program run another one no rule names: a deny cannot vouch, so it asks.
+  ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.st GIT_CONFIG_VALUE_0='!rm x' git st", 'ask', 'ask'],
+  ["env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.st GIT_CONFIG_VALUE_0='!rm x' git st", 'ask', 'ask'],
+  ["GIT_PAGER='rm x' git log", 'ask', 'ask'],
+  ["PAGER='rm x' git log", 'ask', 'ask'],
+  ["GIT_SSH_COMMAND='rm x' git fetch", 'ask', 'ask'],
+  ['BASH_ENV=./evil.sh bash -c true', 'ask', 'ask'],
+  ['LD_PRELOAD=./evil.so ls', 'ask', 'ask'],
+  ['env LD_PRELOAD=./evil.so ls', 'ask', 'ask'],
   ['command rm x', 'ask', 'deny'],
   ['\\rm x', 'ask', 'deny'],
   ['/bin/rm x', 'ask', 'deny'],
@@ -129,7 +138,8 @@ const corpus: [string, PermissionAction, PermissionAction][] = [
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's `${…}`, as the model writes it
   ['git status ${IFS}', 'ask', 'allow'],
   ['git status $IFS', 'ask', 'allow'],
-  ['FOO=1 git status', 'ask', 'allow'],
+  // Under a deny rule even a harmless assignment asks: `FOO` could be `GIT_PAGER` (above).
+  ['FOO=1 git status', 'ask', 'ask'],
   ['git status *', 'ask', 'allow'],
   ['git status ~', 'ask', 'allow'],
   ['"git status"', 'ask', 'allow'],

@@ -116,9 +116,12 @@ function decideOtherTool(
   // honours `.git/config` outside any sandbox, and `.tangent/` holds the rules that bind the agent.
   // Writing there always asks — no rule or `always` answer silences it — and an `always` keeps
   // only that exact path (docs/architecture.md §12.1).
-  const inGitDirectory = (context.gitDirectories ?? []).some(
-    (folder) => real === folder || real.startsWith(`${folder}/`),
-  )
+  // Compared without regard to case, as isMachinery: some file systems fold it.
+  const realFolded = real.toLowerCase()
+  const inGitDirectory = (context.gitDirectories ?? []).some((folder) => {
+    const folded = folder.toLowerCase()
+    return realFolded === folded || realFolded.startsWith(`${folded}/`)
+  })
   if (
     (toolName === 'write' || toolName === 'edit') &&
     (isMachinery(requested) || isMachinery(real) || inGitDirectory)

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { lstat, realpath } from 'node:fs/promises'
 import path from 'node:path'
+import { gitEnvironment } from '@tangent/files'
 import { isInside } from '../confine-path.js'
 
 /**
@@ -78,7 +79,12 @@ export async function gitWriteRules(cwd: string): Promise<GitWriteRules> {
   if (dotGitStat === null) protect.push({ path: dotGit, absent: 'directory' })
   else if (!dotGitStat.isDirectory() || (await realpath(dotGit)) !== gitDirectory)
     protect.push({ path: dotGit, absent: 'skip' })
-  const allowWrite = [gitDirectory, commonDirectory].filter(
+  // A main repository's git directory is its common directory; a linked worktree's lives in
+  // `<common>/worktrees/`. A commondir pointing anywhere else (an unpacked archive's, a planted
+  // one) names a repository that is not this one's: its objects and refs are not given to write.
+  const intact =
+    gitDirectory === commonDirectory || path.dirname(gitDirectory) === path.join(commonDirectory, 'worktrees')
+  const allowWrite = (intact ? [gitDirectory, commonDirectory] : [gitDirectory]).filter(
     (directory, index, all) => !isInside(cwd, directory) && all.indexOf(directory) === index,
   )
   return { allowWrite, protect }
@@ -115,8 +121,10 @@ async function gitDirectoriesOf(
   const output = await new Promise<string | null>((resolve) => {
     execFile(
       'git',
+      // No GIT_* of Tangent's own environment decides which repository is protected. (rev-parse
+      // runs no hook and no fsmonitor; inertGitSettings would hide the real hooks path.)
       ['rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'hooks'],
-      { cwd, timeout: 10_000 },
+      { cwd, timeout: 10_000, env: gitEnvironment() },
       // Not a repository, or no git at all: there is no repository to protect.
       (error, stdout) => resolve(error ? null : stdout),
     )

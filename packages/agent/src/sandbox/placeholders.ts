@@ -146,11 +146,10 @@ async function mountedAnywhere(targets: readonly string[]): Promise<Set<string>>
   const processes = await readdir('/proc').catch(() => [])
   for (const pid of processes) {
     if (!/^\d+$/.test(pid)) continue
+    // One we may not read is another user's, whose sandboxes do not mount our stand-ins.
     const namespace = await readlink(`/proc/${pid}/ns/mnt`).catch(() => null)
-    if (namespace !== null) {
-      if (seen.has(namespace)) continue
-      seen.add(namespace)
-    }
+    if (namespace === null || seen.has(namespace)) continue
+    seen.add(namespace)
     const table = await readFile(`/proc/${pid}/mountinfo`, 'utf8').catch(() => '')
     // Field 5 of each line is the mount point, with spaces, tabs, newlines and backslashes escaped.
     for (const { target, needle } of needles) if (table.includes(needle)) mounted.add(target)

@@ -228,6 +228,22 @@ describe.runIf(available)('git machinery in the sandbox', () => {
   })
 })
 
+describe.runIf(available)('a commondir that names another repository', () => {
+  it("gives no write to that repository's objects and refs (an unpacked archive's, or a planted one)", async () => {
+    makeRepository(cwd)
+    const other = path.join(base, 'other')
+    makeRepository(other)
+    fs.writeFileSync(path.join(cwd, '.git', 'commondir'), `${path.join(other, '.git')}\n`)
+    const before = snapshot(path.join(other, '.git', 'refs'))
+    const result = await bash(
+      `echo x > ${path.join(other, '.git', 'objects', 'planted')}; echo y > ${path.join(other, '.git', 'refs', 'heads', 'planted')}`,
+    )
+    expect(result.output).toMatch(/Read-only file system/)
+    expect(fs.existsSync(path.join(other, '.git', 'objects', 'planted'))).toBe(false)
+    expect(snapshot(path.join(other, '.git', 'refs'))).toEqual(before)
+  })
+})
+
 describe.runIf(available)('stand-ins for absent paths', () => {
   it('are shared by concurrent commands and gone after the last, with what a crash left behind', async () => {
     makeRepository(cwd)

@@ -117,6 +117,11 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
         const output = new OutputBuffer(maxOutputBytes)
         child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
         child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
+        // Unsandboxed, `setsid` escapes the group: what carries the marker goes too (a /proc scan).
+        // Sandboxed, bubblewrap's PID namespace ends with the command, so no scan is needed.
+        const sweepMarked = () => {
+          if (sandboxed === null) killMarked(marker)
+        }
         let stoppedBy: 'timeout' | 'abort' | null = null
         let killTimer: NodeJS.Timeout | undefined
         const stop = (why: 'timeout' | 'abort') => {
@@ -125,7 +130,7 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
           killGroup(child.pid, 'SIGTERM')
           killTimer = setTimeout(() => {
             killGroup(child.pid, 'SIGKILL')
-            killMarked(marker)
+            sweepMarked()
           }, killGraceMs)
         }
         const timer = setTimeout(() => stop('timeout'), timeoutMs)
@@ -144,12 +149,11 @@ export function createBashTool(options: BashToolOptions = {}): AgentTool {
         // in a session of its own, holding the output pipes open) goes with it.
         child.on('exit', () => {
           killGroup(child.pid, 'SIGKILL')
-          killMarked(marker)
+          sweepMarked()
         })
         child.on('close', (code, signalName) => {
           cleanup()
           killGroup(child.pid, 'SIGKILL')
-          killMarked(marker)
           const text = sandboxed ? sandboxed.explain(output.text()) : output.text()
           const body = text === '' ? '(no output)' : text.replace(/\n$/, '')
           if (stoppedBy === 'timeout') {
