@@ -107,6 +107,8 @@ const postgres: Engine = {
     const url = await server!.createDatabase(`contract_${++databases}`, { migrated: true })
     const query = async <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []) => {
       const client = new pg.Client({ connectionString: url })
+      // A server stopping at the end of the file must not become an uncaught error here.
+      client.on('error', () => {})
       await client.connect()
       try {
         return (await client.query<T>(sql, values)).rows
