@@ -357,6 +357,25 @@ describe('FileState.reconcileWorktrees', () => {
     expect(branches).not.toContain('tangent/half')
   })
 
+  it("removes a registration a kill inside `git worktree add` left: locked 'initializing', no directory yet", async () => {
+    const { root, home, files } = setup()
+    const repo = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n' })
+    const cut = await files.createWorktree({ cwd: repo, tree: null, sessionId: 'cut' })
+    // What git leaves when killed between making its admin folder and the worktree's folder.
+    const record = path.join(home, 'worktrees', 'cut.json')
+    writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, 'utf8')), state: 'creating' }))
+    const admin = git(cut.path, 'rev-parse', '--git-dir').trim()
+    writeFileSync(path.join(admin, 'locked'), 'initializing\n')
+    rmSync(cut.root, { recursive: true, force: true })
+    expect(git(repo, 'worktree', 'list', '--porcelain')).toContain(cut.root)
+
+    const result = await files.reconcileWorktrees(() => false)
+    expect(result.removed).toEqual([cut.root])
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(cut.root)
+    expect(git(repo, 'branch', '--list', 'tangent/*')).toBe('')
+    expect(existsSync(record)).toBe(false)
+  })
+
   it('removes what a record write cut short left: temp files of dead writers and empty records', async () => {
     const { root, home, files } = setup()
     const cwd = path.join(root, 'plain')

@@ -438,9 +438,24 @@ export async function removeWorktree(
     const cwd = record.repository
     await assertGitMetadataIntact(cwd)
     // Our own dirty check ran above; git's would also object to the materialised fork content.
-    if (existsSync(record.root))
-      await runGit(['worktree', 'remove', '--force', '--force', record.root], { cwd })
-    else await runGit(['worktree', 'prune'], { cwd })
+    // Twice forced: also a registration git locked while making it ("initializing", left by a
+    // kill inside `git worktree add`, whose folder may not exist yet), which `prune` skips.
+    const removal = await runGit(['worktree', 'remove', '--force', '--force', record.root], {
+      cwd,
+      allowedExitCodes: [128],
+    })
+    if (removal.exitCode !== 0) {
+      // Not (or no longer) a worktree git knows: forget stale registrations; a folder of ours
+      // that git never registered goes only when forced (a half-made fork).
+      if (existsSync(record.root) && !options.force)
+        throw new TangentError(
+          'git-failed',
+          `git worktree remove ${record.root} failed (exit ${removal.exitCode}): ${removal.stderr.trim().slice(0, 2000)}`,
+          { cwd, stderr: removal.stderr, exitCode: removal.exitCode },
+        )
+      await runGit(['worktree', 'prune'], { cwd })
+      await rm(record.root, { recursive: true, force: true })
+    }
     const tip = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${record.branch}`], {
       cwd,
       allowedExitCodes: [1],
