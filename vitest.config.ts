@@ -30,6 +30,8 @@ export default defineConfig({
           // The end-to-end and contract files start servers, Hosts and browsers, and register
           // exit handlers: each keeps a process of its own.
           include: ['test/e2e/**/*.e2e.ts', 'test/contract/**/*.contract.ts'],
+          // One Chromium for the run, which the browser test files connect to (test/e2e/chromium.ts).
+          globalSetup: ['test/e2e/chromium-server.ts'],
           ...timeouts,
         },
       },

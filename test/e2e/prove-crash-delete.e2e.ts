@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { connectRpc, proveSeed, seededRandom, sleep, spawnServe, tempDir } from '../soak/lib.mjs'
+import { connectRpc, proveSeed, proveSize, seededRandom, sleep, spawnServe, tempDir } from '../soak/lib.mjs'
 
 describe('prove: crash during delete', () => {
   it('a parent deleted while the Host is SIGKILLed: its 20 forks keep their history', async () => {
@@ -17,7 +17,8 @@ describe('prove: crash during delete', () => {
     fs.mkdirSync(work)
     const outcomes: string[] = []
     try {
-      for (let round = 0; round < 5; round++) {
+      // 3 rounds in `npm test`, 5 in `npm run soak -- --only prove`.
+      for (let round = 0; round < proveSize(3, 5); round++) {
         let host = await spawnServe({ home, cwd: work })
         let client = await connectRpc(host.info)
         const parent = await client.call('session.create', { cwd: work })

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { connectRpc, proveSeed, seededRandom, sleep, spawnServe, tempDir } from '../soak/lib.mjs'
+import { connectRpc, proveSeed, proveSize, seededRandom, sleep, spawnServe, tempDir } from '../soak/lib.mjs'
 
 function filesOf(dir: string): Map<string, string> {
   const out = new Map<string, string>()
@@ -61,7 +61,8 @@ describe('prove: crash during worktree forks', () => {
       })
       const expected = filesOf(project)
       client.close()
-      for (let round = 0; round < 4; round++) {
+      // 3 rounds in `npm test`, 4 in `npm run soak -- --only prove`.
+      for (let round = 0; round < proveSize(3, 4); round++) {
         client = await connectRpc(host.info)
         const acknowledged: { id: string; path: string }[] = []
         const forking = (async () => {

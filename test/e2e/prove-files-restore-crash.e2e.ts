@@ -9,10 +9,11 @@ import path from 'node:path'
 import { SessionStore } from '@tangent/core'
 import { FileState } from '@tangent/files'
 import { describe, expect, it } from 'vitest'
-import { proveSeed, repoRoot, seededRandom, sleep, tempDir } from '../soak/lib.mjs'
+import { proveSeed, proveSize, repoRoot, seededRandom, sleep, tempDir } from '../soak/lib.mjs'
 import { scratchLeftovers } from '../soak/restore-kill-driver.mjs'
 
-const fileCount = 3000
+// 1,200 files in `npm test` (a write window kills land in), 3,000 in `npm run soak -- --only prove`.
+const fileCount = proveSize(1200, 3000)
 const names = Array.from({ length: fileCount }, (_, i) => `d${i % 30}/f${i}.txt`)
 const before = (name: string) => `${name} before the restore\n`.repeat(4)
 const target = (name: string) => `${name} at the turn restored to\n`.repeat(4)
@@ -143,7 +144,10 @@ describe('prove: kill -9 during a restore', () => {
     fs.writeFileSync(script, childScript)
     let landedInside = 0
     try {
-      for (let attempt = 0; attempt < 8 && (landedInside < 2 || attempt < 4); attempt++) {
+      // Four attempts at least: the whole group or the process alone, each then recovered at
+      // start-up or restored again; more (up to 8) until enough kills landed mid-write.
+      const enough = proveSize(1, 2)
+      for (let attempt = 0; attempt < 8 && (landedInside < enough || attempt < 4); attempt++) {
         const started = Date.now()
         const setup = await setUp(path.join(root, `attempt-${attempt}`))
         const wholeGroup = attempt % 4 < 2

@@ -9,7 +9,7 @@ import { type RunningHost, startHost } from '@tangent/host'
 import { maxMessageBytes, maxPromptChars } from '@tangent/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { proveSeed, seededRandom, tempDir } from '../soak/lib.mjs'
+import { proveSeed, proveSize, seededRandom, tempDir } from '../soak/lib.mjs'
 
 interface Expected {
   /** The numeric JSON-RPC code, or null when no answer may come (a notification). */
@@ -356,9 +356,12 @@ function sessionCount(): Promise<number> {
 }
 
 describe('prove: bad input to the Host', () => {
-  it('3000 generated messages over in-process HTTP each get the right JSON-RPC error', async () => {
+  // 1,000 and 300 messages in `npm test`; 3,000 and 1,000 in `npm run soak -- --only prove`.
+  const overHttp = proveSize(1000, 3000)
+  const overSocket = proveSize(300, 1000)
+  it(`${overHttp} generated messages over in-process HTTP each get the right JSON-RPC error`, async () => {
     const before = await sessionCount()
-    const cases = generate(3000)
+    const cases = generate(overHttp)
     const wrong: string[] = []
     for (const item of cases) {
       const answer = await post(item.body)
@@ -434,14 +437,14 @@ describe('prove: bad input to the Host', () => {
     expect(hostLog).toEqual([])
   }, 120_000)
 
-  it('1000 generated messages over a real WebSocket, then host.info on the same socket', async () => {
+  it(`${overSocket} generated messages over a real WebSocket, then host.info on the same socket`, async () => {
     const socket = new WebSocket(`ws://127.0.0.1:${host.port}/rpc?token=${host.token}`)
     await new Promise((resolve, reject) => {
       socket.once('open', resolve)
       socket.once('error', reject)
     })
     // One at a time: parse errors and id-less invalid requests are answered with id null.
-    const cases = generate(1000)
+    const cases = generate(overSocket)
     const wrong: string[] = []
     const received: Answer[] = []
     socket.on('message', (data) => {

@@ -2,15 +2,15 @@
 // temp home, demo model) serving packages/web/dist, and Debian's chromium driven by
 // playwright-core. Never downloads a browser: no chromium means a loud skip, or a failure
 // when CI=true.
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startHost } from '@tangent/host'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
+import { chromiumPath, connectOrLaunch, findChromium } from './chromium.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const webRoot = path.join(root, 'packages/web/dist')
@@ -23,21 +23,7 @@ export const screenshotDir =
     ? path.join(root, 'docs/screenshots')
     : path.join(os.tmpdir(), 'tangent-web-screenshots')
 
-/** The chromium binary, or null when it is not installed. */
-export function findChromium(): string | null {
-  for (const candidate of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
-    if (candidate && fs.existsSync(candidate)) return candidate
-  }
-  try {
-    const found = execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim()
-    return found === '' ? null : found
-  } catch {
-    // `which` exits 1 when there is no such command: that is the answer, not an error.
-    return null
-  }
-}
-
-export const chromiumPath = findChromium()
+export { chromiumPath, findChromium }
 export const mustRunBrowser = process.env.CI === 'true'
 
 if (!chromiumPath) {
@@ -87,20 +73,7 @@ export async function launchBrowser(extraArgs: readonly string[] = []): Promise<
   if (!fs.existsSync(path.join(webRoot, 'index.html'))) {
     throw new Error(`The web UI is not built (${webRoot}): run "npm run build -w @tangent/web".`)
   }
-  return chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...extraArgs,
-    ],
-  })
+  return connectOrLaunch(chromiumPath, extraArgs)
 }
 
 export interface TestHost {

@@ -26,6 +26,19 @@ export function proveSeed(name, fallback) {
 }
 
 /**
+ * How much a crash or fuzz proof does: `npm test` runs the short version (enough to exercise
+ * every path it proves, in seconds), `npm run soak -- --only prove` the long one
+ * (`TANGENT_PROVE_LONG=1`), which is the size these proofs had when they were written.
+ * @template T
+ * @param {T} short
+ * @param {T} long
+ * @returns {T}
+ */
+export function proveSize(short, long) {
+  return process.env.TANGENT_PROVE_LONG === '1' ? long : short
+}
+
+/**
  * mulberry32: small, fast, good enough to pick test inputs reproducibly.
  * @param {number} seed
  */

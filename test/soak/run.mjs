@@ -1,8 +1,10 @@
 // `npm run soak` (not in CI): the crash test with hundreds of kills, a load test of concurrent
-// clients, a full disk (a small tmpfs; needs root) and kill -9 during restores. Flags:
-// --only crash|load|disk-full|restore-kill, --kills N (crash, default 200), --restore-kills N
+// clients, a full disk (a small tmpfs; needs root), kill -9 during restores, and the crash and
+// fuzz proofs of test/e2e/prove-*.e2e.ts at their long size (`npm test` runs them short). Flags:
+// --only crash|load|disk-full|restore-kill|prove, --kills N (crash, default 200), --restore-kills N
 // (default 20), --duration SECONDS (load, default 180), --clients N (default 50), --seed N.
 // Exit 1 when a promise was broken.
+import { spawnSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { runCrashTest } from './crash-driver.mjs'
 import { runDiskFullTest } from './disk-full-driver.mjs'
@@ -78,6 +80,16 @@ if (values.only === undefined || values.only === 'restore-kill') {
   console.log(JSON.stringify({ ...report, problems: undefined }, null, 2))
   printProblems(report.problems)
   failed ||= report.problems.length > 0
+}
+
+if (values.only === undefined || values.only === 'prove') {
+  // The proofs `npm test` runs short, at their long size (TANGENT_PROVE_LONG, lib.mjs proveSize).
+  console.log('\n## Proofs at their long size\n')
+  const run = spawnSync('npx', ['vitest', 'run', '--project', 'e2e', 'test/e2e/prove-'], {
+    stdio: 'inherit',
+    env: { ...process.env, TANGENT_PROVE_LONG: '1' },
+  })
+  failed ||= run.status !== 0
 }
 
 process.exit(failed ? 1 : 0)
