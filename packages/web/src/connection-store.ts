@@ -56,7 +56,9 @@ export class ConnectionStore {
           state.set({ tokenRefused: answer === 'refused' })
       })
       setTimeout(() => void this.start(), this.#retryDelay)
-      this.#retryDelay = Math.min(this.#retryDelay * 2, 10_000)
+      // The Host is on this machine and a refused connection costs nothing: a restarted Host is
+      // back in the page within ~3 s (a cap of 10 s left a person looking at "offline" that long).
+      this.#retryDelay = Math.min(this.#retryDelay * 2, 3_000)
     })
     try {
       const [info, workspaces, sessions] = await Promise.all([
