@@ -276,10 +276,7 @@ export class JsonlStore implements SessionPersistence {
     return entryOf(updated)
   }
 
-  /**
-   * Deletes a session's log. Each direct child that reads its prefix from this log is
-   * first rewritten with the prefix inline (atomic replace); then the log is removed.
-   */
+  /** Deletes a session's log, every fork reading its prefix from it first made whole (session-delete.ts). */
   async delete(id: string): Promise<{ materialized: string[] }> {
     assertValidSessionId(id)
     this.#assertWritable()
