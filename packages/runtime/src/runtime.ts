@@ -8,6 +8,9 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+// The agent (with the AI SDK, tools, MCP client and OS sandbox) and file state load on first use,
+// so a command that only reads never imports them (docs/architecture.md §9, start-up): agents.ts
+// and session-files.ts import them when first asked; here they are types only.
 import { type BashSandboxStatus, defaultModelId, ModelRegistry } from '@tangent/agent/light'
 import type { SessionPersistence } from '@tangent/core'
 import type { FileState } from '@tangent/files'
@@ -51,8 +54,10 @@ import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './r
 import { composeRuntime, type RuntimeModules } from './runtime-modules.js'
 import { type RuntimeOptions, realHomeOf } from './runtime-options.js'
 import { describeRecovery, runtimeVersion } from './runtime-support.js'
+import type { SessionPage } from './sessions.js'
 import { assertStartFolder, startFolderOf } from './start-folder.js'
 import { openStoreEngine } from './store-engine.js'
+import type { PermissionAnswer } from './turns.js'
 import { WorkspaceRegistry } from './workspaces.js'
 
 export type { SessionListener } from './announcements.js'
@@ -241,12 +246,7 @@ export class Runtime {
     return this.#modules.sessions.list(params)
   }
 
-  getSession(params: {
-    sessionId: string
-    fromSeq?: number | undefined
-    beforeSeq?: number | undefined
-    last?: number | undefined
-  }): Promise<SessionGetResult> {
+  getSession(params: SessionPage): Promise<SessionGetResult> {
     return this.#modules.sessions.get(params)
   }
 
@@ -295,13 +295,7 @@ export class Runtime {
   }
 
   /** Answers a tool call waiting for approval; `permission-not-pending` when none of that id waits. */
-  answerPermission(params: {
-    sessionId: string
-    callId: string
-    decision: 'once' | 'always' | 'deny'
-    reason?: string | undefined
-    by?: 'user' | 'flag' | undefined
-  }): Promise<{ answered: true }> {
+  answerPermission(params: PermissionAnswer): Promise<{ answered: true }> {
     return this.#modules.turns.answerPermission(params)
   }
 

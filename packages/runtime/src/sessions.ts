@@ -27,6 +27,14 @@ import type { WorkspaceFolders } from './workspace-folders.js'
 import type { WorkspaceRegistry } from './workspaces.js'
 import type { WriteAccess } from './write-access.js'
 
+/** A session and a range of its events: [fromSeq, beforeSeq), then its last `last` (docs/protocol.md). */
+export interface SessionPage {
+  sessionId: string
+  fromSeq?: number | undefined
+  beforeSeq?: number | undefined
+  last?: number | undefined
+}
+
 export interface SessionsDeps {
   store: SessionPersistence
   access: WriteAccess
@@ -136,12 +144,7 @@ export class Sessions {
     return added ? summaries.sort(byAge) : summaries
   }
 
-  async get(params: {
-    sessionId: string
-    fromSeq?: number | undefined
-    beforeSeq?: number | undefined
-    last?: number | undefined
-  }): Promise<SessionGetResult> {
+  async get(params: SessionPage): Promise<SessionGetResult> {
     const session = await this.load(params.sessionId)
     const entry = await this.#store.get(params.sessionId)
     // Synchronous from here: the summary, the events and the usage describe the same moment.

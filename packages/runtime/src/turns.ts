@@ -31,6 +31,15 @@ export interface TurnsDeps {
   checkTimeoutMs: number
 }
 
+/** The answer to a tool call waiting for approval (docs/architecture.md §12.1). */
+export interface PermissionAnswer {
+  sessionId: string
+  callId: string
+  decision: 'once' | 'always' | 'deny'
+  reason?: string | undefined
+  by?: 'user' | 'flag' | undefined
+}
+
 export class Turns {
   readonly #deps: TurnsDeps
   readonly #store: SessionPersistence
@@ -89,13 +98,7 @@ export class Turns {
   }
 
   /** Answers a tool call waiting for approval; `permission-not-pending` when none of that id waits. */
-  async answerPermission(params: {
-    sessionId: string
-    callId: string
-    decision: 'once' | 'always' | 'deny'
-    reason?: string | undefined
-    by?: 'user' | 'flag' | undefined
-  }): Promise<{ answered: true }> {
+  async answerPermission(params: PermissionAnswer): Promise<{ answered: true }> {
     this.#access.assertWritable('answer a permission request')
     const agent = this.#agents.get(params.sessionId)
     if (!agent?.running) {
