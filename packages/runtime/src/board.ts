@@ -1,18 +1,25 @@
 // The N-way compare board (docs/architecture.md §13.3): per branch its status, own turns, time,
 // files changed since its fork point with a diffstat, its latest check and its own tokens; and
 // one file as every branch has it, for a side-by-side diff. Read-only, from logs and snapshots.
-import type { Session, SessionEvent } from '@tangent/core'
+import type { Session, SessionEvent, SessionPersistence } from '@tangent/core'
 import type { FileState } from '@tangent/files'
 import type {
   BoardBranch,
   BoardFile,
   CheckResult,
   FileDiff,
+  SessionBoardParams,
+  SessionBoardResult,
+  SessionFileAcrossParams,
   SessionFileAcrossResult,
   SessionSummary,
 } from '@tangent/protocol'
 import type { CheckRanData } from './check.js'
+import { latestTree } from './fork-point.js'
 import { headerMetaOf } from './header-meta.js'
+import { lineageOf } from './lineage.js'
+import { sessionUsageOf } from './session-usage.js'
+import type { Sessions } from './sessions.js'
 
 export interface BoardSource {
   session: Session
@@ -21,6 +28,52 @@ export interface BoardSource {
   latestTree: string | null
   /** Its own usage (after its fork point), as session.get reports it (docs/architecture.md §12.5). */
   tokens: { inputTokens: number; outputTokens: number; cachedInputTokens: number }
+}
+
+/** The board's operations over the runtime's sessions and file state. */
+export class Board {
+  readonly #store: SessionPersistence
+  readonly #sessions: Sessions
+  readonly #fileState: () => Promise<FileState>
+
+  constructor(deps: { store: SessionPersistence; sessions: Sessions; fileState: () => Promise<FileState> }) {
+    this.#store = deps.store
+    this.#sessions = deps.sessions
+    this.#fileState = deps.fileState
+  }
+
+  async board(params: SessionBoardParams): Promise<SessionBoardResult> {
+    const sources = await Promise.all(params.sessionIds.map((id) => this.#source(id)))
+    const files = await this.#fileState()
+    const now = Date.now()
+    const branches = await Promise.all(sources.map((source) => boardBranch(files, source, now)))
+    const lineages = await Promise.all(
+      sources.map(async (source) =>
+        (await lineageOf(source.session.id, this.#sessions.parentOf)).map((link) => link.sessionId),
+      ),
+    )
+    // The nearest session every branch descends from (for one branch: its parent).
+    const [first, ...others] = sources.length === 1 ? [lineages[0]!.slice(1)] : lineages
+    const ancestor = first!.find((id) => others.every((lineage) => lineage.includes(id))) ?? null
+    const trees = new Set(sources.map((source) => headerMetaOf(source.session.header).baseTree ?? null))
+    return { ancestor, baseTree: trees.size === 1 ? [...trees][0]! : null, branches }
+  }
+
+  async fileAcross(params: SessionFileAcrossParams): Promise<SessionFileAcrossResult> {
+    const sources = await Promise.all(params.sessionIds.map((id) => this.#source(id)))
+    return fileAcross(await this.#fileState(), sources, params.path)
+  }
+
+  async #source(sessionId: string): Promise<BoardSource> {
+    const session = await this.#sessions.load(sessionId)
+    const entry = await this.#store.get(sessionId)
+    return {
+      session,
+      summary: this.#sessions.summaryOf(entry, session),
+      latestTree: latestTree(session),
+      tokens: sessionUsageOf(session, this.#sessions.usageOptions).own,
+    }
+  }
 }
 
 export async function boardBranch(files: FileState, source: BoardSource, now: number): Promise<BoardBranch> {

@@ -1,9 +1,10 @@
 // Where a fork cuts and what it starts from: the boundary of an anchor (core's
-// resolveForkAnchor, with the source named in its errors), the files' tree at a seq, and the
+// resolveForkAnchor, with the source named in its errors), the files' tree at a seq (and now), and the
 // one session-not-found of the runtime.
 import type { ModelSelectionData, Session } from '@tangent/core'
 import { resolveForkAnchor, TangentError } from '@tangent/core'
 import type { SessionForkParams } from '@tangent/protocol'
+import { headerMetaOf } from './header-meta.js'
 import { restoreEventOf } from './restore-events.js'
 
 /** The one `session-not-found` of the runtime. */
@@ -36,6 +37,11 @@ export function treeAt(session: Session, seq: number): string | null {
   const restored = restoreEventOf(session.latestOfType('files/restored', seq))
   if (restored && (!taken || restored.seq > taken.seq)) return restored.data.tree
   return taken ? (taken.data as { tree: string }).tree : null
+}
+
+/** The files' tree now: the latest snapshot's (or restore's), else the fork point's tree in its header. */
+export function latestTree(session: Session): string | null {
+  return treeAt(session, session.lastSeq) ?? headerMetaOf(session.header).baseTree ?? null
 }
 
 /** What the snapshot `treeAt` picks left out (its `skipped`): [] when it left out nothing or none is known. */

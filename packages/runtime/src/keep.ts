@@ -7,11 +7,19 @@ import {
   type AssistantMessageData,
   replayNoteOpening,
   type Session,
+  type SessionPersistence,
   TangentError,
   type UserMessageData,
 } from '@tangent/core'
+import type { SessionKeepParams, SessionKeepResult } from '@tangent/protocol'
 import { latestCheck } from './board.js'
+import { headerMetaOf } from './header-meta.js'
 import { restoreEventOf } from './restore-events.js'
+import type { SessionBusy } from './session-busy.js'
+import type { SessionFiles } from './session-files.js'
+import type { SessionWorktrees } from './session-worktrees.js'
+import type { Sessions } from './sessions.js'
+import type { WriteAccess } from './write-access.js'
 
 export interface BranchKeptData {
   sessionId: string
@@ -28,6 +36,149 @@ export interface BranchKeptData {
   /** What the model of this session is told about the branch (replay sends it with the next message). */
   summary: string
   archived: string[]
+}
+
+export interface KeepingDeps {
+  store: SessionPersistence
+  access: WriteAccess
+  busy: SessionBusy
+  sessions: Sessions
+  files: SessionFiles
+  worktrees: SessionWorktrees
+  announce(sessionId: string, name: 'session-updated'): void
+}
+
+/** The keep operation over the runtime's sessions, files and worktrees. */
+export class Keeping {
+  readonly #deps: KeepingDeps
+
+  constructor(deps: KeepingDeps) {
+    this.#deps = deps
+  }
+
+  /**
+   * Keeps a branch: merges its file changes since the fork point into its parent's directory
+   * (refusing with \`files-conflict\` and the paths, writing nothing), records the keep and a
+   * summary in the parent's log, archives its siblings and removes their clean worktrees.
+   */
+  async keep(params: SessionKeepParams): Promise<SessionKeepResult> {
+    const { access, busy, sessions } = this.#deps
+    access.assertWritable('keep a branch')
+    const branch = await sessions.load(params.sessionId)
+    const parentId = branch.header.parentSession
+    if (typeof parentId !== 'string') {
+      throw new TangentError(
+        'invalid-params',
+        `Session ${branch.id} is not a fork: keep a branch into the session it was forked from.`,
+        { issues: [{ path: ['sessionId'], message: 'not a fork' }] },
+      )
+    }
+    const parent = await sessions.load(parentId)
+    const takeoverBranch = access.takeOverAbandoned(branch)
+    if (takeoverBranch) await takeoverBranch
+    const takeoverParent = access.takeOverAbandoned(parent)
+    if (takeoverParent) await takeoverParent
+    busy.assertIdle(branch, 'keep it')
+    busy.assertIdle(parent, 'keep a branch into it')
+    access.assertOnThisMachine(parent, 'keep a branch into it')
+    return access.claimed(parent.id, () => this.#keep(params, branch, parent))
+  }
+
+  async #keep(params: SessionKeepParams, branch: Session, parent: Session): Promise<SessionKeepResult> {
+    const { sessions, worktrees } = this.#deps
+    assertKeepable(parent, branch)
+    const files = await this.#deps.files.state()
+    const meta = headerMetaOf(branch.header)
+    const label = meta.exploration?.label
+    const mode = meta.files?.mode ?? 'shared'
+    let applied: string[] = []
+    let restoreSeq: number | undefined
+    let tree: string | undefined
+    if (mode === 'worktree') {
+      // The branch's files as they are now (hand edits in its worktree included).
+      tree = (await files.snapshot(branch.header.cwd)).tree
+      const theirs = tree
+      await this.#deps.busy.rewritingFiles(parent, `keeping branch ${label ?? branch.id}`, async () => {
+        const ours = (await files.snapshot(parent.header.cwd)).tree
+        const merge = await files.mergeTrees({ base: meta.baseTree ?? null, ours, theirs })
+        if (merge.conflicts.length > 0) {
+          throw new TangentError(
+            'files-conflict',
+            `Keeping ${branch.id} would overwrite lines ${parent.id} changed since the fork in ${merge.conflicts.join(', ')}: nothing was written. Resolve them in one of the sessions, then keep again.`,
+            { paths: merge.conflicts, undoTree: ours },
+          )
+        }
+        if (merge.changed.length === 0) return
+        const recorded = await this.#deps.files.recordedRestore(
+          parent,
+          { keptFrom: { sessionId: branch.id, ...(label !== undefined ? { label } : {}) } },
+          (commit) =>
+            files.restoreTree({
+              cwd: parent.header.cwd,
+              tree: merge.tree,
+              paths: merge.changed,
+              expectTree: ours,
+              commit,
+            }),
+        )
+        applied = recorded.restored
+        restoreSeq = recorded.seq
+      })
+    }
+    const siblings =
+      params.archiveOthers === false || meta.exploration === undefined
+        ? []
+        : (await sessions.list({})).filter(
+            (summary) => summary.exploration?.id === meta.exploration!.id && summary.id !== branch.id,
+          )
+    const data: BranchKeptData = {
+      sessionId: branch.id,
+      ...(label !== undefined ? { label } : {}),
+      title: branch.title ?? '',
+      throughSeq: branch.lastSeq,
+      files: mode,
+      ...(tree !== undefined ? { tree } : {}),
+      applied,
+      ...(restoreSeq !== undefined ? { restoreSeq } : {}),
+      summary: summarizeBranch(branch, { label, mode, changed: applied }),
+      archived: siblings.map((sibling) => sibling.id),
+    }
+    const kept = parent.append('branch/kept', data)
+    await this.#deps.store.flush(parent.id)
+    this.#deps.announce(parent.id, 'session-updated')
+    const worktreeOutcomes: SessionKeepResult['worktrees'] = []
+    for (const sibling of siblings) {
+      await sessions.setArchived({ sessionId: sibling.id, archived: true })
+      if (sibling.files.mode !== 'worktree') continue
+      const users = (await worktrees.sessionsWorkingIn(sibling.files.path)).filter((id) => id !== sibling.id)
+      if (users.length > 0) {
+        worktreeOutcomes.push({
+          sessionId: sibling.id,
+          path: sibling.files.path,
+          removed: false,
+          reason: `sessions ${users.join(', ')} still work in it`,
+        })
+        continue
+      }
+      // A worktree whose files are all in the branch's history (nothing changed since its last
+      // snapshot) is removed — a fork at that point brings it back; one with newer changes stays.
+      const outcome = await worktrees.removeCaptured(sibling.id, sibling.files.path)
+      worktreeOutcomes.push({
+        sessionId: sibling.id,
+        path: sibling.files.path,
+        removed: outcome.removed,
+        ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+      })
+    }
+    return {
+      kept: branch.id,
+      parent: parent.id,
+      seq: kept.seq,
+      files: { mode, applied, ...(restoreSeq !== undefined ? { restoreSeq } : {}) },
+      archived: [...data.archived],
+      worktrees: worktreeOutcomes,
+    }
+  }
 }
 
 /**

@@ -1,0 +1,147 @@
+// How a session's agent is made (docs/architecture.md §6, §9, §12.2): the agent's module (the agent
+// loop, the AI SDK, tools, the MCP client, the OS sandbox) loads before the first agent or sandbox
+// probe needs it, with the bash tool's sandbox; the standard agent takes file snapshots, the
+// permission decider and what of the data directory no tool may write; each agent gets its
+// session's flush, the `task` tool's delegate, the models and the MCP servers' tools.
+import type { Agent, AgentOptions, BashSandbox } from '@tangent/agent'
+import {
+  type BashSandboxStatus,
+  loadBashGrammar,
+  type ModelRegistry,
+  type SandboxMode,
+  sandboxStatusOf,
+  userInstructionsPath,
+} from '@tangent/agent/light'
+import type { Session, SessionPersistence } from '@tangent/core'
+import type { FileState } from '@tangent/files'
+import type { AgentFactory } from './agent-pool.js'
+import type { ConfigFiles } from './config.js'
+import { latestTree } from './fork-point.js'
+import type { McpServers } from './mcp-servers.js'
+import { filePathGuard, permissionDecider } from './permission-policy.js'
+import { dataFilesOf, passEnvOf, type RuntimeOptions } from './runtime-options.js'
+import type { Subagents } from './subagents.js'
+
+type CreateAgent = NonNullable<RuntimeOptions['createAgent']>
+
+export class AgentModule {
+  readonly #mode: SandboxMode
+  readonly #realHome: string
+  readonly #closing: () => boolean
+  /** The agent's module, loaded by load() before the first agent is made. */
+  #module: typeof import('@tangent/agent') | null = null
+  /** Null when the mode is `off`, and until the agent's module is loaded. */
+  #bashSandbox: BashSandbox | null = null
+
+  /** `realHome`: the data directory's real path, which the sandbox keeps from bash. */
+  constructor(options: { mode: SandboxMode; realHome: string; closing: () => boolean }) {
+    this.#mode = options.mode
+    this.#realHome = options.realHome
+    this.#closing = options.closing
+  }
+
+  /**
+   * Loads the agent's module (the agent loop, the AI SDK, tools, the MCP client, the OS sandbox)
+   * before the first agent or sandbox probe needs it; every later call returns at once.
+   */
+  async load(): Promise<void> {
+    if (this.#module) return
+    const agentModule = await import('@tangent/agent')
+    if (this.#module) return
+    this.#module = agentModule
+    // The bash grammar (WASM, ~0.3–1.5 s to load) starts loading with the first agent, beside the
+    // model's first call, so the first bash decision does not wait for it. The decider awaits the
+    // same load and reports its failure there (it asks, with the reason): nothing is lost here.
+    loadBashGrammar().catch(() => undefined)
+    if (this.#mode !== 'off' && !this.#closing())
+      this.#bashSandbox = new agentModule.BashSandbox({ dataDirectory: this.#realHome })
+  }
+
+  loaded(): typeof import('@tangent/agent') {
+    if (!this.#module) throw new Error('internal: an agent was made before its module was loaded')
+    return this.#module
+  }
+
+  /**
+   * How the bash tool runs here (docs/architecture.md §12.2). The first call probes the machine
+   * (one sandboxed `true`); the answer is kept.
+   */
+  async sandboxStatus(): Promise<BashSandboxStatus> {
+    if (this.#mode !== 'off') await this.load()
+    return sandboxStatusOf(this.#mode, this.#bashSandbox ? await this.#bashSandbox.probe() : null)
+  }
+
+  /** True when every bash command of this runtime runs in the OS sandbox (for approval policies). */
+  async bashRunsSandboxed(): Promise<boolean> {
+    return (await this.sandboxStatus()).bash === 'sandboxed'
+  }
+
+  /** The sandbox a new agent's bash tool runs in; undefined when off or not made. */
+  bashSandbox(): AgentOptions['bashSandbox'] | undefined {
+    return this.#bashSandbox && this.#mode !== 'off'
+      ? { sandbox: this.#bashSandbox, mode: this.#mode }
+      : undefined
+  }
+
+  /** Disposes of the bash sandbox, if one was made (the runtime is closing). */
+  dispose(): Promise<void> | undefined {
+    return this.#bashSandbox?.dispose()
+  }
+}
+
+/**
+ * The standard agent: the agent module's Agent with file snapshots, the permission decider over
+ * the config files, and the data directory protected.
+ */
+export function standardAgent(
+  agentModule: AgentModule,
+  options: {
+    env: Record<string, string | undefined>
+    defaultModel: string
+    config: ConfigFiles
+    realHome: string
+    fileState: () => Promise<FileState>
+  },
+): CreateAgent {
+  const { env, config, realHome, fileState } = options
+  const permissions = permissionDecider(config, () => agentModule.bashRunsSandboxed())
+  return (session, given) =>
+    new (agentModule.loaded().Agent)({
+      session,
+      ...given,
+      defaultModel: options.defaultModel,
+      userInstructionsPath: userInstructionsPath(env),
+      snapshot: async (live) => (await fileState()).snapshot(live.header.cwd),
+      turnStartSnapshot: async (live) =>
+        (await fileState()).snapshotTurnStart(live.header.cwd, latestTree(live)),
+      permissions,
+      // A session's folder may hold the data directory: no tool writes the logs (§12.2).
+      protectedPaths: dataFilesOf(realHome),
+      checkRealPath: filePathGuard(config, realHome),
+      bashPassEnv: passEnvOf(env.TANGENT_BASH_PASS_ENV),
+    })
+}
+
+/** Makes each session's agent with what the runtime gives every agent. */
+export function agentFactory(
+  createAgent: CreateAgent,
+  runtime: {
+    store: SessionPersistence
+    models: ModelRegistry
+    mcp: McpServers
+    subagents: Subagents
+    agentModule: AgentModule
+  },
+): AgentFactory {
+  const flushOf = (session: Session) => () => runtime.store.flush(session.id)
+  return (session): Agent => {
+    const bashSandbox = runtime.agentModule.bashSandbox()
+    return createAgent(session, {
+      flush: flushOf(session),
+      delegate: runtime.subagents.delegateFor(session.id),
+      models: runtime.models,
+      toolSource: runtime.mcp,
+      ...(bashSandbox ? { bashSandbox } : {}),
+    })
+  }
+}
