@@ -3,7 +3,6 @@
 // live lease there) is left as it is.
 import { closingEventsForOpenTurn, type Session, type SessionStore, TangentError } from '@tangent/core'
 import type { CatchUp } from './catch-up.js'
-import type { Claims } from './claims.js'
 import type { Database } from './database.js'
 import { otherLiveHolder } from './leases.js'
 
@@ -20,7 +19,8 @@ export interface CrashRepairOptions {
   db: Database
   store: SessionStore
   holder: string
-  claims: Claims
+  /** Whether this Host holds the session's claim (claims.ts). */
+  isHeld: (id: string) => boolean
   catchUp: CatchUp
   /** The store's own claim and release (checked as a caller's are). */
   claim: (id: string) => Promise<void>
@@ -40,10 +40,10 @@ export class CrashRepair {
    * it is; otherwise its Host died mid-turn → closed as interrupted under a claim (crash repair).
    */
   async repairIfAbandoned(session: Session): Promise<void> {
-    const { db, store, holder, claims, catchUp, claim, release, flush } = this.#options
+    const { db, store, holder, isHeld, catchUp, claim, release, flush } = this.#options
     const id = session.id
     if (await db.withRetry(() => otherLiveHolder(db.pool, id, holder))) return
-    if (claims.isHeld(id)) {
+    if (isHeld(id)) {
       await catchUp.run(id)
       if (session.isTurnOpen) await closeOpenTurn(session, flush)
       return

@@ -116,7 +116,7 @@ export class PostgresStore implements SessionPersistence {
       db,
       store,
       holder,
-      claims,
+      isHeld: (id) => claims.isHeld(id),
       catchUp,
       claim: (id) => this.claim(id),
       release: (id) => this.release(id),
