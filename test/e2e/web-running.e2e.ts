@@ -74,6 +74,10 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
     const end = page.getByTestId('turn-end-reason')
     await end.waitFor()
     expect(await end.getAttribute('data-reason')).toBe('aborted')
+    // The stopped call reported no usage: its cost is unknown, never "$0".
+    await eventually(() => page.getByTestId('turn').last().getByTestId('turn-usage').textContent()).toMatch(
+      /cost unknown$/,
+    )
     await eventually(() => row(page, id).getAttribute('data-status')).toBe('idle')
     expect(await page.getByTestId('turn').last().getByTestId('branch-from-here').isEnabled()).toBe(true)
   })

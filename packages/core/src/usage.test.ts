@@ -124,6 +124,8 @@ describe('summarizeUsage', () => {
     // A step without usage is a model call of unknown tokens: counted, and it leaves the cost alone.
     expect(usage.total).toMatchObject({ steps: 2, inputTokens: 10_000 })
     expect(usage.total.cost).not.toBeNull()
+    // Its turn's cost is unknown, not $0 (an aborted call may still be billed).
+    expect(usage.turns.map((t) => t.cost === null)).toEqual([false, true])
   })
 
   it('counts the steps of a running turn', () => {

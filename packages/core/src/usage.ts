@@ -123,7 +123,12 @@ export function summarizeUsage(events: readonly SessionEvent[], options: UsageOp
         const cost = usage ? stepCost(usage, factsOf(model)?.price) : 0
         const side = event.seq < options.boundary ? inherited : own
         addStep(side, usage, cost)
-        if (turn) addStep(turn, usage, cost)
+        if (turn) {
+          addStep(turn, usage, cost)
+          // A turn with a call of unknown usage (an aborted or failed call) has an unknown cost,
+          // never "$0"; the session's sums count what is known (a lower bound of the tokens).
+          if (!usage) turn.cost = null
+        }
         used =
           usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)
             ? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)
