@@ -43,6 +43,25 @@ const twoTurns = log(
 )
 
 describe('buildTranscript', () => {
+  it('shows one model divider when the model is changed before anything ran on the first', () => {
+    const blocks = buildTranscript(
+      log(
+        ['model/selection', { provider: 'demo', model: 'scripted' }],
+        ['model/selection', { provider: 'openai', model: 'gpt-x' }],
+        ['turn/start', {}],
+        ['user/message', { content: [{ type: 'text', text: 'hi' }] }],
+        ['turn/end', { reason: 'completed' }],
+        ['model/selection', { provider: 'demo', model: 'scripted' }],
+      ),
+      0,
+    )
+    expect(blocks.map((b) => (b.kind === 'model' ? b.model : b.kind))).toEqual([
+      'openai:gpt-x',
+      'turn',
+      'demo:scripted',
+    ])
+  })
+
   it('groups turns with tool calls paired to results, changed files and end reasons', () => {
     const blocks = buildTranscript(twoTurns, 0)
     expect(blocks.map((b) => b.kind)).toEqual(['model', 'turn', 'turn'])

@@ -359,13 +359,21 @@ export class TranscriptBuilder {
       case 'check/ran':
         this.#blocks.push(explorationBlock(event.type, event.seq, data))
         break
-      case 'model/selection':
-        this.#blocks.push({
-          kind: 'model',
+      case 'model/selection': {
+        const block = {
+          kind: 'model' as const,
           seq: event.seq,
           model: `${String(data.provider)}:${String(data.model)}`,
-        })
+        }
+        // A model chosen again before anything ran on the last one (changed before the first
+        // message) replaces that divider: one line says which model the next turn runs on.
+        const last = this.#blocks.at(-1)
+        const sameSide = (seq: number) =>
+          seq < this.inheritedEventCount === event.seq < this.inheritedEventCount
+        if (last?.kind === 'model' && sameSide(last.seq)) this.#blocks[this.#blocks.length - 1] = block
+        else this.#blocks.push(block)
         break
+      }
       default:
         break
     }
