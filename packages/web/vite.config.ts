@@ -6,5 +6,13 @@ import { defineConfig } from 'vite'
 export default defineConfig({
   base: './',
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, target: 'es2022' },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: true,
+    target: 'es2022',
+    // No [PLUGIN_TIMINGS] report: it is how long plugins took, not something to fix, and a cold
+    // build on a busy machine (the CSS transform) printed it on `npm start`.
+    rolldownOptions: { checks: { bundlerTimings: false } },
+  },
 })
