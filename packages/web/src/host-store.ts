@@ -245,6 +245,14 @@ export class HostStore {
 
   // ---- the composer (composer-store.ts) ----
 
+  queueMessage(text: string): boolean {
+    return this.#composer.queue(text)
+  }
+
+  unqueueMessage(sessionId: string): string | undefined {
+    return this.#composer.unqueue(sessionId)
+  }
+
   send(text: string): Promise<void> {
     return this.#composer.send(text)
   }
