@@ -112,6 +112,8 @@ class ChatLoop {
   /** The line interface (set by `run`), and whether its prompt (or a question) is on screen now. */
   #rl: Interface | null = null
   #promptShown = false
+  /** Ends a single-key question still on screen when its turn has ended. */
+  #cancelQuestion: (() => void) | null = null
   readonly #terminal: boolean
 
   /**
@@ -166,11 +168,13 @@ class ChatLoop {
     const input = this.#context.stdin
     const decision = await new Promise<Decision | null>((resolve) => {
       let done = false
+      let hinted = false
       const finish = (answer: Decision | null) => {
         if (done) return
         done = true
         input.off('keypress', onKey)
         this.#awaitingAnswer = null
+        this.#cancelQuestion = null
         resolve(answer)
       }
       // Runs after readline's own handler: the key is in its line already.
@@ -189,10 +193,16 @@ class ChatLoop {
         if (typed !== '') {
           editable.line = ''
           editable.cursor = 0
-          this.#above(this.#style.dim(`Press one key: ${questionHint}.`), this.#context.stdout)
+          // Said once per question; further keys that are no answer are dropped quietly.
+          if (!hinted) this.#above(this.#style.dim(`Press one key: ${questionHint}.`), this.#context.stdout)
+          else rl.prompt(true)
+          hinted = true
         }
       }
       input.on('keypress', onKey)
+      // The turn ended without an answer (aborted): the call is no longer pending, so a deny
+      // changes nothing; the keys prompt goes away.
+      this.#cancelQuestion = () => finish('deny')
       // Enter on its own, or a whole word (`yes`) with Enter, or the end of input.
       this.#awaitingAnswer = (line) => {
         if (line === null) return finish(null)
@@ -344,6 +354,7 @@ class ChatLoop {
       )
       this.#print(this.#style.dim(`  seq ${result.turnStartSeq}–${result.turnEndSeq}`))
     } finally {
+      this.#cancelQuestion?.()
       printer.finish()
       this.#printer = null
     }
