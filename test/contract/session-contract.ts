@@ -906,7 +906,11 @@ export function runSessionContract(options: ContractOptions): void {
         'worktree',
         'worktree',
       ])
-      expect(explored.sessions.map((session) => session.title)).toEqual(['Auth · A', 'Auth · B', 'Auth · C'])
+      expect(explored.sessions.map((session) => session.title)).toEqual([
+        '…a.txt: from A',
+        '…b.txt: from B',
+        '…c.txt: from C',
+      ])
       // The same requestId: the same exploration, no new branches.
       const again = await f.api.call('session.explore', {
         sessionId: parent.id,

@@ -1,6 +1,6 @@
 // Drives `tangent chat` through a real pseudo-terminal (tmux) and reads the screen:
 // a streamed answer, Ctrl-C aborting a turn, /fork, /tree, and Ctrl-C at the prompt to leave.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,16 +16,16 @@ function tmux(...args: string[]): string {
   })
 }
 
-function screen(): string {
-  return tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', name)
+function screen(pane = name): string {
+  return tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', pane)
 }
 
 /** Polls the screen until `pattern` shows (a generous limit: this waits, it does not time anything). */
-async function waitForScreen(pattern: RegExp, limitMs = 20_000): Promise<string> {
+async function waitForScreen(pattern: RegExp, limitMs = 20_000, pane = name): Promise<string> {
   const deadline = Date.now() + limitMs
   let last = ''
   while (Date.now() < deadline) {
-    last = screen()
+    last = screen(pane)
     if (pattern.test(last)) return last
     await new Promise((resolve) => setTimeout(resolve, 150))
   }
@@ -126,4 +126,124 @@ describe('tangent chat with piped input', () => {
       removeSandbox(piped)
     }
   })
+})
+
+describe('tangent chat: single-key approvals, messages from elsewhere, slash commands', () => {
+  const pane = 'chat-keys'
+  let keys: Sandbox
+
+  beforeAll(() => {
+    keys = createSandbox()
+    // bash asks, so the chat has an approval to answer.
+    const config = path.join(keys.env.XDG_CONFIG_HOME!, 'tangent')
+    fs.mkdirSync(config, { recursive: true })
+    fs.writeFileSync(path.join(config, 'config.json'), JSON.stringify({ permission: { bash: 'ask' } }))
+    const env = Object.entries({
+      TANGENT_HOME: keys.home,
+      XDG_CONFIG_HOME: keys.env.XDG_CONFIG_HOME!,
+      NO_COLOR: '1',
+      TANGENT_DEMO_DELAY_MS: '60',
+    })
+      .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+      .join(' ')
+    const command = `cd ${JSON.stringify(keys.cwd)} && env ${env} ${JSON.stringify(process.execPath)} ${JSON.stringify(cliMain)} chat`
+    tmux('new-session', '-d', '-s', pane, '-x', '200', '-y', '50', command)
+  })
+  afterAll(() => {
+    try {
+      tmux('kill-session', '-t', pane)
+    } catch {}
+    removeSandbox(keys)
+  })
+
+  it('answers with one key, prints another terminal’s warning above the question, and runs /restore /undo /show /diff /explore /keep', async () => {
+    const send = (...keysToSend: string[]) => tmux('send-keys', '-t', pane, ...keysToSend)
+    // Forgets what the pane showed, so the next wait reads only what comes after.
+    const wipe = () => {
+      tmux('send-keys', '-t', pane, '-R')
+      tmux('clear-history', '-t', pane)
+    }
+    const turnsDone = async (count: number) =>
+      waitForScreen(new RegExp(`(?:^\\s+seq \\d+–\\d+\\n(?:.*\\n)*?){${count}}`, 'm'), 30_000, pane)
+    await waitForScreen(/you › $/m, 20_000, pane)
+    send('write base.txt: base', 'Enter')
+    const firstEnd = Number((await turnsDone(1)).match(/^\s+seq \d+–(\d+)$/m)![1])
+
+    // The question: the call and what "always" keeps, then the keys as the prompt.
+    send('run: touch one.txt', 'Enter')
+    await waitForScreen(/\[y\] once · \[a\] always · \[n\] deny › $/m, 20_000, pane)
+    expect(screen(pane)).toContain(
+      '  [a] always = allow bash commands starting with `touch` for the rest of this session',
+    )
+
+    // Another terminal starts a turn in the same folder: its warning lands above the question, not in it.
+    const other = spawn(process.execPath, [cliMain, 'run', `please ${'stream this slowly '.repeat(6)}`], {
+      cwd: keys.cwd,
+      env: { ...keys.env, TANGENT_DEMO_DELAY_MS: '60' } as NodeJS.ProcessEnv,
+      stdio: 'ignore',
+    })
+    const warned = await waitForScreen(
+      /share its files\.\n\[y\] once · \[a\] always · \[n\] deny › $/m,
+      30_000,
+      pane,
+    )
+    expect(warned).toMatch(
+      /^warning: sessions .* are running turns in .* at the same time; they share its files\.$/m,
+    )
+    await new Promise<void>((resolve) => other.once('exit', () => resolve()))
+
+    // One key, no Enter: "a" allows always.
+    send('a')
+    await waitForScreen(/✓ allowed always in this session: bash touch/, 20_000, pane)
+    await turnsDone(2)
+    expect(fs.existsSync(path.join(keys.cwd, 'one.txt'))).toBe(true)
+    expect(screen(pane)).toContain('[y] once · [a] always · [n] deny › a')
+
+    // /help lists the new commands.
+    send('/help', 'Enter')
+    const help = await waitForScreen(/\/exit\s+leave/, 20_000, pane)
+    for (const command of [
+      '/restore SEQ',
+      '/undo [SEQ]',
+      '/diff ID',
+      '/explore P1 | P2',
+      '/show [ID]',
+      '/keep ID',
+    ])
+      expect(help).toContain(command)
+
+    // /show: the transcript with seqs; /restore to the first turn's end removes one.txt, /undo brings it back.
+    wipe()
+    send('/show', 'Enter')
+    const shown = await waitForScreen(/touch one\.txt[\s\S]*you › $/m, 20_000, pane)
+    expect(shown).toContain('write base.txt: base')
+    send(`/restore ${firstEnd}`, 'Enter')
+    await waitForScreen(/Restored 1 path\(s\) to seq \d+: one\.txt \(undo with \/undo \d+\)/, 20_000, pane)
+    expect(fs.existsSync(path.join(keys.cwd, 'one.txt'))).toBe(false)
+    send('/undo', 'Enter')
+    await waitForScreen(/Undid the restore: put back 1 path\(s\): one\.txt/, 20_000, pane)
+    expect(fs.existsSync(path.join(keys.cwd, 'one.txt'))).toBe(true)
+
+    // /explore two ways, /keep B, /diff against A.
+    send('/explore write a.txt: from A | write b.txt: from B', 'Enter')
+    const explored = await waitForScreen(
+      /Trying 2 ways from \S+[^\n]*\n\s+A (\S+) [^\n]*\n\s+B (\S+)/,
+      20_000,
+      pane,
+    )
+    const [, aId, bId] = explored.match(/Trying 2 ways from \S+[^\n]*\n\s+A (\S+) [^\n]*\n\s+B (\S+)/)!
+    // The branches' turns run in this process: wait until B's file is in its worktree and the turn is done.
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      send('/keep', 'Space', bId!, 'Enter')
+      const after = await waitForScreen(/kept \S+ into|wait for it to end/, 20_000, pane)
+      if (/kept \S+ into/.test(after)) break
+      if (Date.now() > deadline) throw new Error(`never kept:\n${after}`)
+      wipe()
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+    expect(fs.readFileSync(path.join(keys.cwd, 'b.txt'), 'utf8')).toBe('from B\n')
+    send(`/diff ${aId}`, 'Enter')
+    await waitForScreen(/Files \(\d+\):[\s\S]*The whole diff: tangent diff/, 20_000, pane)
+  }, 120_000)
 })

@@ -20,6 +20,7 @@ import {
   openApp,
   openWorkspace,
   row,
+  screenshot,
   startTestHost,
   type TestHost,
 } from './web-harness.js'
@@ -203,6 +204,95 @@ describe.skipIf(!chromiumPath)('web UI: try N ways', () => {
     // The board opens again from the transcript row.
     await page.getByTestId('open-board').click()
     await eventually(() => page.getByTestId('board-branch').count()).toBe(3)
+    expect(errors).toEqual([])
+    await page.context().close()
+  }, 180_000)
+
+  it('marks a kept branch Kept with Undo, unarchives from the board, wraps and marks changed characters, titles branches apart', async () => {
+    const { page, errors } = await newPage(browser)
+    await openApp(page, host.url)
+    await openWorkspace(page, host.workspace)
+    const parentId = await newSession(page)
+    const long = `${'word '.repeat(60)}end`
+    await chat(page, `write long.txt: ${long}`)
+
+    // Two ways whose prompts share their start: each title leads with its own part.
+    await page.getByTestId('turn').first().getByTestId('try-ways').click()
+    const dialog = page.getByTestId('explore-dialog')
+    await dialog.waitFor()
+    const prompts = dialog.getByTestId('explore-prompt')
+    await prompts.nth(0).fill(`write long.txt: ${long.replace(/end$/, 'enD')}`)
+    await prompts.nth(1).fill(`write long.txt: ${long.replace(/end$/, 'fin')}`)
+    await dialog.getByTestId('explore-start').click()
+    const board = page.getByTestId('board')
+    await board.waitFor()
+    await expect
+      .poll(() => board.getAttribute('data-settled'), { timeout: 60_000, interval: 100 })
+      .toBe('true')
+    const ids = await page
+      .getByTestId('board-branch')
+      .evaluateAll((columns) => columns.map((element) => element.getAttribute('data-session-id')!))
+    const [aId, bId] = ids as [string, string]
+    // The sidebar's branch rows: the label first, then the prompt's distinct part (not the shared start).
+    await page.locator(`[data-testid="exploration-row"][data-parent-id="${parentId}"]`).waitFor()
+    const titleText = (id: string) => row(page, id).locator('.title-text').textContent()
+    await eventually(() => titleText(aId)).toBe('…enD')
+    expect(await titleText(bId)).toBe('…fin')
+    expect(await row(page, aId).getByTestId('row-branch-label').textContent()).toBe('A')
+
+    // Side by side: the long line wraps (nothing cut), the changed characters marked within it.
+    await page.getByTestId('board-file-picker').selectOption('long.txt')
+    const branchB = page.getByTestId('board-diff-branch').nth(1)
+    await eventually(() => branchB.getByTestId('board-diff-change').count()).toBe(2)
+    expect(await branchB.getByTestId('board-diff-change').allTextContents()).toEqual(['end', 'fin'])
+    const added = branchB.locator('.patch > span[data-kind="add"]')
+    const fits = await added.evaluate((line) => ({
+      scroll: line.parentElement!.scrollWidth,
+      client: line.parentElement!.clientWidth,
+      height: line.getBoundingClientRect().height,
+      lineHeight: Number.parseFloat(getComputedStyle(line).lineHeight) || 16,
+    }))
+    expect(fits.scroll).toBeLessThanOrEqual(fits.client)
+    expect(fits.height).toBeGreaterThan(fits.lineHeight * 1.5)
+    expect(await axeViolations(page)).toEqual([])
+
+    // Keep B by keyboard: B is marked Kept, its Keep disabled with the reason, Undo offered.
+    const column = (label: string) => page.locator(`[data-testid="board-branch"][data-label="${label}"]`)
+    await column('B').getByTestId('board-keep').focus()
+    await page.keyboard.press('Enter')
+    await page.getByTestId('keep-dialog').waitFor()
+    await page.getByTestId('keep-confirm').focus()
+    await page.keyboard.press('Enter')
+    await page.getByTestId('keep-outcome').waitFor()
+    await eventually(() => column('B').getAttribute('data-kept')).toBe('true')
+    expect(await column('B').getByTestId('board-kept').textContent()).toBe('Kept')
+    expect(await column('B').getByTestId('board-keep').isDisabled()).toBe(true)
+    expect(await column('B').getByTestId('board-keep-why').textContent()).toContain('It is kept in')
+    expect(await column('A').getAttribute('data-kept')).toBe('false')
+    await eventually(() => column('A').getAttribute('data-phase')).toBe('archived')
+    expect(fs.readFileSync(path.join(host.workspace, 'long.txt'), 'utf8')).toContain('fin')
+    await page.mouse.move(0, 0)
+    expect(await axeViolations(page)).toEqual([])
+    await page.getByTestId('keep-outcome').getByRole('button', { name: 'Dismiss' }).click()
+    await screenshot(page, 'board-kept')
+
+    // Undo the keep by keyboard: the parent's file is back, B may be kept again.
+    await column('B').getByTestId('board-undo-keep').focus()
+    await page.keyboard.press('Enter')
+    await eventually(() => column('B').getAttribute('data-kept')).toBe('false')
+    expect(await column('B').getByTestId('board-keep').isDisabled()).toBe(false)
+    expect(await column('B').getByTestId('board-undo-keep').count()).toBe(0)
+    expect(fs.readFileSync(path.join(host.workspace, 'long.txt'), 'utf8')).toContain('end')
+
+    // A, archived by the keep, comes back from the board by keyboard.
+    await column('A').getByTestId('board-unarchive').focus()
+    await page.keyboard.press('Enter')
+    await eventually(() => column('A').getAttribute('data-phase')).toBe('idle')
+    expect(await column('A').getByTestId('board-unarchive').count()).toBe(0)
+    expect(await column('A').getByTestId('board-keep').isDisabled()).toBe(false)
+    const listed = (await rpc<SessionSummary[]>(host, 'session.list', {})).map((session) => session.id)
+    expect(listed).toContain(aId)
+    expect(await axeViolations(page)).toEqual([])
     expect(errors).toEqual([])
     await page.context().close()
   }, 180_000)

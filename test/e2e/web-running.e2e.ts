@@ -107,4 +107,59 @@ describe.skipIf(!chromiumPath)('web UI: a running turn', () => {
     await input.press('Escape')
     await eventually(() => banner.count()).toBe(0)
   })
+
+  it('queues one message while a turn runs: shown as queued, editable and cancellable, sent when the turn ends', async () => {
+    await openApp(page, host.url)
+    await openWorkspace(page, host.workspace)
+    await newSession(page)
+    await chat(page, 'one')
+    const input = page.getByTestId('composer-input')
+    // ~120 characters at 4 a delta and 250 ms a delta: some 7 s of streaming.
+    await input.fill(
+      'a medium answer: the demo model quotes this back four characters at a time, long enough to queue',
+    )
+    await input.press('Enter')
+    await page.locator('[data-testid="turn"][data-running="true"]').waitFor()
+    await page.getByTestId('stop').waitFor()
+
+    // Enter queues instead of refusing; the box empties and the message shows as queued.
+    const queued = page.getByTestId('queued-message')
+    await input.fill('cancel me')
+    await input.press('Enter')
+    await eventually(() => page.getByTestId('queued-text').textContent()).toBe('cancel me')
+    expect(await input.inputValue()).toBe('')
+    // Cancel takes it away, focus back in the box.
+    await queued.getByTestId('queued-cancel').focus()
+    await page.keyboard.press('Enter')
+    await eventually(() => queued.count()).toBe(0)
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+      'composer-input',
+    )
+
+    // One at a time: a second message stays in the box while one is queued.
+    await input.fill('draft')
+    await input.press('Enter')
+    await queued.waitFor()
+    await input.fill('second')
+    await input.press('Enter')
+    expect(await input.inputValue()).toBe('second')
+    expect(await page.getByTestId('queue').isDisabled()).toBe(true)
+    expect(await axeViolations(page)).toEqual([])
+    // Edit puts it back in the box, before what the box holds.
+    await queued.getByTestId('queued-edit').focus()
+    await page.keyboard.press('Enter')
+    await eventually(() => input.inputValue()).toBe('draft\n\nsecond')
+    expect(await queued.count()).toBe(0)
+    await input.fill('the queued message')
+    await input.press('Enter')
+    await eventually(() => page.getByTestId('queued-text').textContent()).toBe('the queued message')
+
+    // The turn ends: the queued message is sent as the next turn, and is no longer shown queued.
+    await eventually(() => page.getByTestId('user-message').count()).toBe(3)
+    expect(await page.getByTestId('user-message').last().textContent()).toContain('the queued message')
+    expect(await queued.count()).toBe(0)
+    await expect
+      .poll(() => page.locator('[data-testid="turn"][data-running="false"]').count(), { timeout: 30_000 })
+      .toBe(3)
+  }, 90_000)
 })

@@ -411,6 +411,12 @@ export const BoardBranch = lazySchema((z) =>
     check: CheckResult.nullable(),
     /** Its own tokens (input, output, cached) summed over its steps. */
     tokens: z.object({ input: z.number(), output: z.number(), cached: z.number() }),
+    /**
+     * Extension: the branch is kept in its parent (its latest `branch/kept` holds all it has and
+     * its files were not undone): that event's seq in the parent, and the parent's `files/restored`
+     * seq that wrote its files (undo the keep with snapshot.undoRestore), when files were written.
+     */
+    kept: z.object({ seq: z.number().int(), restoreSeq: z.number().int().optional() }).nullable().optional(),
   }),
 )
 export type BoardBranch = z.infer<typeof BoardBranch>

@@ -18,6 +18,7 @@ import type { CheckRanData } from './check.js'
 import { latestTree } from './fork-point.js'
 import { headerMetaOf } from './header-meta.js'
 import { lineageOf } from './lineage.js'
+import { restoreUndone } from './restore-events.js'
 import { sessionUsageOf } from './session-usage.js'
 import type { Sessions } from './sessions.js'
 
@@ -28,6 +29,8 @@ export interface BoardSource {
   latestTree: string | null
   /** Its own usage (after its fork point), as session.get reports it (docs/architecture.md §12.5). */
   tokens: { inputTokens: number; outputTokens: number; cachedInputTokens: number }
+  /** The session it was forked from (whether the branch is kept there), when given. */
+  parent?: Session | null
 }
 
 /** The board's operations over the runtime's sessions and file state. */
@@ -43,7 +46,7 @@ export class Board {
   }
 
   async board(params: SessionBoardParams): Promise<SessionBoardResult> {
-    const sources = await Promise.all(params.sessionIds.map((id) => this.#source(id)))
+    const sources = await Promise.all(params.sessionIds.map((id) => this.#source(id, true)))
     const files = await this.#fileState()
     const now = Date.now()
     const branches = await Promise.all(sources.map((source) => boardBranch(files, source, now)))
@@ -64,11 +67,18 @@ export class Board {
     return fileAcross(await this.#fileState(), sources, params.path)
   }
 
-  async #source(sessionId: string): Promise<BoardSource> {
+  async #source(sessionId: string, withParent = false): Promise<BoardSource> {
     const session = await this.#sessions.load(sessionId)
     const entry = await this.#store.get(sessionId)
+    const parentId = session.header.parentSession
+    // A parent deleted since: the branch cannot be kept in it.
+    const parent =
+      withParent && typeof parentId === 'string'
+        ? await this.#sessions.load(parentId).catch(() => null)
+        : null
     return {
       session,
+      parent,
       summary: this.#sessions.summaryOf(entry, session),
       latestTree: latestTree(session),
       tokens: sessionUsageOf(session, this.#sessions.usageOptions).own,
@@ -102,12 +112,33 @@ export async function boardBranch(files: FileState, source: BoardSource, now: nu
     durationMs: firstStart === null ? null : (running ? now : (lastEnd ?? now)) - firstStart,
     files: diffs.map(diffstat),
     check: latestCheck(own),
+    kept: source.parent ? keptIn(source.parent, session) : null,
     tokens: {
       input: source.tokens.inputTokens,
       output: source.tokens.outputTokens,
       cached: source.tokens.cachedInputTokens,
     },
   }
+}
+
+/**
+ * Whether `branch` is kept in `parent` now: its latest `branch/kept` there holds all it has and
+ * the restore that wrote its files was not undone (what `assertKeepable` refuses a second keep of).
+ */
+export function keptIn(parent: Session, branch: Session): { seq: number; restoreSeq?: number } | null {
+  for (let i = parent.events.length - 1; i >= 0; i--) {
+    const event = parent.events[i]!
+    if (event.type !== 'branch/kept') continue
+    const kept = event.data as { sessionId?: unknown; throughSeq?: unknown; restoreSeq?: unknown }
+    if (kept.sessionId !== branch.id) continue
+    if (kept.throughSeq !== branch.lastSeq) return null
+    if (typeof kept.restoreSeq === 'number') {
+      if (restoreUndone(parent, kept.restoreSeq, event.seq)) return null
+      return { seq: event.seq, restoreSeq: kept.restoreSeq }
+    }
+    return { seq: event.seq }
+  }
+  return null
 }
 
 /** The latest `check/ran` among `events`, as the board shows it. */

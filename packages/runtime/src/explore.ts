@@ -80,6 +80,7 @@ export class Explorations {
     // Each branch's turn starts as soon as the branch exists: the others' worktrees are made meanwhile.
     const runner = recorded ? null : this.#runner(params.concurrency ?? 3)
     const sessions: SessionSummary[] = []
+    const titles = branchTitles(params.branches, source.title || 'Session', branchLabels)
     const leftOut = new Set<string>()
     let boundary: number | undefined
     try {
@@ -96,7 +97,7 @@ export class Explorations {
                 }
               : { atSeq: boundary }),
             files,
-            title: `${source.title || 'Session'} · ${label}`,
+            title: titles[index]!,
             ...(params.requestId !== undefined ? { requestId: `${params.requestId}#${label}` } : {}),
           },
           { exploration: { id, label, ...(params.check !== undefined ? { check: params.check } : {}) } },
@@ -190,4 +191,45 @@ export class Explorations {
 
 function sameModelId(model: SessionSummary['model'], id: string): boolean {
   return model !== null && `${model.provider}:${model.model}` === id
+}
+
+const clipTitle = (text: string, max = 80) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+
+/**
+ * Each branch's title: what tells it from its siblings first, so rows cut by the sidebar's width
+ * still differ (docs/protocol.md `session.explore`). Prompts that differ give their distinct
+ * part (the words they do not all share at the start and end, "…" where words were left out);
+ * one prompt sent to several models gives the model, then the prompt; one prompt N times gives
+ * the prompt (the label tells the branches apart). Without any prompt text: `<source> · A`.
+ */
+export function branchTitles(
+  branches: readonly { prompt: string; model?: string | undefined }[],
+  sourceTitle: string,
+  labels: string,
+): string[] {
+  const texts = branches.map((branch) => branch.prompt.replace(/\s+/g, ' ').trim())
+  if (texts.every((text) => text === ''))
+    return branches.map((_, index) => `${sourceTitle} · ${labels[index]}`)
+  const samePrompt = texts.every((text) => text === texts[0])
+  if (samePrompt) {
+    const models = new Set(branches.map((branch) => branch.model ?? ''))
+    return branches.map((branch) =>
+      clipTitle(models.size > 1 ? `${branch.model ?? 'default model'} · ${texts[0]}` : texts[0]!),
+    )
+  }
+  const words = texts.map((text) => text.split(' '))
+  const shortest = Math.min(...words.map((list) => list.length))
+  let head = 0
+  while (head < shortest && words.every((list) => list[head] === words[0]![head])) head++
+  let tail = 0
+  while (
+    tail < shortest - head &&
+    words.every((list) => list[list.length - 1 - tail] === words[0]![words[0]!.length - 1 - tail])
+  )
+    tail++
+  return words.map((list) => {
+    const middle = list.slice(head, list.length - tail).join(' ')
+    if (middle === '') return clipTitle(list.join(' '))
+    return clipTitle(`${head > 0 ? '…' : ''}${middle}${tail > 0 ? '…' : ''}`)
+  })
 }

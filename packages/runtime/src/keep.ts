@@ -14,7 +14,7 @@ import {
 import type { SessionKeepParams, SessionKeepResult } from '@tangent/protocol'
 import { latestCheck } from './board.js'
 import { headerMetaOf } from './header-meta.js'
-import { restoreEventOf } from './restore-events.js'
+import { restoreUndone } from './restore-events.js'
 import type { SessionBusy } from './session-busy.js'
 import type { SessionFiles } from './session-files.js'
 import type { SessionWorktrees } from './session-worktrees.js'
@@ -201,13 +201,6 @@ export function assertKeepable(parent: Session, branch: Session): void {
       { sessionId: branch.id, seq: event.seq },
     )
   }
-}
-
-/** Whether a `files/restored` after `afterSeq` undid the restore at `restoreSeq`. */
-function restoreUndone(session: Session, restoreSeq: number, afterSeq: number): boolean {
-  return session
-    .seqsOfType('files/restored')
-    .some((seq) => seq > afterSeq && restoreEventOf(session.events[seq])?.data.undoOf === restoreSeq)
 }
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)

@@ -65,3 +65,10 @@ export function undoableRestore(session: Session, seq: number | undefined): Rest
   }
   return target
 }
+
+/** Whether a `files/restored` after `afterSeq` undid the restore at `restoreSeq`. */
+export function restoreUndone(session: Session, restoreSeq: number, afterSeq: number): boolean {
+  return session
+    .seqsOfType('files/restored')
+    .some((seq) => seq > afterSeq && restoreEventOf(session.events[seq])?.data.undoOf === restoreSeq)
+}

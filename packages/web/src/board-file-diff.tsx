@@ -2,7 +2,7 @@
 // architecture.md §8): the fork point's text, then each branch's lines marked against it.
 // Re-read whenever the board changes, so it follows the branches while they run.
 import { useEffect, useState } from 'react'
-import { type DiffLine, lineDiff } from './board-model.js'
+import { type DiffLine, inlineChanges, lineDiff } from './board-model.js'
 import { useScrollRegion } from './scroll-region.js'
 import { useStore } from './use-host.js'
 import type { BoardBranch, FileAcrossResult } from './wire.js'
@@ -130,18 +130,35 @@ function FileColumn(props: {
   )
 }
 
-/** One span per line, marked; keyed by position (lines of a diff have no other identity). */
+/**
+ * One span per line, marked; keyed by position (lines of a diff have no other identity). Within
+ * a changed line the characters that differ from its counterpart are a `<mark>`, so a one-character
+ * change is seen; long lines wrap (docs/architecture.md §8).
+ */
 function diffSpans(lines: readonly DiffLine[]) {
+  const marks = inlineChanges(lines)
   const spans = []
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!
+    const mark = marks[index]
     spans.push(
       <span
         key={index}
         className={line.kind === 'add' ? 'patch-add' : line.kind === 'del' ? 'patch-del' : ''}
+        data-kind={line.kind}
       >
         {line.kind === 'add' ? '+ ' : line.kind === 'del' ? '− ' : '  '}
-        {line.text}
+        {mark ? (
+          <>
+            {line.text.slice(0, mark.start)}
+            <mark className="patch-change" data-testid="board-diff-change">
+              {line.text.slice(mark.start, mark.end)}
+            </mark>
+            {line.text.slice(mark.end)}
+          </>
+        ) : (
+          line.text
+        )}
       </span>,
     )
   }

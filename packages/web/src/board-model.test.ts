@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { boardSettled, branchPhase, changedPaths, lineDiff, settledText, tokensText } from './board-model.js'
+import {
+  boardSettled,
+  branchPhase,
+  changedPaths,
+  inlineChanges,
+  lineDiff,
+  settledText,
+  tokensText,
+} from './board-model.js'
 import type { BoardBranch, BoardResult, SessionSummary } from './wire.js'
 
 function branch(overrides: Partial<BoardBranch> = {}, session: Partial<SessionSummary> = {}): BoardBranch {
@@ -91,5 +99,22 @@ describe('board model', () => {
   it('writes tokens compactly', () => {
     expect(tokensText({ input: 1234, output: 56, cached: 0 })).toBe('in 1.2k · out 56')
     expect(tokensText({ input: 20_000, output: 0, cached: 800 })).toBe('in 20k · out 0 · cached 800')
+  })
+})
+
+describe('inlineChanges', () => {
+  it('marks the characters a changed line differs in, pairing removed and added lines in order', () => {
+    const lines = lineDiff('keep\nword word end\nold\n', 'keep\nword word fin\nnew line\nextra\n')!
+    const marks = inlineChanges(lines)
+    const marked = lines.map((line, index) =>
+      marks[index] ? line.text.slice(marks[index]!.start, marks[index]!.end) : null,
+    )
+    expect(lines.map((line) => line.kind)).toEqual(['same', 'del', 'del', 'add', 'add', 'add'])
+    expect(marked).toEqual([null, 'end', 'old', 'fin', 'new line', null])
+  })
+
+  it('marks nothing in identical or unpaired lines', () => {
+    expect(inlineChanges(lineDiff(null, 'a\nb\n')!)).toEqual([null, null])
+    expect(inlineChanges(lineDiff('abc\n', 'abXc\n')!)).toEqual([null, { start: 2, end: 3 }])
   })
 })

@@ -116,6 +116,50 @@ export function lineDiff(before: string | null, after: string | null): DiffLine[
   return lines
 }
 
+/**
+ * Where a changed line differs from its counterpart: a run of removed lines followed by a run
+ * of added ones pairs them in order (the first removed with the first added, …), and each pair's
+ * changed characters are what lies between their common start and common end. Null for a line
+ * that is the same, or has no counterpart (wholly added or removed), or is identical to it.
+ */
+export function inlineChanges(lines: readonly DiffLine[]): ({ start: number; end: number } | null)[] {
+  const marks: ({ start: number; end: number } | null)[] = lines.map(() => null)
+  let i = 0
+  while (i < lines.length) {
+    if (lines[i]!.kind !== 'del') {
+      i++
+      continue
+    }
+    const delStart = i
+    while (i < lines.length && lines[i]!.kind === 'del') i++
+    const addStart = i
+    while (i < lines.length && lines[i]!.kind === 'add') i++
+    const pairs = Math.min(addStart - delStart, i - addStart)
+    for (let k = 0; k < pairs; k++) {
+      const before = lines[delStart + k]!.text
+      const after = lines[addStart + k]!.text
+      const [del, add] = changedSpans(before, after)
+      marks[delStart + k] = del
+      marks[addStart + k] = add
+    }
+  }
+  return marks
+}
+
+/** The changed part of each of two lines (their common start and end left out); null: nothing there. */
+function changedSpans(
+  before: string,
+  after: string,
+): [{ start: number; end: number } | null, { start: number; end: number } | null] {
+  const limit = Math.min(before.length, after.length)
+  let head = 0
+  while (head < limit && before[head] === after[head]) head++
+  let tail = 0
+  while (tail < limit - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++
+  const span = (text: string) => (head < text.length - tail ? { start: head, end: text.length - tail } : null)
+  return [span(before), span(after)]
+}
+
 function splitLines(text: string | null): string[] {
   if (text === null || text === '') return []
   const lines = text.split('\n')

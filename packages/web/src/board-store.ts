@@ -4,6 +4,7 @@
 import { RpcError } from '@tangent/protocol'
 import { BoardFeed } from './board-feed.js'
 import { explorationGroupKey } from './lineage.js'
+import type { RestoreStore } from './restore-store.js'
 import type { SessionsStore } from './sessions-store.js'
 import type { StoreDeps } from './store-deps.js'
 import { randomId } from './store-helpers.js'
@@ -19,6 +20,7 @@ export type KeepOutcome =
 export interface BoardDeps extends StoreDeps {
   readonly view: ViewStore
   readonly sessions: SessionsStore
+  readonly restore: RestoreStore
 }
 
 export class BoardStore {
@@ -160,5 +162,22 @@ export class BoardStore {
       this.#deps.notices.report(error)
       return { kind: 'failed' }
     }
+  }
+
+  /**
+   * Undoes a keep: the parent's `files/restored` that wrote the branch's files is undone
+   * (`snapshot.undoRestore`; a conflict opens the restore's conflict dialog), so the branch is
+   * no longer kept and may be kept again. The branches it archived stay archived (Unarchive).
+   */
+  async undoKeep(parentId: string, restoreSeq: number): Promise<boolean> {
+    const undone = await this.#deps.restore.undoRestore(parentId, restoreSeq)
+    await this.#readBoard()
+    return undone
+  }
+
+  /** Brings an archived branch back (into the tree and the lists); the board shows it at once. */
+  async unarchive(sessionId: string): Promise<void> {
+    await this.#deps.sessions.archive(sessionId, false)
+    await this.#readBoard()
   }
 }

@@ -2,7 +2,7 @@
 // naming a session after its first message), stopping the turn, and the text handed to the
 // composer — a message the Host refused before its turn, or "Edit in new branch".
 import { RpcError } from '@tangent/protocol'
-import type { HostState } from './host-state.js'
+import { type HostState, isSessionRunning } from './host-state.js'
 import { isInheritedTitle } from './session-display.js'
 import type { SessionsStore } from './sessions-store.js'
 import type { StoreDeps } from './store-deps.js'
@@ -18,16 +18,57 @@ export class ComposerStore {
 
   constructor(deps: ComposerDeps) {
     this.#deps = deps
+    // A queued message goes out once its session's turn has ended.
+    deps.state.subscribe(() => this.#sendQueued())
   }
 
   async send(text: string): Promise<void> {
-    const { state, sessions, notices } = this.#deps
+    const { state, sessions } = this.#deps
     let sessionId = state.get().openSessionId
     if (sessionId === null) {
       const created = await sessions.createSession(state.get().activeWorkspaceId)
       if (!created) return
       sessionId = created.id
     }
+    await this.#sendTo(sessionId, text)
+  }
+
+  /**
+   * Queues a message for the open session while its turn runs, sent when the turn ends. One
+   * per session: false (nothing queued) when one is queued already or no session is open.
+   */
+  queue(text: string): boolean {
+    const { state } = this.#deps
+    const { openSessionId, queued } = state.get()
+    if (openSessionId === null || queued.has(openSessionId)) return false
+    state.set({ queued: new Map(queued).set(openSessionId, text) })
+    return true
+  }
+
+  /** Takes a session's queued message back (to edit it, or cancelled): its text, if one was queued. */
+  unqueue(sessionId: string): string | undefined {
+    const { state } = this.#deps
+    const queued = state.get().queued
+    const text = queued.get(sessionId)
+    if (text === undefined) return undefined
+    const next = new Map(queued)
+    next.delete(sessionId)
+    state.set({ queued: next })
+    return text
+  }
+
+  /** Sends each queued message whose session no longer runs a turn (taken off the queue first). */
+  #sendQueued(): void {
+    const current = this.#deps.state.get()
+    if (current.queued.size === 0 || current.connection !== 'open') return
+    for (const [sessionId, text] of current.queued) {
+      if (isSessionRunning(current, sessionId)) continue
+      if (this.unqueue(sessionId) !== undefined) void this.#sendTo(sessionId, text)
+    }
+  }
+
+  async #sendTo(sessionId: string, text: string): Promise<void> {
+    const { state, sessions, notices } = this.#deps
     if (this.#needsTitle(sessionId)) {
       // A session is named after its first message, so the tree reads like a list of topics
       // rather than ids; a branch likewise after its first own message, not its parent's

@@ -1,5 +1,6 @@
 // The message box: Enter sends, Shift+Enter adds a line, Esc stops the running turn.
-// While a turn runs the send button becomes Stop. Holds the text of "Edit in new branch".
+// While a turn runs the send button becomes Stop, and Enter queues one message (shown above the
+// box, sent when the turn ends, editable or cancelled until then). Holds the text of "Edit in new branch".
 import { type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { isOpenSessionRunning } from './host-state.js'
 import { ModelPicker } from './model-picker.js'
@@ -20,6 +21,9 @@ export function Composer() {
     state.openSessionId === null
       ? state.workspaces.find((workspace) => workspace.id === state.activeWorkspaceId)?.name
       : undefined,
+  )
+  const queued = useHost((state) =>
+    state.openSessionId === null ? undefined : state.queued.get(state.openSessionId),
   )
   const [text, setText] = useState('')
   const input = useRef<HTMLTextAreaElement>(null)
@@ -77,7 +81,12 @@ export function Composer() {
 
   function send() {
     const message = text.trim()
-    if (message === '' || running || !connected) return
+    if (message === '' || !connected) return
+    if (running) {
+      // One message waits for the turn to end; a second is not taken (edit the queued one).
+      if (queued === undefined && store.queueMessage(message)) setText('')
+      return
+    }
     setText('')
     // Sent with the button, focus would be lost when it turns into Stop: it stays in the box.
     input.current?.focus()
@@ -94,8 +103,39 @@ export function Composer() {
     }
   }
 
+  /** Takes the queued message back into the box (before what it holds) to edit it. */
+  function editQueued() {
+    if (openSessionId === null) return
+    const taken = store.unqueueMessage(openSessionId)
+    if (taken !== undefined) setText((current) => (current.trim() === '' ? taken : `${taken}\n\n${current}`))
+    input.current?.focus()
+  }
+
+  function cancelQueued() {
+    if (openSessionId !== null) store.unqueueMessage(openSessionId)
+    input.current?.focus()
+  }
+
   return (
     <div className="composer" data-testid="composer">
+      {queued !== undefined ? (
+        <section className="composer-queued" data-testid="queued-message" aria-labelledby="queued-heading">
+          <p id="queued-heading" className="queued-heading" role="status">
+            Queued: sent when the turn ends
+          </p>
+          <p className="queued-text" data-testid="queued-text">
+            {queued}
+          </p>
+          <div className="queued-actions">
+            <button type="button" className="button" data-testid="queued-edit" onClick={editQueued}>
+              Edit
+            </button>
+            <button type="button" className="button" data-testid="queued-cancel" onClick={cancelQueued}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      ) : null}
       <div className="composer-box">
         <textarea
           ref={input}
@@ -106,7 +146,9 @@ export function Composer() {
           placeholder={
             canWrite
               ? running
-                ? 'The agent is working… (Esc stops it)'
+                ? queued !== undefined
+                  ? 'The agent is working… one message is queued (Esc stops the turn)'
+                  : 'The agent is working… Enter queues a message for when it ends (Esc stops it)'
                 : startsIn
                   ? `Message the agent: starts a new session in ${startsIn}`
                   : 'Message the agent'
@@ -119,7 +161,25 @@ export function Composer() {
         />
         <div className="composer-bar">
           <ModelPicker />
-          <span className="hint">Enter to send · Shift+Enter new line · Esc to stop</span>
+          <span className="hint">
+            {running ? 'Enter to queue' : 'Enter to send'} · Shift+Enter new line · Esc to stop
+          </span>
+          {running ? (
+            <button
+              type="button"
+              className="button"
+              data-testid="queue"
+              disabled={text.trim() === '' || queued !== undefined || !connected}
+              title={
+                queued !== undefined
+                  ? 'One message is queued already: edit or cancel it'
+                  : 'Send this when the turn ends'
+              }
+              onClick={send}
+            >
+              Queue ↵
+            </button>
+          ) : null}
           {running ? (
             <button
               type="button"

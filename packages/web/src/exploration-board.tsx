@@ -96,7 +96,12 @@ export function ExplorationBoard() {
                 branch={branch}
                 check={check}
                 canKeep={board.parentId !== null}
+                parentTitle={parent ? titleOf(parent) : 'its parent'}
                 onKeep={() => setKeeping(branch)}
+                onUndoKeep={(restoreSeq) => {
+                  if (board.parentId !== null) void store.undoKeep(board.parentId, restoreSeq)
+                }}
+                onUnarchive={() => void store.unarchiveBranch(branch.session.id)}
                 onPickFile={setPath}
               />
             ))}
@@ -133,7 +138,10 @@ function BranchColumn(props: {
   branch: BoardBranch
   check: string | null
   canKeep: boolean
+  parentTitle: string
   onKeep: () => void
+  onUndoKeep: (restoreSeq: number) => void
+  onUnarchive: () => void
   onPickFile: (path: string) => void
 }) {
   const { branch } = props
@@ -141,14 +149,17 @@ function BranchColumn(props: {
   const label = session.exploration?.label ?? '?'
   const phase = branchPhase(branch, props.check)
   const headingId = `board-branch-${session.id}`
+  const kept = branch.kept ?? null
   const keepBlocked =
     phase === 'running' || phase === 'checking'
       ? 'It is still running: keep it once it is done.'
-      : session.archived
-        ? 'It is archived.'
-        : !props.canKeep
-          ? 'Its parent is not known here.'
-          : null
+      : kept !== null
+        ? `It is kept in ${props.parentTitle} and has not changed since: nothing new to keep.`
+        : session.archived
+          ? 'It is archived.'
+          : !props.canKeep
+            ? 'Its parent is not known here.'
+            : null
   return (
     <section
       className="board-column"
@@ -157,12 +168,18 @@ function BranchColumn(props: {
       data-label={label}
       data-session-id={session.id}
       data-phase={phase}
+      data-kept={kept !== null}
     >
       <h3 id={headingId} className="board-branch-title">
         <span className="branch-label">{label}</span> <span className="title-text">{titleOf(session)}</span>
       </h3>
       <p className={`board-phase phase-${phase}`} data-testid="board-phase">
         {phaseText[phase]}
+        {kept !== null ? (
+          <span className="tag tag-kept" data-testid="board-kept">
+            Kept
+          </span>
+        ) : null}
       </p>
       <dl className="board-facts">
         <dt>Turns</dt>
@@ -240,7 +257,36 @@ function BranchColumn(props: {
         >
           Keep {label}
         </button>
-        {keepBlocked !== null ? <span className="muted board-keep-why">{keepBlocked}</span> : null}
+        {kept !== null && kept.restoreSeq !== undefined ? (
+          <button
+            type="button"
+            className="button"
+            data-testid="board-undo-keep"
+            title={`Put back ${props.parentTitle}'s files as they were before branch ${label} was kept`}
+            onClick={() => props.onUndoKeep(kept.restoreSeq!)}
+          >
+            Undo keep {label}
+          </button>
+        ) : null}
+        {session.archived ? (
+          <button
+            type="button"
+            className="button"
+            data-testid="board-unarchive"
+            title={`Bring branch ${label} back into the session list`}
+            onClick={props.onUnarchive}
+          >
+            Unarchive {label}
+          </button>
+        ) : null}
+        {keepBlocked !== null ? (
+          <span className="muted board-keep-why" data-testid="board-keep-why">
+            {keepBlocked}
+            {kept !== null && kept.restoreSeq === undefined
+              ? ' It worked in the shared folder, so no file was written: there is nothing to undo.'
+              : ''}
+          </span>
+        ) : null}
       </div>
     </section>
   )

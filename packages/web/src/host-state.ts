@@ -109,6 +109,11 @@ export interface HostState {
     readonly nonce: number
     readonly returned?: boolean
   } | null
+  /**
+   * A message per session typed while its turn ran, sent when the turn ends (one at a time:
+   * it can be edited or cancelled until then).
+   */
+  readonly queued: ReadonlyMap<string, string>
   readonly sharedActivity: { readonly cwd: string; readonly sessionIds: readonly string[] } | null
   readonly compare: CompareState | null
   readonly board: BoardState | null
@@ -140,6 +145,7 @@ export function initialHostState(openSessionId: string | null): HostState {
     showArchived: false,
     notices: [],
     draft: null,
+    queued: new Map(),
     sharedActivity: null,
     compare: null,
     board: null,
@@ -165,6 +171,12 @@ export function isOpenSessionRunning(state: HostState): boolean {
   // A window that starts inside a long turn holds neither: the summary says.
   if (!last) return transcript.firstSeq > 0 && state.sessions.get(id)?.status === 'running'
   return last.type === 'turn/start'
+}
+
+/** Whether a session is running a turn: the open one by its log (as above), another by its summary. */
+export function isSessionRunning(state: HostState, sessionId: string): boolean {
+  if (sessionId === state.openSessionId) return isOpenSessionRunning(state)
+  return state.sessions.get(sessionId)?.status === 'running'
 }
 
 /** Whether the open session waits for an approval (the summary does not say; its log does). */

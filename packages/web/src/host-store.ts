@@ -83,7 +83,8 @@ export class HostStore {
       openSession,
       closing: (sessionId) => this.#open.closing(sessionId),
     })
-    const board = new BoardStore({ ...deps, view, sessions })
+    const restore = new RestoreStore(deps)
+    const board = new BoardStore({ ...deps, view, sessions, restore })
     const open = new OpenSessionStore({ ...deps, view, workspaces, sessions, board })
     const composer = new ComposerStore({ ...deps, sessions })
     this.#state = state
@@ -98,7 +99,7 @@ export class HostStore {
     this.#composer = composer
     this.#fork = new ForkStore({ ...deps, view, sessions, composer, open })
     this.#approvals = new ApprovalsStore(deps)
-    this.#restore = new RestoreStore(deps)
+    this.#restore = restore
     this.#compare = new CompareStore({ ...deps, board })
   }
 
@@ -244,6 +245,14 @@ export class HostStore {
 
   // ---- the composer (composer-store.ts) ----
 
+  queueMessage(text: string): boolean {
+    return this.#composer.queue(text)
+  }
+
+  unqueueMessage(sessionId: string): string | undefined {
+    return this.#composer.unqueue(sessionId)
+  }
+
   send(text: string): Promise<void> {
     return this.#composer.send(text)
   }
@@ -309,5 +318,13 @@ export class HostStore {
 
   keep(sessionId: string): Promise<KeepOutcome> {
     return this.#board.keep(sessionId)
+  }
+
+  undoKeep(parentId: string, restoreSeq: number): Promise<boolean> {
+    return this.#board.undoKeep(parentId, restoreSeq)
+  }
+
+  unarchiveBranch(sessionId: string): Promise<void> {
+    return this.#board.unarchive(sessionId)
   }
 }

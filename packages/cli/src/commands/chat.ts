@@ -1,5 +1,5 @@
 // `tangent chat [ID]`: an interactive conversation with streaming answers, Ctrl-C to abort
-// a turn, and slash commands to fork, look at the tree and switch branches.
+// a turn, single-key approvals, and slash commands to fork, restore, compare, explore and keep.
 import type { Interface } from 'node:readline'
 import type { Command } from 'commander'
 import {
@@ -7,10 +7,11 @@ import {
   Approver,
   type AskPerson,
   approvalQuestion,
+  type Decision,
   parseDecision,
   questionHint,
 } from '../approvals.js'
-import type { Backend } from '../backend.js'
+import type { Backend, CompareResult } from '../backend.js'
 import { chatHelp, parseSlashCommand } from '../chat-slash.js'
 import { describeFailure, formatFailure, UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
@@ -20,8 +21,10 @@ import { assertModelAvailable } from '../model-available.js'
 import { withBackend } from '../open-backend.js'
 import { renderSessionTree } from '../render/session-tree.js'
 import { type Style, safeLine, safeText, styleFor, titleOf } from '../render/style.js'
-import { TurnPrinter } from '../render/turn-printer.js'
+import { renderTranscript } from '../render/transcript.js'
+import { sharedActivityWarning, TurnPrinter } from '../render/turn-printer.js'
 import { describeCompaction } from './compact.js'
+import { keepLines } from './keep.js'
 import { existingDirectory, titleFrom } from './run.js'
 
 interface ChatFlags extends ApprovalFlags {
@@ -94,25 +97,36 @@ class ChatLoop {
     this.#current = options.current
     this.#cwd = options.cwd
     this.#model = options.model
+    this.#terminal = context.stdin.isTTY === true
     this.#approver = new Approver({
       backend,
       flags: options.flags ?? {},
       ask: this.#ask,
-      notice: (line) => this.#context.stderr.write(`${this.#style.yellow(safeText(line))}\n`),
+      notice: (line) => this.#above(this.#style.yellow(safeText(line)), this.#context.stderr),
       cwd: () => this.#sessionCwd ?? this.#cwd,
     })
   }
 
   #sessionCwd: string | null = null
 
+  /** The line interface (set by `run`), and whether its prompt (or a question) is on screen now. */
+  #rl: Interface | null = null
+  #promptShown = false
+  /** Ends a single-key question still on screen when its turn has ended. */
+  #cancelQuestion: (() => void) | null = null
+  readonly #terminal: boolean
+
   /**
-   * Asks inline: the next line answers (y once, a always, n deny). A line already waiting that
-   * is not an answer, or the end of input, denies: nothing runs unasked.
+   * Asks for an approval. At a terminal one key answers — `y` once, `a` always, `n` deny, no
+   * Enter — after the whole call and what "always" covers are shown; lines typed before the
+   * question stay messages. Without a terminal the next line answers, and a line already waiting
+   * that is not an answer, or the end of input, denies: nothing runs unasked.
    */
   readonly #ask: AskPerson = async (request) => {
     this.#printer?.pause()
     // The whole call and what `always` would keep, shown before any answer is read.
     const question = approvalQuestion(request, (this.#context.stdout as { columns?: number }).columns)
+    if (this.#terminal && this.#rl !== null && !this.#closed) return this.#askByKey(question)
     for (;;) {
       const queued = this.#queue.length > 0 ? this.#queue.shift()! : undefined
       const line =
@@ -134,6 +148,96 @@ class ChatLoop {
     }
   }
 
+  /**
+   * The question's last line (the keys) becomes the prompt; a key that is an answer answers at
+   * once. What the person had typed of a message is put aside and given back after the answer.
+   */
+  async #askByKey(question: string): Promise<{ decision: Decision } | null> {
+    const rl = this.#rl!
+    const editable = rl as unknown as { line: string; cursor: number }
+    const lines = question.split('\n')
+    const keys = lines.pop()!
+    const draft = editable.line
+    editable.line = ''
+    editable.cursor = 0
+    this.#context.stdout.write('\r\x1b[2K')
+    this.#print(this.#style.yellow(lines.join('\n')))
+    rl.setPrompt(this.#style.yellow(keys))
+    rl.prompt()
+    this.#promptShown = true
+    const input = this.#context.stdin
+    const decision = await new Promise<Decision | null>((resolve) => {
+      let done = false
+      let hinted = false
+      const finish = (answer: Decision | null) => {
+        if (done) return
+        done = true
+        input.off('keypress', onKey)
+        this.#awaitingAnswer = null
+        this.#cancelQuestion = null
+        resolve(answer)
+      }
+      // Runs after readline's own handler: the key is in its line already.
+      const onKey = (
+        _text: string | undefined,
+        key: { name?: string; ctrl?: boolean; meta?: boolean } | undefined,
+      ) => {
+        if (done || key?.ctrl || key?.meta || key?.name === 'return' || key?.name === 'enter') return
+        const typed = editable.line.trim()
+        const answer = typed.length === 1 ? parseDecision(typed) : null
+        if (answer !== null) {
+          this.#context.stdout.write('\n')
+          finish(answer)
+          return
+        }
+        if (typed !== '') {
+          editable.line = ''
+          editable.cursor = 0
+          // Said once per question; further keys that are no answer are dropped quietly.
+          if (!hinted) this.#above(this.#style.dim(`Press one key: ${questionHint}.`), this.#context.stdout)
+          else rl.prompt(true)
+          hinted = true
+        }
+      }
+      input.on('keypress', onKey)
+      // The turn ended without an answer (aborted): the call is no longer pending, so a deny
+      // changes nothing; the keys prompt goes away.
+      this.#cancelQuestion = () => finish('deny')
+      // Enter on its own, or a whole word (`yes`) with Enter, or the end of input.
+      this.#awaitingAnswer = (line) => {
+        if (line === null) return finish(null)
+        const answer = parseDecision(line)
+        if (answer !== null) return finish(answer)
+        this.#above(this.#style.dim(`Press one key: ${questionHint}.`), this.#context.stdout)
+        rl.prompt()
+        this.#promptShown = true
+      }
+    })
+    editable.line = ''
+    editable.cursor = 0
+    this.#promptShown = false
+    rl.setPrompt(this.#style.green('you › '))
+    if (draft !== '') rl.write(draft)
+    return decision === null ? null : { decision }
+  }
+
+  /**
+   * Prints a message that comes from elsewhere (another session in the folder, an approval
+   * notice) above the prompt or question on screen, which is drawn again below it with what
+   * was typed, so it never lands inside what the person is answering or writing.
+   */
+  #above(text: string, stream: { write(text: string): unknown }): void {
+    const rl = this.#rl
+    if (this.#terminal && this.#promptShown && rl !== null && !this.#closed) {
+      this.#context.stdout.write('\r\x1b[2K')
+      stream.write(`${text}\n`)
+      rl.prompt(true)
+      return
+    }
+    this.#printer?.pause()
+    stream.write(`${text}\n`)
+  }
+
   async run(): Promise<void> {
     // Before the interface exists: piped input could otherwise end (and close it) during this await.
     const where = await this.#where()
@@ -143,6 +247,7 @@ class ChatLoop {
       output: this.#context.stdout as NodeJS.WritableStream,
       terminal: this.#context.stdin.isTTY === true,
     })
+    this.#rl = rl
     rl.setPrompt(this.#style.green('you › '))
     this.#print(
       this.#style.dim(
@@ -168,6 +273,7 @@ class ChatLoop {
         if (this.#current !== null) void this.#backend.abort(this.#current)
       })
       rl.on('line', (line) => {
+        this.#promptShown = false
         if (this.#leaving) return
         if (this.#awaitingAnswer) {
           this.#awaitingAnswer(line.trim())
@@ -178,6 +284,7 @@ class ChatLoop {
         else if (terminal) this.#print(this.#style.dim('(queued: sent when the current turn ends)'))
       })
       rl.prompt()
+      this.#promptShown = true
     })
   }
 
@@ -213,7 +320,9 @@ class ChatLoop {
   }
 
   #prompt(rl: Interface): void {
-    if (!this.#closed) rl.prompt()
+    if (this.#closed) return
+    rl.prompt()
+    this.#promptShown = true
   }
 
   async #turn(text: string): Promise<void> {
@@ -231,13 +340,21 @@ class ChatLoop {
     this.#printer = printer
     this.#sessionCwd = (await this.#backend.getSession(this.#current)).session.cwd
     try {
+      // Other sessions working in the folder are told above the prompt or question on screen.
+      const observer = {
+        onEvent: printer.onEvent.bind(printer),
+        onDelta: printer.onDelta.bind(printer),
+        onSharedActivity: (activity: { cwd: string; sessionIds: string[] }) =>
+          this.#above(sharedActivityWarning(activity, this.#style), this.#context.stderr),
+      }
       const result = await this.#backend.prompt(
         this.#current,
         text,
-        this.#approver.observe(this.#current, printer),
+        this.#approver.observe(this.#current, observer),
       )
       this.#print(this.#style.dim(`  seq ${result.turnStartSeq}–${result.turnEndSeq}`))
     } finally {
+      this.#cancelQuestion?.()
       printer.finish()
       this.#printer = null
     }
@@ -288,6 +405,85 @@ class ChatLoop {
         this.#print(describeCompaction(this.#current, await this.#backend.compact(this.#current)))
         return false
       }
+      case 'show': {
+        const id = command.id !== undefined ? await this.#backend.resolveSession(command.id) : this.#current
+        if (id === null) {
+          this.#print(this.#style.yellow('Nothing to show yet: send a message first (or /show ID).'))
+          return false
+        }
+        const { session, events, usage } = await this.#backend.getSession(id)
+        this.#print(renderTranscript(session, events, this.#style, usage).join('\n'))
+        return false
+      }
+      case 'restore':
+      case 'undo': {
+        if (this.#current === null) {
+          this.#print(this.#style.yellow(`Nothing to ${command.name} yet: send a message first.`))
+          return false
+        }
+        const result =
+          command.name === 'restore'
+            ? await this.#backend.restore(this.#current, command.seq, false)
+            : await this.#backend.undoRestore(this.#current, command.seq, false)
+        const paths = safeLine(result.restored.join(', '))
+        this.#print(
+          result.restored.length === 0
+            ? command.name === 'undo'
+              ? 'Nothing to undo: no file to write back.'
+              : `Nothing to restore: the files this session changed after seq ${command.seq} are already as they were there.`
+            : command.name === 'undo'
+              ? `Undid the restore: put back ${result.restored.length} path(s): ${paths}`
+              : `Restored ${result.restored.length} path(s) to seq ${command.seq}: ${paths}${result.seq !== undefined ? ` (undo with /undo ${result.seq})` : ''}`,
+        )
+        return false
+      }
+      case 'diff': {
+        if (this.#current === null) {
+          this.#print(this.#style.yellow('Nothing to compare yet: send a message first.'))
+          return false
+        }
+        const other = await this.#backend.resolveSession(command.id)
+        this.#print(
+          diffSummary(this.#current, other, await this.#backend.compare(this.#current, other), this.#style),
+        )
+        return false
+      }
+      case 'explore': {
+        if (this.#current === null) {
+          this.#print(this.#style.yellow('Nothing to explore from yet: send a message first.'))
+          return false
+        }
+        const explored = await this.#backend.explore({
+          sessionId: this.#current,
+          branches: command.prompts.map((prompt) => ({ prompt })),
+        })
+        this.#print(
+          [
+            `Trying ${explored.sessions.length} ways from ${this.#current} (each in its own worktree; their turns run now):`,
+            ...explored.sessions.map(
+              (session) =>
+                `  ${session.exploration?.label ?? '?'} ${this.#style.cyan(session.id)} ${titleOf(session)}`,
+            ),
+            this.#style.dim('/show ID to read a branch, /keep ID to keep one, /switch ID to go on in it'),
+          ].join('\n'),
+        )
+        return false
+      }
+      case 'keep': {
+        const id = await this.#backend.resolveSession(command.id)
+        const result = await this.#backend.keep(id, true)
+        this.#print(
+          keepLines(result, this.#style)
+            .join('\n')
+            .replace(
+              `tangent restore ${result.parent} --undo ${result.files.restoreSeq}`,
+              result.parent === this.#current
+                ? `/undo ${result.files.restoreSeq}`
+                : `tangent restore ${result.parent} --undo ${result.files.restoreSeq}`,
+            ),
+        )
+        return false
+      }
       case 'fork': {
         if (this.#current === null) {
           this.#print(this.#style.yellow('Nothing to fork yet: send a message first.'))
@@ -315,4 +511,32 @@ class ChatLoop {
   #print(text: string): void {
     this.#context.stdout.write(`${text}\n`)
   }
+}
+
+/** `/diff`: where two sessions diverged, their turns since in numbers, and each file with +/− counts. */
+function diffSummary(a: string, b: string, result: CompareResult, style: Style): string {
+  const turns = (events: readonly { type: string }[]) =>
+    events.filter((event) => event.type === 'user/message').length
+  const lines = [
+    result.ancestor === null
+      ? style.dim('No common history: these sessions are unrelated.')
+      : style.dim(`Common ancestor ${result.ancestor}; shared history through seq ${result.forkSeq ?? '?'}.`),
+    `${a}: ${turns(result.a.events)} turn(s) since · ${b}: ${turns(result.b.events)} turn(s) since`,
+  ]
+  if (result.files.length === 0)
+    lines.push(style.dim('Files: no differences between their latest snapshots.'))
+  else lines.push(`Files (${result.files.length}):`)
+  for (const file of result.files) {
+    let added = 0
+    let removed = 0
+    for (const line of file.patch.split('\n')) {
+      if (line.startsWith('+') && !line.startsWith('+++')) added++
+      else if (line.startsWith('-') && !line.startsWith('---')) removed++
+    }
+    lines.push(
+      `  ${safeLine(file.path)} ${style.green(`+${added}`)} ${style.red(`−${removed}`)} ${file.status}`,
+    )
+  }
+  lines.push(style.dim(`The whole diff: tangent diff ${a} ${b}`))
+  return lines.join('\n')
 }

@@ -26,7 +26,7 @@ export function registerKeepCommand(program: Command, context: CliContext): void
     })
 }
 
-function keepLines(result: KeepResult, style: Style): string[] {
+export function keepLines(result: KeepResult, style: Style): string[] {
   const lines = [`kept ${result.kept} into ${result.parent} (branch/kept at seq ${result.seq})`]
   const { files } = result
   if (files.mode === 'shared')

@@ -114,9 +114,7 @@ export class TurnPrinter implements TurnObserver {
   onSharedActivity(activity: { cwd: string; sessionIds: string[] }): void {
     this.#spinner.stop()
     this.#endLine()
-    this.#err.write(
-      `${this.#style.yellow(`warning: sessions ${activity.sessionIds.join(', ')} are running turns in ${safeLine(activity.cwd)} at the same time; they share its files.`)}\n`,
-    )
+    this.#err.write(`${sharedActivityWarning(activity, this.#style)}\n`)
   }
 
   /** Stops the spinner and ends the line, so a question can be asked on a line of its own. */
@@ -144,4 +142,11 @@ export class TurnPrinter implements TurnObserver {
   #endLine(): void {
     if (!this.#atLineStart) this.#write('\n')
   }
+}
+
+/** The warning that other sessions run turns in the same folder now (another terminal, the web UI). */
+export function sharedActivityWarning(activity: { cwd: string; sessionIds: string[] }, style: Style): string {
+  return style.yellow(
+    `warning: sessions ${activity.sessionIds.join(', ')} are running turns in ${safeLine(activity.cwd)} at the same time; they share its files.`,
+  )
 }
