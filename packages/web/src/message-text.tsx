@@ -24,8 +24,8 @@ export function MessageText({ text, streaming = false }: { text: string; streami
   return (
     <div className="message-body markdown">
       {blocks.map((block, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: blocks of one growing text keep their place
         <MarkdownBlock
+          // biome-ignore lint/suspicious/noArrayIndexKey: blocks of one growing text keep their place
           key={index}
           source={streaming && index === blocks.length - 1 ? remend(block) : block}
         />

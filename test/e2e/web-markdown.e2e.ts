@@ -1,0 +1,74 @@
+// The assistant's Markdown in the web transcript, in real Chromium against a real Host (the demo
+// model answers `Turn N: you said "<the message>".`, so a message written in Markdown comes back
+// as a reply in Markdown): GFM as elements, code highlighted with a copy button, no HTML from the
+// model, no javascript: links, and axe-core clean in the light and the dark scheme.
+import { describe, expect, it } from 'vitest'
+import {
+  axeViolations,
+  chat,
+  chromiumPath,
+  eventually,
+  failWithoutChromiumInCi,
+  newSession,
+  screenshot,
+  useAppPage,
+} from './web-harness.js'
+
+failWithoutChromiumInCi()
+
+const reply = [
+  'a plan',
+  '## Plan',
+  '- **bold** and ~~old~~',
+  '- [x] done',
+  '',
+  '| a | b |',
+  '|---|---|',
+  '| 1 | 2 |',
+  '',
+  '```ts',
+  'const a: number = 1',
+  '```',
+  '',
+  '<b>raw</b> [bad](javascript:alert(1)) [ok](https://example.com)',
+  '',
+  'end',
+].join('\n')
+
+describe.skipIf(!chromiumPath)('web UI: Markdown in the transcript', () => {
+  const app = useAppPage()
+
+  it('renders the reply as Markdown elements, never its HTML or a javascript: link; axe passes in both schemes', async () => {
+    const { page } = app
+    await newSession(page)
+    await chat(page, reply)
+    const message = page.getByTestId('assistant-message').last()
+    await expect.poll(() => message.locator('h2').textContent()).toBe('Plan')
+    expect(await message.locator('strong').textContent()).toBe('bold')
+    expect(await message.locator('del').textContent()).toBe('old')
+    expect(await message.locator('input[type="checkbox"]').isChecked()).toBe(true)
+    expect(await message.locator('table th').allTextContents()).toEqual(['a', 'b'])
+    expect(await message.locator('table td').allTextContents()).toEqual(['1', '2'])
+    // Raw HTML shows as text, not as an element; the javascript: link keeps only its text.
+    expect(await message.locator('b').count()).toBe(0)
+    expect(await message.textContent()).toContain('<b>raw</b>')
+    expect(await message.locator('a[href^="javascript"]').count()).toBe(0)
+    const ok = message.locator('a', { hasText: 'ok' })
+    expect(await ok.getAttribute('href')).toBe('https://example.com')
+    expect(await ok.getAttribute('rel')).toBe('noopener noreferrer')
+    // The code block: highlighted (shiki, loaded on first use) with a copy button.
+    await eventually(() => message.locator('.code-block .token').count()).toBeGreaterThan(1)
+    expect(await message.locator('.code-block').textContent()).toBe('const a: number = 1')
+    await expect.poll(() => message.getByTestId('copy-code').getAttribute('aria-label')).toBe('Copy ts code')
+    // The windowed transcript measured the row with its final height: nothing overlaps the turn.
+    const turn = page.getByTestId('turn').last()
+    const box = (await turn.boundingBox())!
+    const inner = (await message.boundingBox())!
+    expect(inner.y + inner.height).toBeLessThanOrEqual(box.y + box.height + 1)
+    expect(await axeViolations(page)).toEqual([])
+    await page.emulateMedia({ colorScheme: 'light' })
+    await screenshot(page, 'transcript-markdown-light')
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await screenshot(page, 'transcript-markdown-dark')
+  })
+})
