@@ -2,15 +2,22 @@
 // model answers `Turn N: you said "<the message>".`, so a message written in Markdown comes back
 // as a reply in Markdown): GFM as elements, code highlighted with a copy button, no HTML from the
 // model, no javascript: links, and axe-core clean in the light and the dark scheme.
-import { describe, expect, it } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   axeViolations,
   chat,
   chromiumPath,
   eventually,
   failWithoutChromiumInCi,
+  launchBrowser,
+  newPage,
   newSession,
+  openApp,
+  openWorkspace,
   screenshot,
+  startTestHost,
+  type TestHost,
   useAppPage,
 } from './web-harness.js'
 
@@ -71,4 +78,49 @@ describe.skipIf(!chromiumPath)('web UI: Markdown in the transcript', () => {
     await page.emulateMedia({ colorScheme: 'dark' })
     await screenshot(page, 'transcript-markdown-dark')
   })
+})
+
+describe.skipIf(!chromiumPath)('web UI: Markdown while it streams', () => {
+  let host: TestHost
+  let browser: Browser
+  beforeAll(async () => {
+    // 4 characters every 25 ms: the reply below streams for about two seconds.
+    host = await startTestHost({ TANGENT_DEMO_DELAY_MS: '25' })
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await host?.close()
+  })
+
+  it('never shows a raw ** or fence while streaming, and the reply keeps its height when it lands', async () => {
+    const { page } = await newPage(browser)
+    await openApp(page, host.url)
+    await openWorkspace(page, host.workspace)
+    await newSession(page)
+    // Every text the streaming reply shows, and its last height, recorded as it changes.
+    await page.evaluate(() => {
+      const seen = { texts: [] as string[], height: 0 }
+      ;(window as unknown as { seen: typeof seen }).seen = seen
+      new MutationObserver(() => {
+        const streaming = document.querySelector('[data-testid="streaming"] .markdown')
+        if (!streaming) return
+        seen.texts.push(streaming.textContent ?? '')
+        seen.height = streaming.getBoundingClientRect().height
+      }).observe(document.body, { subtree: true, childList: true, characterData: true })
+    })
+    const text =
+      'x\n\nSome **bold words that stream in** and more.\n\n```ts\nconst streamed = true\n```\n\ndone'
+    await chat(page, text)
+    const seen = await page.evaluate(
+      () => (window as unknown as { seen: { texts: string[]; height: number } }).seen,
+    )
+    expect(seen.texts.length).toBeGreaterThan(5)
+    expect(seen.texts.filter((shown) => shown.includes('**') || shown.includes('```'))).toEqual([])
+    const final = page.getByTestId('assistant-message').last().locator('.markdown')
+    expect(await final.locator('strong').textContent()).toBe('bold words that stream in')
+    // The finished reply is as tall as the streaming one was (its last text but the closing `".`).
+    const height = (await final.boundingBox())!.height
+    expect(Math.abs(height - seen.height)).toBeLessThanOrEqual(1)
+  }, 60_000)
 })

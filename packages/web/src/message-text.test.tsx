@@ -64,6 +64,12 @@ describe('MessageText', () => {
     expect(html).not.toContain('**')
   })
 
+  it('leaves out a marker with nothing after it yet while streaming', () => {
+    for (const tail of ['**', '*', '`', '``', '~~', '__'])
+      expect(render(`Some ${tail}`, true), tail).toBe('<div class="message-body markdown"><p>Some</p></div>')
+    expect(render('Intro\n\n``', true)).not.toContain('`')
+  })
+
   it('cuts the text into blocks at blank lines outside fences, keeping lists and tables whole', () => {
     expect(splitBlocks('a\n\nb')).toEqual(['a\n', 'b'])
     expect(splitBlocks('```\nx\n\ny\n```\n\nz')).toEqual(['```\nx\n\ny\n```\n', 'z'])

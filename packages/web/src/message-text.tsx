@@ -27,11 +27,20 @@ export function MessageText({ text, streaming = false }: { text: string; streami
         <MarkdownBlock
           // biome-ignore lint/suspicious/noArrayIndexKey: blocks of one growing text keep their place
           key={index}
-          source={streaming && index === blocks.length - 1 ? remend(block) : block}
+          source={streaming && index === blocks.length - 1 ? completeStreamed(block) : block}
         />
       ))}
     </div>
   )
+}
+
+/**
+ * The last block of a streaming reply as it will most likely read: markers that opened and
+ * have not closed yet are closed (`remend`), and a run of them with nothing after it yet (`**`,
+ * `` ` ``, the first backticks of a fence) is left out until its text arrives.
+ */
+export function completeStreamed(block: string): string {
+  return remend(block.replace(/(^|\s)[*_~`]+$/, '$1'))
 }
 
 /**
