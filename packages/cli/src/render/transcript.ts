@@ -89,7 +89,11 @@ function eventLines(
             ? safeText(text)
             : renderMarkdown(safeText(text), style)
                 .replace(/\n+$/, '')
-                .replaceAll('\n', `\n${' '.repeat(markdownIndent + 13)}`)
+                .split('\n')
+                .map((line, at) =>
+                  at === 0 || line === '' ? line : `${' '.repeat(markdownIndent + 13)}${line}`,
+                )
+                .join('\n')
         lines.push(`${seq(event.seq)}  ${style.blue('assistant')}  ${shown}`)
       }
       return lines
