@@ -120,16 +120,43 @@ const builtinsOnFirstCallPlugin = {
   },
 }
 
+// On a Node without process.getBuiltinModule (before 20.16 / 22.3) the lookups above would fail
+// at main.js's first line with a TypeError: the entry first says which Node is needed, and how to
+// get one (the same words as the CLI's own warning, packages/cli/src/node-version.ts).
+const { currentNodeAdvice, minimumNode } = await import(`../${cliDist}/node-version.js`)
+const tooOldNode = `if (typeof globalThis.process.getBuiltinModule !== "function") { globalThis.process.stderr.write("tangent: Node " + globalThis.process.version + ${JSON.stringify(` is too old to run Tangent, which needs Node >= ${minimumNode.major}.${minimumNode.minor}: ${currentNodeAdvice}.\n`)}); globalThis.process.exit(1); }`
+
+const oldNodeGuard = {
+  name: 'old-node-guard',
+  renderChunk(code, chunk) {
+    if (!chunk.isEntry) return null
+    const hashbang = /^#!.*\n/.exec(code)?.[0] ?? ''
+    return { code: `${hashbang}${tooOldNode}\n${code.slice(hashbang.length)}`, map: null }
+  },
+}
+
 if (!existsSync(entry)) {
   console.error(`postbuild: ${entry} is missing: did tsc -b fail?`)
   process.exit(1)
 }
-rmSync(`${cliDist}/chunks`, { recursive: true, force: true })
+// `--no-write`: bundle in memory only, to see whether it builds without a warning (a test does,
+// while other tests run the CLI from dist/).
+const write = !process.argv.includes('--no-write')
+if (write) rmSync(`${cliDist}/chunks`, { recursive: true, force: true })
+// A normal build prints no warning: each one names something to fix (an ineffective dynamic
+// import, a missing export, …), so the build fails on it rather than scrolling it past.
+const warnings = []
 const bundle = await rolldown({
   input: { main: entry },
   platform: 'node',
   external: isExternal,
-  plugins: [builtinsOnFirstCallPlugin, builtinsWithoutFacades],
+  plugins: [builtinsOnFirstCallPlugin, builtinsWithoutFacades, oldNodeGuard],
+  // The time the plugins took is a report, not a fault: on a busy machine it would fail the build.
+  checks: { bundlerTimings: false },
+  onLog(level, log, handle) {
+    if (level === 'warn') warnings.push(log)
+    else handle(level, log)
+  },
 })
 // The read-only commands a person runs most (`tangent show`, `tangent sessions`: their direct routes
 // in program.ts) load their code as one chunk: everything those modules and the runtime import
@@ -158,7 +185,7 @@ function staticClosure(ctx) {
   return seen
 }
 
-await bundle.write({
+await bundle[write ? 'write' : 'generate']({
   codeSplitting: {
     groups: [
       {
@@ -182,6 +209,11 @@ await bundle.write({
   chunkFileNames: 'chunks/[name]-[hash].js',
 })
 await bundle.close()
+if (warnings.length > 0) {
+  for (const warning of warnings) console.error(`postbuild: ${warning.message}`)
+  console.error(`postbuild: the CLI bundle built with ${warnings.length} warning(s) (above): fix their cause`)
+  process.exit(1)
+}
 // tsc does not keep file modes: main.js runs as a script of its own too (the `tangent` bin,
 // bin/tangent.js, imports it).
-chmodSync(bin, 0o755)
+if (write) chmodSync(bin, 0o755)

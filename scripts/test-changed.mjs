@@ -12,6 +12,10 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { ensureCurrentNode } from './current-node.mjs'
+
+// On an old Node: runs again under Node 24 (scripts/use-node.sh), or stops here saying what to do.
+await ensureCurrentNode('npm run test:changed')
 
 const { values } = parseArgs({
   options: { base: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },

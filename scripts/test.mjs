@@ -2,6 +2,10 @@
 // then print the closing line `N passed, N failed` from vitest's JSON result.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { ensureCurrentNode } from './current-node.mjs'
+
+// On an old Node: runs again under Node 24 (scripts/use-node.sh), or stops here saying what to do.
+await ensureCurrentNode('npm test')
 
 const resultFile = '.vitest-result.json'
 

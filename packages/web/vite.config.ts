@@ -11,10 +11,13 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: true,
     target: 'es2022',
+    // No [PLUGIN_TIMINGS] report: it is how long plugins took, not something to fix, and a cold
+    // build on a busy machine (the CSS transform) printed it on `npm start`.
     // The Markdown renderer (react-markdown, remark, micromark and their kin) is a chunk of its
     // own: loaded with the page, cached apart from the app's code. Highlighting (shiki) is
     // loaded on first use (highlight.ts).
     rolldownOptions: {
+      checks: { bundlerTimings: false },
       output: {
         codeSplitting: {
           groups: [

@@ -4,6 +4,7 @@
 import { readlinkSync } from 'node:fs'
 import module from 'node:module'
 import { resolveHome } from './home.js'
+import { oldNodeProblem } from './node-version.js'
 import { flushAndExit, onFirstRead, quietOnClosedPipe } from './process-output.js'
 
 // Start-up is mostly loading modules (a few hundred): Node keeps their compiled code between runs
@@ -17,7 +18,6 @@ module.enableCompileCache?.()
 for (const [key, value] of Object.entries(process.env)) {
   if (key.endsWith('_BASE_URL') && value !== undefined && value.trim() === '') delete process.env[key]
 }
-const { runCli } = await import('./program.js')
 
 // A reader that went away (`tangent sessions | head -1`) ends the output quietly: no EPIPE
 // stack trace; the command still finishes what it was doing (a turn is not cut in half).
@@ -25,10 +25,18 @@ const { runCli } = await import('./program.js')
 quietOnClosedPipe(process.stdout)
 const stderrBuilt = onFirstRead('stderr', quietOnClosedPipe)
 
+// A Node older than Tangent supports: said once, on stderr (stdout stays the command's, `--json`
+// too), before anything that might fail on it; `tangent doctor` lists it among its problems instead.
+const oldNode = oldNodeProblem(process.versions.node)
+if (oldNode !== null && process.argv[2] !== 'doctor') process.stderr.write(`tangent: warning: ${oldNode}\n`)
+
+const { runCli } = await import('./program.js')
+
 const code = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: currentFolder(),
   home: resolveHome(process.env),
+  ...(oldNode !== null ? { oldNode } : {}),
   stdout: process.stdout,
   get stderr() {
     return process.stderr

@@ -16,4 +16,9 @@ export interface CliContext {
   stdout: OutputStream
   stderr: OutputStream
   stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  /**
+   * What is wrong with the Node running the command, with what to do, when it is older than
+   * package.json's `engines` (bin.ts checks before loading anything else; `tangent doctor` lists it).
+   */
+  oldNode?: string
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
-import type { Runtime } from '@tangent/runtime'
+import { inProcessApi, Runtime } from '@tangent/runtime'
 import { ApiBackend } from './api-backend.js'
 import type { Backend } from './backend.js'
 import type { CliContext } from './context.js'
@@ -23,13 +23,14 @@ const lockedWaitMs = 3000
 /** How long a serving command waits, after the turns it served, for their clients to read the answers and leave. */
 const servedClientsGraceMs = 5000
 
-// The runtime and the Host are loaded on demand (not to dodge a cycle: for start-up time).
-// Each pulls in the agent, providers, git and store code, and `--help` or a usage error needs none of it.
+// The Host is loaded on demand (not to dodge a cycle: for start-up time): a command that reads
+// never serves, and `--help` or a usage error needs none of it. The runtime is imported as any
+// module: in the bundle it is part of the read chunk, which every command that opens a backend
+// loads (scripts/postbuild.mjs), so importing it on demand would only look lazy.
 export async function openBackend(context: CliContext, options: OpenBackendOptions = {}): Promise<Backend> {
   assertHomeIsDirectory(context.home)
   const viaHost = await connectRunningHost(context)
   if (viaHost) return viaHost
-  const { Runtime, inProcessApi } = await import('@tangent/runtime')
   const runtimeOptions = {
     home: context.home,
     env: context.env,

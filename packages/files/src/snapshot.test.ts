@@ -33,6 +33,23 @@ describe('FileState.snapshot', () => {
     expect(again).toEqual({ tree: first.tree, changed: [], skipped: [] })
   })
 
+  it('finds the previous tree in a loose ref, in packed-refs after a gc, and after both change', async () => {
+    const { root, home, files } = setup()
+    const cwd = path.join(root, 'plain')
+    write(cwd, 'a.txt', 'a\n')
+    const first = await files.snapshot(cwd)
+    await files.gc() // packs the refs: the directory's latest is in packed-refs now
+    const refs = path.join(home, 'snapshots', 'objects.git')
+    expect(readFileSync(path.join(refs, 'packed-refs'), 'utf8')).toContain(first.tree)
+    write(cwd, 'b.txt', 'b\n')
+    const second = await files.snapshot(cwd)
+    // Only b.txt: the previous tree was read from packed-refs (not taken as "none").
+    expect(second.changed).toEqual(['b.txt'])
+    write(cwd, 'a.txt', 'a2\n')
+    // A loose ref written since wins over the packed one.
+    expect((await files.snapshot(cwd)).changed).toEqual(['a.txt'])
+  })
+
   it('lists exactly the added, modified and deleted paths in changed', async () => {
     const { root, files } = setup()
     const cwd = path.join(root, 'plain')

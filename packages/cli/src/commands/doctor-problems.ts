@@ -9,6 +9,15 @@ export interface DoctorProblem {
   text: string
 }
 
+/**
+ * An error when the Node running the command is older than package.json's `engines` (bin.ts found
+ * it, with how to get a current one): Tangent is neither built nor tested for it, and `npm test`
+ * fails on it.
+ */
+export function nodeVersionProblem(oldNode: string | undefined): DoctorProblem | null {
+  return oldNode === undefined ? null : { level: 'error', text: oldNode }
+}
+
 /** An error when a turn without `--model` cannot run: the default model is not valid, or not configured. */
 export function defaultModelProblem(info: HostInfo): DoctorProblem | null {
   const id = info.defaultModel

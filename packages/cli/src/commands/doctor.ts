@@ -8,7 +8,12 @@ import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
 import { safeLine, styleFor } from '../render/style.js'
-import { type DoctorProblem, defaultModelProblem, mcpServerProblems } from './doctor-problems.js'
+import {
+  type DoctorProblem,
+  defaultModelProblem,
+  mcpServerProblems,
+  nodeVersionProblem,
+} from './doctor-problems.js'
 import { modelLines, sandboxLine } from './models.js'
 
 interface DataDirectoryReport {
@@ -36,8 +41,9 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
         { readOnly: true, report: (line) => reported.push(line) },
         async (backend) => ({ via: backend.kind, info: await backend.info() }),
       )
+      const nodeProblem = nodeVersionProblem(context.oldNode)
       const problems: DoctorProblem[] = [
-        ...[defaultModelProblem(info)].filter((problem) => problem !== null),
+        ...[nodeProblem, defaultModelProblem(info)].filter((problem) => problem !== null),
         // Every command that writes refuses until it is fixed (§7): an error, said once.
         ...(workspaces
           ? [
@@ -68,7 +74,7 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
       const style = styleFor(context.stdout, context.env)
       const available = info.models.filter((model) => model.available).length
       printLines(context, [
-        `Node      ${process.version}`,
+        `Node      ${process.version}${nodeProblem ? `  ${style.dim('(older than Tangent supports: see Problems)')}` : ''}`,
         `Data dir  ${safeLine(dataDir.path)}  ${style.dim(describeDataDirectory(dataDir))}`,
         `Sessions  ${via === 'host' ? 'through the running Host' : 'opened in this process (no Host running)'}`,
         `Models    ${available} of ${info.models.length} available (default ${safeLine(info.defaultModel)})`,

@@ -3,6 +3,8 @@
 // (docs/architecture.md §4). The source is only read; files (snapshots, worktrees) stay here.
 import os from 'node:os'
 import path from 'node:path'
+import { isPostgresUrl, redactUrl } from '@tangent/core'
+import { migrateSessions } from '@tangent/runtime'
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { printJson } from '../output.js'
@@ -29,8 +31,6 @@ export function registerMigrateCommand(program: Command, context: CliContext): v
 }
 
 async function migrate(context: CliContext, ids: string[], flags: MigrateFlags): Promise<void> {
-  const { isPostgresUrl, redactUrl } = await import('@tangent/core')
-  const { migrateSessions } = await import('@tangent/runtime')
   const location = (value: string) => (isPostgresUrl(value) ? value : path.resolve(context.cwd, value))
   const from = location(flags.from ?? (context.env.TANGENT_STORE?.trim() || context.home))
   const to = location(flags.to)
