@@ -69,7 +69,7 @@ export class ConnectionStore {
       this.#retryDelay = 500
       await this.#deps.opened({ info, workspaces, sessions })
     } catch (error) {
-      if (this.#client === client) notices.report(error)
+      if (this.#client === client) notices.report(error, { sessionId: null })
     }
   }
 

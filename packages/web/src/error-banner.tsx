@@ -1,16 +1,36 @@
-// Errors from the Host (with their stable code) and short notices, above the transcript.
-// Also the shared-directory warning when another session runs in the same folder. Notices are
-// read out by the page's one polite live region (live-announcer.tsx), not by live regions of
-// their own, so each is heard once.
+// Errors from the Host and short notices, above the transcript: only the open session's (and
+// the page's), at most three, each going by itself unless it asks for an answer
+// (notices-store.ts). An error leads with what happened and what to do; its stable code comes
+// after. Also the shared-directory warning when another session runs in the same folder.
+// Notices are read out by the page's one polite live region (live-announcer.tsx), not by live
+// regions of their own, so each is heard once.
+import { visibleNotices } from './notices-store.js'
 import { titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
 
+/** At most this many notices on screen (the newest): they must not push the transcript away. */
+const shownNotices = 3
+
+/** What to do about an error, for codes whose message says only what happened. */
+const whatToDo: Record<string, string> = {
+  'session-busy': 'Wait for its turn to end, or stop it (Esc), then try again.',
+  'model-unavailable': 'Choose another model, or set the provider’s key and restart `tangent serve`.',
+  'invalid-model': 'Choose a model from the list.',
+  'folder-not-found': 'Check the path, or pick the folder with Browse….',
+  'session-not-found': 'It may have been deleted: pick another session in the sidebar.',
+  'snapshot-unavailable': 'Nothing was changed: this point has no snapshot to go back to.',
+  'git-failed': 'Check that git is installed and works in this folder.',
+  'disk-full': 'Free some disk space, then try again.',
+  internal: 'Try again; if it keeps failing, the Host’s log says more.',
+}
+
 export function ErrorBanner() {
   const store = useStore()
-  const notices = useHost((state) => state.notices)
+  const allNotices = useHost((state) => state.notices)
   const shared = useHost((state) => state.sharedActivity)
   const openSessionId = useHost((state) => state.openSessionId)
   const sessions = useHost((state) => state.sessions)
+  const notices = visibleNotices(allNotices, openSessionId).slice(-shownNotices)
   const others =
     shared && openSessionId !== null && shared.sessionIds.includes(openSessionId)
       ? // The Host says when sharing starts; the live status says whether it still goes on.
@@ -43,14 +63,42 @@ export function ErrorBanner() {
         </div>
       ) : null}
       {notices.map((notice) => (
+        // biome-ignore lint/a11y/noStaticElementInteractions: hovering only pauses its timer
         <div
           key={notice.id}
           className={notice.tone === 'error' ? 'banner banner-error' : 'banner banner-info'}
           data-testid={notice.tone === 'error' ? 'error-banner' : 'notice'}
           data-code={notice.code}
+          data-session-id={notice.sessionId ?? ''}
+          onMouseEnter={() => store.holdNotice(notice.id)}
+          onMouseLeave={() => store.releaseNotice(notice.id)}
+          onFocus={() => store.holdNotice(notice.id)}
+          onBlur={() => store.releaseNotice(notice.id)}
         >
-          {notice.tone === 'error' ? <code className="error-code">{notice.code}</code> : null}
-          <span className="banner-text">{notice.message}</span>
+          <span className="banner-text">
+            {notice.message}
+            {notice.tone === 'error' &&
+            whatToDo[notice.code] &&
+            !notice.message.includes(whatToDo[notice.code]!)
+              ? ` ${whatToDo[notice.code]}`
+              : ''}
+            {notice.tone === 'error' ? (
+              <>
+                {' '}
+                <code className="error-code">{notice.code}</code>
+              </>
+            ) : null}
+          </span>
+          {notice.action ? (
+            <button
+              type="button"
+              className="action banner-action"
+              data-testid="notice-action"
+              onClick={() => void store.noticeAction(notice)}
+            >
+              {notice.action.label}
+            </button>
+          ) : null}
           <button
             type="button"
             className="icon-button"

@@ -58,6 +58,8 @@ export class ForkStore {
           'info',
           'files-left-out',
           `Not in the fork's worktree (too big to snapshot, or not a regular file): ${leftOut.join(', ')}. Copy them in yourself if it needs them.`,
+          // Said in the child, which opens next.
+          { sessionId: child.id },
         )
     } catch (error) {
       const attached = error instanceof RpcError && error.dataCode === 'workspace-attach-failed'

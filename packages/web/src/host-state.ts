@@ -16,6 +16,21 @@ export interface Notice {
   readonly tone: 'error' | 'info'
   readonly code: string
   readonly message: string
+  /**
+   * The session it was raised in (shown only while that session is open), or null for the page
+   * as a whole (a deleted session's outcome, a workspace that would not open).
+   */
+  readonly sessionId: string | null
+  /** The answer it asks for (it stays until given or dismissed); without one it goes by itself. */
+  readonly action?: NoticeAction | undefined
+}
+
+/** A notice's button: plain data, carried out by the store (`HostStore.noticeAction`). */
+export interface NoticeAction {
+  readonly kind: 'undo-restore'
+  readonly label: string
+  readonly sessionId: string
+  readonly seq: number
 }
 
 export interface TranscriptState {

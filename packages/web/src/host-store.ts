@@ -11,7 +11,7 @@ import { CompareStore } from './compare-store.js'
 import { ComposerStore } from './composer-store.js'
 import { ConnectionStore, type HostSnapshot } from './connection-store.js'
 import { ForkStore } from './fork-store.js'
-import type { DialogState, HostState } from './host-state.js'
+import type { DialogState, HostState, Notice } from './host-state.js'
 import { NoticesStore } from './notices-store.js'
 import { OpenSessionMemory } from './open-session-memory.js'
 import { OpenSessionStore } from './open-session-store.js'
@@ -158,6 +158,22 @@ export class HostStore {
 
   dismiss(id: number): void {
     this.#notices.dismiss(id)
+  }
+
+  /** The pointer or focus is on a notice: it does not go while they are (`releaseNotice` after). */
+  holdNotice(id: number): void {
+    this.#notices.hold(id)
+  }
+
+  releaseNotice(id: number): void {
+    this.#notices.release(id)
+  }
+
+  /** A notice's button: carries out its action, and the notice goes. */
+  async noticeAction(notice: Notice): Promise<void> {
+    this.#notices.dismiss(notice.id)
+    if (notice.action?.kind === 'undo-restore')
+      await this.undoRestore(notice.action.sessionId, notice.action.seq)
   }
 
   // ---- view state (view-store.ts) ----

@@ -2,8 +2,9 @@
 // hears when the open session's reply is finished (its first words), when a turn ends in an
 // error or is stopped, and each error or notice the Host reports (the banners). Visually hidden; the same news is on
 // screen in the transcript and the banners.
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import type { HostState } from './host-state.js'
+import { visibleNotices } from './notices-store.js'
 import { useHost, useStore } from './use-host.js'
 import type { SessionEvent } from './wire.js'
 
@@ -16,7 +17,9 @@ export function LiveAnnouncer() {
   // Keyed on the open session's last turn/end, not on a running → idle change: live events reach
   // React once a frame, so a short turn can start and end within one update (docs/architecture.md §8).
   const endSeq = useHost(lastTurnEndSeq)
-  const notices = useHost((state) => state.notices)
+  const allNotices = useHost((state) => state.notices)
+  // Only what the banners show: another session's notices are not this one's news.
+  const notices = useMemo(() => visibleNotices(allNotices, openSessionId), [allNotices, openSessionId])
   const [message, setMessage] = useState({ text: '', repeat: false })
 
   // A turn of the open session ended while it was open: announce how.

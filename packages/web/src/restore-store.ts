@@ -17,17 +17,24 @@ export class RestoreStore {
       const result = await this.#deps.client().call('snapshot.restore', { sessionId, seq, force })
       const n = result.restored.length
       this.#deps.state.set({ restoreConflict: null })
+      // With a recorded restore (its seq) the notice offers Undo, and so stays until answered.
+      const undo =
+        n > 0 && result.seq !== undefined
+          ? { kind: 'undo-restore' as const, label: 'Undo', sessionId, seq: result.seq }
+          : undefined
       this.#deps.notices.notify(
         'info',
         'restored',
         n === 0
           ? 'Nothing to restore: no file this session changed differs from that point.'
           : result.seq !== undefined
-            ? `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. Undo it from its row in the transcript.`
+            ? `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. Undo it here or from its row in the transcript.`
             : `Restored ${n} file${n === 1 ? '' : 's'}: ${result.restored.join(', ')}. The files as they were before are kept in snapshot ${result.undoTree.slice(0, 10)}.`,
+        { sessionId, ...(undo ? { action: undo } : {}) },
       )
     } catch (error) {
-      if (!this.#conflict(error, { kind: 'restore', sessionId, seq })) this.#deps.notices.report(error)
+      if (!this.#conflict(error, { kind: 'restore', sessionId, seq }))
+        this.#deps.notices.report(error, { sessionId })
     }
   }
 
@@ -50,10 +57,12 @@ export class RestoreStore {
         n === 0
           ? 'Undid the restore: no file needed changing.'
           : `Undid the restore: ${n} file${n === 1 ? '' : 's'} back as before it: ${result.restored.join(', ')}.`,
+        { sessionId },
       )
       return true
     } catch (error) {
-      if (!this.#conflict(error, { kind: 'undo', sessionId, seq })) this.#deps.notices.report(error)
+      if (!this.#conflict(error, { kind: 'undo', sessionId, seq }))
+        this.#deps.notices.report(error, { sessionId })
       return false
     }
   }

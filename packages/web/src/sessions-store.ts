@@ -118,6 +118,8 @@ export class SessionsStore {
           removed
             ? `Removed its worktree ${path}.`
             : `Kept its worktree ${path}${reason ? `: ${reason}` : ''}.`,
+          // The session is gone: its outcome belongs to the page.
+          { sessionId: null },
         )
       }
       if (result.materialized.length > 0) {
@@ -126,6 +128,7 @@ export class SessionsStore {
           'info',
           'deleted',
           `Deleted. ${n} fork${n === 1 ? '' : 's'} kept ${n === 1 ? 'its' : 'their'} full history.`,
+          { sessionId: null },
         )
       }
       return { deleted: true }
@@ -162,6 +165,7 @@ export class SessionsStore {
         'info',
         'compacted',
         `Compacted: events 0–${result.throughSeq} are summarised for the model. Forks before #${result.seq} keep the full history.`,
+        { sessionId },
       )
       return true
     } catch (error) {

@@ -144,10 +144,9 @@ export const TurnView = memo(function TurnView(props: {
             {streaming.toolInput && !streaming.text ? (
               <div className="muted">Preparing a tool call…</div>
             ) : null}
-            <div className="message-body">
-              {streaming.text}
-              <span className="caret" aria-hidden="true" />
-            </div>
+            {/* The same renderer as the finished message (no jump when it lands); the caret
+                follows the last paragraph in CSS. */}
+            {streaming.text ? <MessageText text={streaming.text} streaming /> : null}
           </div>
         ) : isRunning && !waiting ? (
           <div className="message assistant-message streaming" data-testid="working">

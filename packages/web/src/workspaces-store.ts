@@ -50,7 +50,7 @@ export class WorkspacesStore {
       return workspace
     } catch (error) {
       if (onError) onError(error)
-      else this.#deps.notices.report(error)
+      else this.#deps.notices.report(error, { sessionId: null })
       return null
     }
   }
@@ -79,7 +79,7 @@ export class WorkspacesStore {
       const workspaces = await this.#deps.client().call('workspace.list', {})
       this.#deps.state.set({ workspaces })
     } catch (error) {
-      this.#deps.notices.report(error)
+      this.#deps.notices.report(error, { sessionId: null })
     }
   }
 

@@ -27,7 +27,11 @@ async function showSession(context: CliContext, id: string, flags: { json?: bool
   const { session, events, usage } = result
   if (flags.json) return printJson(context, { session, events, usage })
   const style = styleFor(context.stdout, context.env)
-  printLines(context, renderTranscript(session, events, style, usage))
+  // On a terminal the assistant's Markdown is rendered; piped, it stays as the model wrote it.
+  printLines(
+    context,
+    renderTranscript(session, events, style, usage, { markdown: context.stdout.isTTY === true }),
+  )
   if (events.some((event) => event.type === 'turn/end')) {
     printLines(context, [
       style.dim(`Branch after a turn: tangent fork ${session.id} --at SEQ (any seq inside that turn)`),

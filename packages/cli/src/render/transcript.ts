@@ -9,6 +9,7 @@ import {
   outputText,
   userText,
 } from './event-text.js'
+import { renderMarkdown } from './markdown.js'
 import { clip, type Style, safeLine, safeText, titleOf } from './style.js'
 import { usageLines } from './usage-lines.js'
 
@@ -17,6 +18,8 @@ export function renderTranscript(
   events: readonly SessionEvent[],
   style: Style,
   usage?: SessionUsage,
+  /** Render the assistant's Markdown for a terminal (else its text as written). */
+  options: { markdown?: boolean } = {},
 ): string[] {
   const lines: string[] = [
     `${style.bold(titleOf(session))}  ${style.cyan(session.id)}`,
@@ -46,7 +49,7 @@ export function renderTranscript(
       )
     }
     if (event.type === 'turn/start') turnStart = event.seq
-    const shown = eventLines(event, seq, style, nextTurn)
+    const shown = eventLines(event, seq, style, nextTurn, options.markdown === true ? seqWidth : null)
     const spent = event.type === 'turn/end' ? turnUsage.get(turnStart) : undefined
     // The turn's usage goes under its end, before the blank line that closes it.
     if (spent) shown.splice(1, 0, `${' '.repeat(seqWidth)}  ${style.dim(`usage      ${formatUsage(spent)}`)}`)
@@ -65,6 +68,8 @@ function eventLines(
   seq: (value: number) => string,
   style: Style,
   nextTurn: () => number,
+  /** With Markdown rendered: the seq column's width (its lines are indented under the text). */
+  markdownIndent: number | null,
 ): string[] {
   const data = event.data as Record<string, unknown> | null
   switch (event.type) {
@@ -78,7 +83,19 @@ function eventLines(
         (call) =>
           `${seq(event.seq)}  ${style.blue('tool call')}  ${clip(describeToolCall(call.toolName, call.input), 90)}`,
       )
-      if (text !== '') lines.push(`${seq(event.seq)}  ${style.blue('assistant')}  ${safeText(text)}`)
+      if (text !== '') {
+        const shown =
+          markdownIndent === null
+            ? safeText(text)
+            : renderMarkdown(safeText(text), style)
+                .replace(/\n+$/, '')
+                .split('\n')
+                .map((line, at) =>
+                  at === 0 || line === '' ? line : `${' '.repeat(markdownIndent + 13)}${line}`,
+                )
+                .join('\n')
+        lines.push(`${seq(event.seq)}  ${style.blue('assistant')}  ${shown}`)
+      }
       return lines
     }
     case 'tool/result': {

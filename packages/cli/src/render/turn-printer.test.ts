@@ -97,3 +97,26 @@ describe('TurnPrinter', () => {
     expect(err.text).toBe('turn ended: error: bad \\x1b[31m\\r\n')
   })
 })
+
+describe('TurnPrinter and Markdown', () => {
+  const reply = '## Done\n\nIt is **fixed**: run `npm test`.\n\n| a | b |\n|---|---|\n| 1 | 22 |'
+  const stream = (printer: TurnPrinter) => {
+    printer.onEvent(event('step/start'))
+    for (let at = 0; at < reply.length; at += 3)
+      printer.onDelta({ kind: 'text', text: reply.slice(at, at + 3) })
+    printer.onEvent(event('assistant/message', { content: [{ type: 'text', text: reply }] }))
+    printer.onEvent(event('turn/end', { reason: 'completed' }))
+  }
+
+  it('renders the answer for a terminal: no raw ** or backticks, a table in columns', () => {
+    const out = Object.assign(capture(), { isTTY: true })
+    stream(new TurnPrinter(out, capture(), styleFor(out, { NO_COLOR: '1' })))
+    expect(out.text).toBe('Done\n\nIt is fixed: run npm test.\n\na │ b\n──┼───\n1 │ 22\n')
+  })
+
+  it('writes it as the model wrote it into a pipe or a file', () => {
+    const out = capture()
+    stream(new TurnPrinter(out, capture(), styleFor(out, {})))
+    expect(out.text).toBe(`${reply}\n`)
+  })
+})

@@ -1,8 +1,10 @@
 // Prints a running turn as it streams: answer text as it arrives, tool calls and
-// their results, changed files, and how the turn ended when it did not complete.
+// their results, changed files, and how the turn ended when it did not complete. On a terminal
+// the answer's Markdown is rendered for it (markdown.ts); into a pipe or file it stays as written.
 import type { SessionEvent, TurnDelta, TurnObserver } from '../backend.js'
 import type { OutputStream } from '../context.js'
 import { assistantContent, describeContextEvent, describeToolCall, outputText } from './event-text.js'
+import { MarkdownStream } from './markdown.js'
 import { Spinner } from './spinner.js'
 import { clip, type Style, safeLine, safeText } from './style.js'
 
@@ -11,6 +13,8 @@ export class TurnPrinter implements TurnObserver {
   readonly #err: OutputStream
   readonly #style: Style
   readonly #spinner: Spinner
+  /** The answer's Markdown rendered as it streams, on a terminal; null: written as it is. */
+  readonly #markdown: MarkdownStream | null
   /** Text streamed in the current step (deltas), so the final message is not printed twice. */
   #streamed = ''
   #atLineStart = true
@@ -22,13 +26,14 @@ export class TurnPrinter implements TurnObserver {
     this.#err = err
     this.#style = style
     this.#spinner = new Spinner(err)
+    this.#markdown = out.isTTY === true ? new MarkdownStream(style) : null
   }
 
   onDelta(delta: TurnDelta): void {
     if (delta.kind !== 'text' || delta.text === '') return
     this.#spinner.stop()
     this.#streamed += delta.text
-    this.#write(safeText(delta.text))
+    this.#writeText(safeText(delta.text))
   }
 
   onEvent(event: SessionEvent): void {
@@ -41,7 +46,8 @@ export class TurnPrinter implements TurnObserver {
       case 'assistant/message': {
         this.#spinner.stop()
         const { text, calls } = assistantContent(event.data)
-        if (this.#streamed === '' && text !== '') this.#write(safeText(text))
+        if (this.#streamed === '' && text !== '') this.#writeText(safeText(text))
+        this.#endText()
         this.#endLine()
         for (const call of calls) {
           this.#line(this.#style.blue(`  ▸ ${clip(describeToolCall(call.toolName, call.input), 100)}`))
@@ -91,6 +97,7 @@ export class TurnPrinter implements TurnObserver {
       }
       case 'turn/end': {
         this.#spinner.stop()
+        this.#endText()
         this.#endLine()
         const reason = String(data?.reason ?? '')
         if (typeof data?.error === 'string') this.error = data.error
@@ -126,10 +133,22 @@ export class TurnPrinter implements TurnObserver {
   /** Stops the spinner and ends a partial line (after an error or an abort). */
   finish(): void {
     this.#spinner.stop()
+    this.#endText()
     this.#endLine()
   }
 
+  /** The answer's text (already safe for a terminal), rendered when on one. */
+  #writeText(text: string): void {
+    this.#write(this.#markdown ? this.#markdown.push(text) : text)
+  }
+
+  /** The answer's text ended (its message landed, or the turn stopped): writes what was held. */
+  #endText(): void {
+    if (this.#markdown) this.#write(this.#markdown.end())
+  }
+
   #write(text: string): void {
+    if (text === '') return
     this.#out.write(text)
     this.#atLineStart = text.endsWith('\n')
   }
