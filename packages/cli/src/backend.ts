@@ -35,7 +35,7 @@ export type BoardResult = SessionBoardResult
 export type KeepResult = SessionKeepResult
 
 export interface TurnDelta {
-  kind: 'text' | 'reasoning' | 'tool-input'
+  kind: 'text' | 'reasoning' | 'tool-input' | 'retry'
   text: string
 }
 

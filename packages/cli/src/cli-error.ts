@@ -8,6 +8,13 @@ export class UsageError extends Error {
   readonly code = 'usage'
 }
 
+/** An exit with this code and nothing more to say (what happened was already printed). */
+export class ExitCode extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`)
+  }
+}
+
 export interface FailureReport {
   code: string
   message: string
