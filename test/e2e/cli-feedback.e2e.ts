@@ -113,3 +113,74 @@ describe('tangent run while the model works', () => {
     expect(await tangentJson<unknown[]>(sandbox, ['sessions', '--all'])).toEqual([])
   }, 60_000)
 })
+
+describe('listings people can scan', () => {
+  it('sessions shows folder, age, model and how the last turn went; --json has lastStatus', async () => {
+    const ok = (await tangentJson<{ sessionId: string }>(sandbox, ['run', 'all good'])).sessionId
+    const server = await startFakeProviderServer([
+      {
+        status: 400,
+        json: { error: { message: 'Bad request: no such model', type: 'invalid_request_error' } },
+      },
+    ])
+    try {
+      sandbox.env.TANGENT_OPENAI_COMPATIBLE_BASE_URL = server.baseUrl
+      const failedRun = await tangent(sandbox, [
+        'run',
+        '--model',
+        'openai-compatible:m',
+        'this fails',
+        '--json',
+      ])
+      expect(failedRun.code).toBe(1)
+      const failed = JSON.parse(failedRun.stdout).sessionId as string
+      const listed = await tangent(sandbox, ['sessions'])
+      expect(listed.code).toBe(0)
+      const rows = listed.stdout.trim().split('\n')
+      const folder = sandbox.cwd
+      expect(rows.find((row) => row.startsWith(ok))).toMatch(
+        new RegExp(
+          `all good .*demo:scripted · ${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · just now {2}ok$`,
+        ),
+      )
+      expect(rows.find((row) => row.startsWith(failed))).toMatch(
+        /openai-compatible:m · .* · just now {2}failed$/,
+      )
+      const json = await tangentJson<{ id: string; lastStatus?: string; cwd: string; updatedAt: number }[]>(
+        sandbox,
+        ['sessions'],
+      )
+      expect(json.find((session) => session.id === ok)).toMatchObject({ lastStatus: 'ok', cwd: folder })
+      expect(json.find((session) => session.id === failed)).toMatchObject({ lastStatus: 'failed' })
+    } finally {
+      await server.close()
+    }
+  }, 60_000)
+
+  it('diff of two unrelated sessions in different folders summarises; --stat, --name-only, --patch', async () => {
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const other = path.join(sandbox.cwd, '..', 'other')
+    fs.mkdirSync(other)
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(other, `f${i}.txt`), 'x\n'.repeat(100))
+    const a = (await tangentJson<{ sessionId: string }>(sandbox, ['run', 'write a.txt: one'])).sessionId
+    const b = (await tangentJson<{ sessionId: string }>(sandbox, ['run', '--cwd', other, 'write b.txt: two']))
+      .sessionId
+    const summary = await tangent(sandbox, ['diff', a, b])
+    expect(summary.code).toBe(0)
+    expect(summary.stdout).toMatch(/^\+100 −0 {2}added f0\.txt$/m)
+    expect(summary.stdout).not.toContain('+x')
+    expect(summary.stdout).toMatch(/^32 files changed, \+3001 −1$/m)
+    expect(summary.stdout).toContain(`they share no history and work in different folders`)
+    expect(summary.stdout).toContain(`tangent diff ${a} ${b} --patch`)
+    expect(summary.stdout.split('\n').length).toBeLessThan(60)
+    const stat = await tangent(sandbox, ['diff', a.slice(0, 10), b.slice(0, 10), '--stat'])
+    expect(stat.stdout).toMatch(/^\+1 −0 +added b\.txt$/m)
+    expect(stat.stdout).not.toContain('Common ancestor')
+    const names = await tangent(sandbox, ['diff', a, b, '--name-only'])
+    expect(names.stdout.split('\n')).toContain('b.txt')
+    expect(names.stdout).not.toMatch(/[+−]/)
+    const whole = await tangent(sandbox, ['diff', a, b, '--patch'])
+    expect(whole.stdout.split('\n').length).toBeGreaterThan(3000)
+  }, 60_000)
+})
