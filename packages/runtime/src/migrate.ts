@@ -8,7 +8,6 @@ import {
   type SessionEvent,
   type SessionPersistence,
   type StoredSession,
-  TangentError,
 } from '@tangent/core'
 import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { openStoreEngine } from './store-engine.js'
