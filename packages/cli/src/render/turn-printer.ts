@@ -74,7 +74,7 @@ export class TurnPrinter implements TurnObserver {
         const text =
           decision === 'deny'
             ? this.#style.red(
-                `    ✗ denied${typeof data?.reason === 'string' ? `: ${clip(data.reason, 80)}` : ''}`,
+                `    ✗ denied${deniedBy(data?.by)}${typeof data?.reason === 'string' ? `: ${clip(data.reason, 80)}` : ''}`,
               )
             : this.#style.green(
                 decision === 'always'
@@ -174,4 +174,13 @@ export class TurnPrinter implements TurnObserver {
   #endLine(): void {
     if (!this.#atLineStart) this.#write('\n')
   }
+}
+
+/** Who denied a call, as the printer says it: "by you" only when a person answered. */
+function deniedBy(by: unknown): string {
+  if (by === 'flag') return ' by a flag'
+  // Its reason says so ("no terminal to ask: pass …").
+  if (by === 'no-terminal') return ''
+  if (by === 'interrupted') return ' (the Host stopped)'
+  return ' by you'
 }
