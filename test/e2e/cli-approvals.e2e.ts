@@ -76,7 +76,7 @@ describe('approvals in the CLI', () => {
     expect(fs.existsSync(path.join(sandbox.cwd, 'keep.txt'))).toBe(false)
     expect((await answers(sessionId)).map((answer) => [answer.decision, answer.by])).toEqual([
       ['once', 'flag'],
-      ['deny', 'user'],
+      ['deny', 'no-terminal'],
       ['once', 'flag'],
     ])
   })
