@@ -1,4 +1,4 @@
-import { TangentError } from '@tangent/core'
+import { TangentError, type TangentErrorCode } from '@tangent/core'
 import { describe, expect, it } from 'vitest'
 import { describeFailure, formatFailure, UsageError } from './cli-error.js'
 
@@ -33,7 +33,7 @@ describe('formatFailure', () => {
 })
 
 describe('inCliWords (issue 28: one vocabulary)', () => {
-  const line = (code: string, message: string, data: Record<string, unknown> = {}) =>
+  const line = (code: TangentErrorCode, message: string, data: Record<string, unknown> = {}) =>
     formatFailure(describeFailure(new TangentError(code, message, data)))
 
   it('names flags and commands where the runtime names protocol methods, params or buttons', () => {

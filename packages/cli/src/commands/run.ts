@@ -84,43 +84,41 @@ async function runTurn(
   flags: RunFlags,
   turn: { ran: boolean },
 ): Promise<void> {
-  {
-    const style = styleFor(context.stdout, context.env)
-    const printer = new TurnPrinter(
-      flags.json ? silent : context.stdout,
-      flags.json ? silent : context.stderr,
-      style,
-    )
-    const { session } = await backend.getSession(sessionId)
-    const approver = new Approver({
-      backend,
-      flags,
-      ask: askAtTerminal(context, printer),
-      notice: (line) => context.stderr.write(`${safeText(line)}\n`),
-      cwd: () => session.cwd,
-    })
-    // The first Ctrl-C aborts the turn (it ends as `aborted`, the log stays whole) and the
-    // command then exits 130; a second one is the default: the process ends.
-    let interrupted = false
-    const onSignal = () => {
-      process.off('SIGINT', onSignal)
-      interrupted = true
-      if (!flags.json) context.stderr.write('\naborting the turn (Ctrl-C again to quit)\n')
-      void backend.abort(sessionId)
-    }
-    process.on('SIGINT', onSignal)
-    const answer = new AnswerText(approver.observe(sessionId, printer))
-    let result: Awaited<ReturnType<Backend['prompt']>>
-    try {
-      result = await backend.prompt(sessionId, text, answer)
-      turn.ran = true
-    } finally {
-      process.off('SIGINT', onSignal)
-      printer.finish()
-    }
-    reportTurn(context, printer, flags, sessionId, result, answer.text())
-    if (interrupted && result.reason === 'aborted') throw new ExitCode(130)
+  const style = styleFor(context.stdout, context.env)
+  const printer = new TurnPrinter(
+    flags.json ? silent : context.stdout,
+    flags.json ? silent : context.stderr,
+    style,
+  )
+  const { session } = await backend.getSession(sessionId)
+  const approver = new Approver({
+    backend,
+    flags,
+    ask: askAtTerminal(context, printer),
+    notice: (line) => context.stderr.write(`${safeText(line)}\n`),
+    cwd: () => session.cwd,
+  })
+  // The first Ctrl-C aborts the turn (it ends as `aborted`, the log stays whole) and the
+  // command then exits 130; a second one is the default: the process ends.
+  let interrupted = false
+  const onSignal = () => {
+    process.off('SIGINT', onSignal)
+    interrupted = true
+    if (!flags.json) context.stderr.write('\naborting the turn (Ctrl-C again to quit)\n')
+    void backend.abort(sessionId)
   }
+  process.on('SIGINT', onSignal)
+  const answer = new AnswerText(approver.observe(sessionId, printer))
+  let result: Awaited<ReturnType<Backend['prompt']>>
+  try {
+    result = await backend.prompt(sessionId, text, answer)
+    turn.ran = true
+  } finally {
+    process.off('SIGINT', onSignal)
+    printer.finish()
+  }
+  reportTurn(context, printer, flags, sessionId, result, answer.text())
+  if (interrupted && result.reason === 'aborted') throw new ExitCode(130)
 }
 
 function reportTurn(
