@@ -40,10 +40,15 @@ describe('approvals in the CLI', () => {
     expect(await answers(sessionId)).toEqual([
       expect.objectContaining({
         decision: 'deny',
-        by: 'user',
+        // Nobody was asked: not "the user" (issue 28).
+        by: 'no-terminal',
         reason: expect.stringContaining('--allow "bash:exact:echo hi > ../outside.txt" (or --yes)'),
       }),
     ])
+    expect(result.stdout + result.stderr).not.toContain('by the user')
+    expect(result.stdout).toContain(
+      'Permission denied: nobody could be asked (the command that runs this turn has no terminal): the tool did not run.',
+    )
   })
 
   it('--allow answers the calls it covers (every command of the line), --yes all of them', async () => {
@@ -71,7 +76,7 @@ describe('approvals in the CLI', () => {
     expect(fs.existsSync(path.join(sandbox.cwd, 'keep.txt'))).toBe(false)
     expect((await answers(sessionId)).map((answer) => [answer.decision, answer.by])).toEqual([
       ['once', 'flag'],
-      ['deny', 'user'],
+      ['deny', 'no-terminal'],
       ['once', 'flag'],
     ])
   })

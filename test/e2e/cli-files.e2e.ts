@@ -143,7 +143,7 @@ describe('tangent snapshots, fork --files worktree, diff, restore', () => {
     const refused = await tangentInProcess(sandbox, ['delete', child])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(
-      /^error\[worktree-dirty\]: Session \S+ was not deleted: .*extra\.txt.*"keep".*"force"/,
+      /^error\[worktree-dirty\]: Session (\S+) was not deleted: .*extra\.txt.*`tangent delete \1 --worktree keep`.*`--worktree force`/,
     )
     expect((await tangent(sandbox, ['show', child])).code).toBe(0)
     // The advice works: the session is still there to delete with --worktree keep (or force).

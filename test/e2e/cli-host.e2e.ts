@@ -86,6 +86,24 @@ describe('tangent with a running Host', () => {
     expect(missing.stderr).toMatch(/^error\[session-not-found\]: /)
   })
 
+  it("names the Host's environment where it is the one that counts (issue 28)", async () => {
+    // Set in this shell, not in the Host's: the Host's is the one models run with.
+    const here = { ...sandbox.env, TANGENT_OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1' }
+    const models = await tangent({ ...sandbox, env: here }, ['models'])
+    expect(models.code).toBe(0)
+    const pid = JSON.parse(fs.readFileSync(path.join(sandbox.home, 'host.json'), 'utf8')).pid as number
+    expect(models.stdout).toMatch(
+      new RegExp(
+        `openai-compatible:\\S* +the running Host \\(pid ${pid}\\) has no TANGENT_OPENAI_COMPATIBLE_BASE_URL: restart \`tangent serve\` with it set \\(this shell has it, but models run in the Host\\)\\.`,
+      ),
+    )
+    const run = await tangent({ ...sandbox, env: here }, ['run', '--model', 'openai-compatible:m', 'hi'])
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain(
+      `the running Host (pid ${pid}) has no TANGENT_OPENAI_COMPATIBLE_BASE_URL: restart \`tangent serve\` with it set`,
+    )
+  })
+
   it('chat goes through the Host too: streamed answer and /fork', async () => {
     const chat = await tangentInProcess(sandbox, ['chat'], { input: 'hello via host\n/fork\n' })
     expect(chat.code).toBe(0)

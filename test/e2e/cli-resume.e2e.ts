@@ -60,6 +60,19 @@ describe('session id prefixes', () => {
     await tangentInProcess(sandbox, ['delete', forked.stdout.trim()])
   })
 
+  it('compact and migrate take a unique prefix too', async () => {
+    // The second: compacting appends to it, and it stays the latest session of the folder.
+    const prefix = uniquePrefix(second).toLowerCase()
+    const compacted = await tangentInProcess(sandbox, ['compact', prefix])
+    expect(compacted.stderr).toBe('')
+    expect(compacted.code).toBe(0)
+    expect(compacted.stdout).toMatch(new RegExp(`^Compacted ${second}: `))
+    const target = path.join(path.dirname(sandbox.home), 'migrated')
+    const migrated = await tangentInProcess(sandbox, ['migrate', '--to', target, prefix, '--json'])
+    expect(migrated.stderr).toBe('')
+    expect(JSON.parse(migrated.stdout).copied).toEqual([second])
+  })
+
   it('an ambiguous prefix fails with one line naming the candidates and their titles', async () => {
     const result = await tangent(sandbox, ['show', first.slice(0, Math.max(common, 4))])
     expect(result.code).toBe(1)

@@ -72,7 +72,9 @@ describe('untrusted text at the terminal', () => {
     const lines = list.stdout.replace(/\n$/, '').split('\n')
     // One line per session: the parent and its fork.
     expect(lines).toHaveLength(2)
-    expect(lines[0]).toBe(`${sessionId}  a\\nb \\x1b[31mRED\\t\\u202eX  ${lines[0]!.split('  ')[2]}`)
+    expect(lines[0]).toBe(
+      `${sessionId}  a\\nb \\x1b[31mRED\\t\\u202eX  ${lines[0]!.split('  ').slice(2).join('  ')}`,
+    )
     for (const line of lines) {
       expect(controlsIn(line)).toEqual([])
       expect(line).not.toMatch(/[\t\u202a-\u202e\u2066-\u2069]/)

@@ -423,7 +423,14 @@ export class Agent {
     })
     if (answer.decision !== 'deny') return approve()
     const why = answer.reason ? ` Reason: ${answer.reason}` : ''
-    return { output: `Permission denied by the user: the tool did not run.${why}`, isError: true }
+    // Who decided: "by the user" only when a person answered.
+    const by =
+      answer.by === 'flag'
+        ? 'Permission denied by a flag of the command that runs this turn'
+        : answer.by === 'no-terminal'
+          ? 'Permission denied: nobody could be asked (the command that runs this turn has no terminal)'
+          : 'Permission denied by the user'
+    return { output: `${by}: the tool did not run.${why}`, isError: true }
   }
 
   async #runTool(

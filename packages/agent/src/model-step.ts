@@ -4,11 +4,13 @@ import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { Usage } from '@tangent/core'
 import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai'
+import { retryLine, watchRetries } from './retry-notice.js'
 import { type LoggedAssistantPart, StepContent } from './step-content.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 
 export interface AgentDelta {
-  kind: 'text' | 'reasoning' | 'tool-input'
+  /** `retry`: the model call failed and is retried; one `retryLine` per retry. */
+  kind: 'text' | 'reasoning' | 'tool-input' | 'retry'
   text: string
   /** For `tool-input`: the call the input belongs to. */
   toolCallId?: string
@@ -63,7 +65,9 @@ export async function runModelStep(request: ModelStepRequest): Promise<ModelStep
   }
   const toolNames = new Map<string, string>()
   const result = sdk.streamText({
-    model: request.model,
+    model: watchRetries(request.model, request.maxRetries, (notice) =>
+      request.onDelta({ kind: 'retry', text: retryLine(notice) }),
+    ),
     system: request.system,
     messages: request.messages,
     tools: sdkTools(sdk, request.tools),

@@ -27,10 +27,12 @@ import type {
 export class ApiBackend implements Backend {
   readonly #api: SessionApi
   readonly #onClose: () => Promise<void>
+  readonly hostPid: number | undefined
 
-  constructor(api: SessionApi, onClose: () => Promise<void> = () => api.close()) {
+  constructor(api: SessionApi, onClose: () => Promise<void> = () => api.close(), hostPid?: number) {
     this.#api = api
     this.#onClose = onClose
+    this.hostPid = hostPid
   }
 
   get kind(): 'host' | 'local' {
@@ -103,7 +105,7 @@ export class ApiBackend implements Backend {
   async answerPermission(
     sessionId: string,
     callId: string,
-    answer: { decision: 'once' | 'always' | 'deny'; reason?: string; by?: 'user' | 'flag' },
+    answer: { decision: 'once' | 'always' | 'deny'; reason?: string; by?: 'user' | 'flag' | 'no-terminal' },
   ): Promise<void> {
     await this.#api.call('session.answerPermission', { sessionId, callId, ...answer })
   }

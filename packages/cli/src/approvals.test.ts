@@ -51,3 +51,43 @@ describe('the approval question', () => {
     )
   })
 })
+
+describe('a denial with nobody to ask', () => {
+  it('is recorded as no-terminal, and never offers an --allow already given', async () => {
+    const { Approver } = await import('./approvals.js')
+    const answered: unknown[] = []
+    const notices: string[] = []
+    const backend = {
+      answerPermission: async (_session: string, _call: string, answer: unknown) => {
+        answered.push(answer)
+      },
+    } as unknown as ConstructorParameters<typeof Approver>[0]['backend']
+    const approver = new Approver({
+      backend,
+      flags: { allow: ['mcp__gh__issue:foo'] },
+      ask: async () => null,
+      notice: (line) => notices.push(line),
+      cwd: () => '/work/project',
+    })
+    const observer = approver.observe('S', { onEvent: () => {}, onDelta: () => {} })
+    observer.onEvent({
+      seq: 5,
+      time: 0,
+      type: 'permission/requested',
+      data: ask('mcp__gh__issue', { title: 't' }, 'foo'),
+    })
+    for (let waited = 0; answered.length === 0 && waited < 10_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(answered).toEqual([
+      {
+        decision: 'deny',
+        by: 'no-terminal',
+        reason:
+          'no terminal to ask: --allow mcp__gh__issue:foo was given but does not cover this call: pass --yes to allow every call of this turn',
+      },
+    ])
+    expect(notices).toEqual([
+      'tangent: denied mcp__gh__issue: {"title":"t"} (no terminal to ask: --allow mcp__gh__issue:foo was given but does not cover this call: pass --yes to allow every call of this turn)',
+    ])
+  })
+})

@@ -97,6 +97,23 @@ export class Approver {
     }
   }
 
+  /**
+   * What to pass to allow the call next time: never a flag already given (an `--allow` that did
+   * not cover the call — a bash rule whose grammar could not load, a path outside the folder —
+   * is named as such, and `--yes` is what is left).
+   */
+  #hint(request: PermissionRequestedData): string {
+    const flag = flagFor(request)
+    const wanted = parseAllowRules([flag.slice('--allow '.length).replace(/^"|"$/g, '')])[0]!
+    const given = (this.#flags.allow ?? []).filter((value) => {
+      const passed = parseAllowRules([value])[0]!
+      return passed.tool === wanted.tool && (passed.pattern === wanted.pattern || passed.pattern === '*')
+    })
+    if (given.length === 0) return `pass ${flag} (or --yes) to allow it`
+    const named = given.map((value) => `--allow ${/\s/.test(value) ? `"${value}"` : value}`).join(' ')
+    return `${named} was given but does not cover this call: pass --yes to allow every call of this turn`
+  }
+
   async #answer(sessionId: string, request: PermissionRequestedData): Promise<void> {
     try {
       // `--allow bash:…` matches the parsed line (§12.1): the grammar loads first. If it cannot,
@@ -117,12 +134,12 @@ export class Approver {
         await this.#backend.answerPermission(sessionId, request.callId, { ...answer, by: 'user' })
         return
       }
-      const reason = `no terminal to ask: pass ${flagFor(request)} (or --yes) to allow it`
+      const reason = `no terminal to ask: ${this.#hint(request)}`
       this.#notice(`tangent: denied ${describeCall(request)} (${reason})`)
       await this.#backend.answerPermission(sessionId, request.callId, {
         decision: 'deny',
         reason,
-        by: 'user',
+        by: 'no-terminal',
       })
     } catch (error) {
       // Another client may have answered first, or the turn was aborted: the turn goes on without us.

@@ -35,7 +35,7 @@ export type BoardResult = SessionBoardResult
 export type KeepResult = SessionKeepResult
 
 export interface TurnDelta {
-  kind: 'text' | 'reasoning' | 'tool-input'
+  kind: 'text' | 'reasoning' | 'tool-input' | 'retry'
   text: string
 }
 
@@ -58,6 +58,8 @@ export interface ForkRequest {
 export interface Backend {
   /** `host` when commands go through a running Host, `local` when this process holds the store. */
   readonly kind: 'host' | 'local'
+  /** With `kind` `host`: the Host's process id (its environment is the one models and tools get). */
+  readonly hostPid?: number | undefined
   listSessions(options: { includeArchived: boolean }): Promise<SessionSummary[]>
   /**
    * The full id of the session a person named by its id or a unique prefix (docs/protocol.md
@@ -80,7 +82,7 @@ export interface Backend {
   answerPermission(
     sessionId: string,
     callId: string,
-    answer: { decision: 'once' | 'always' | 'deny'; reason?: string; by?: 'user' | 'flag' },
+    answer: { decision: 'once' | 'always' | 'deny'; reason?: string; by?: 'user' | 'flag' | 'no-terminal' },
   ): Promise<void>
   /** Aborts the running turn of a session; false when none was running. */
   abort(sessionId: string): Promise<boolean>

@@ -8,6 +8,13 @@ export class UsageError extends Error {
   readonly code = 'usage'
 }
 
+/** An exit with this code and nothing more to say (what happened was already printed). */
+export class ExitCode extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`)
+  }
+}
+
 export interface FailureReport {
   code: string
   message: string
@@ -29,11 +36,52 @@ export function describeFailure(error: unknown): FailureReport {
 }
 
 /**
+ * A message of the runtime or the Host in the CLI's words: where it names a protocol method,
+ * a param or a web control (front-end-neutral words the web UI maps to its buttons), the flag or
+ * command that does it here. The code and data stay as they are.
+ */
+export function inCliWords(report: FailureReport): FailureReport {
+  const id = typeof report.data.sessionId === 'string' ? report.data.sessionId : 'ID'
+  let message = report.message
+  for (const rewrite of cliRewrites) {
+    if (rewrite.code !== undefined && rewrite.code !== report.code) continue
+    message = message.replace(rewrite.from, rewrite.to.replaceAll('{id}', id))
+  }
+  return message === report.message ? report : { ...report, message }
+}
+
+const cliRewrites: readonly { code?: string; from: RegExp; to: string }[] = [
+  { from: / or session\.list\./, to: '.' },
+  { from: /^Invalid params for [\w.]+: /, to: 'Invalid arguments: ' },
+  {
+    code: 'files-conflict',
+    from: /restore with force to overwrite them \(undo brings them back\)/,
+    to: 'run the same `tangent restore` again with --force to overwrite them (`tangent restore {id} --undo` brings them back)',
+  },
+  {
+    code: 'files-conflict',
+    from: /and force does not write through/,
+    to: 'and --force does not write through',
+  },
+  {
+    code: 'worktree-dirty',
+    from: /delete it with worktree "keep" \(the folder stays\) or "force" \(removed with its changes\)/,
+    to: 'run `tangent delete {id} --worktree keep` (the folder stays) or `--worktree force` (removed with its changes)',
+  },
+  { from: /keepTo needs worktree "keep"\./, to: '--to needs --worktree keep.' },
+  {
+    code: 'not-a-restore',
+    from: /give the seq of a "Restored files" row/,
+    to: 'give the seq of a `restore` row of `tangent show {id}` (or --undo without a seq: the latest)',
+  },
+]
+
+/**
  * The one line printed for a failure, with the details a user needs to act (paths, holder pid);
  * escaped (docs/architecture.md §9): a message may quote a title, a path or a model's words.
  */
 export function formatFailure(report: FailureReport): string {
-  let line = `error[${report.code}]: ${oneLine(report.message)}`
+  let line = `error[${report.code}]: ${oneLine(inCliWords(report).message)}`
   const paths = report.data.paths
   if (Array.isArray(paths) && paths.length > 0 && !paths.every((p) => line.includes(String(p)))) {
     line += ` (${paths.map(String).join(', ')})`

@@ -9,6 +9,7 @@ import { inProcessApi, Runtime } from '@tangent/runtime'
 import { ApiBackend } from './api-backend.js'
 import type { Backend } from './backend.js'
 import type { CliContext } from './context.js'
+import { hostEnvironmentReason } from './host-environment.js'
 import { safeText } from './render/style.js'
 
 export interface OpenBackendOptions {
@@ -106,11 +107,11 @@ async function connectRunningHost(context: CliContext): Promise<Backend | null> 
   // No discovery file, no Host: skip loading the Host's module just to learn that.
   if (!fs.existsSync(path.join(context.home, 'host.json'))) return null
   const { connectHostApi, readHostDiscovery } = await import('@tangent/host')
-  const api = await connectViaDiscovery(
+  const connected = await connectViaDiscovery(
     () => readHostDiscovery(context.home),
-    (discovery) => connectHostApi(discovery),
+    async (discovery) => ({ api: await connectHostApi(discovery), pid: discovery.pid }),
   )
-  return api === null ? null : new ApiBackend(api)
+  return connected === null ? null : new ApiBackend(connected.api, undefined, connected.pid)
 }
 
 /**
@@ -201,6 +202,8 @@ export async function withBackend<T>(
   const backend = await openBackend(context, options)
   try {
     return await work(backend)
+  } catch (error) {
+    throw inHostWords(error, backend, context)
   } finally {
     await backend.close()
   }
@@ -221,4 +224,16 @@ export function withSession<T>(
     const sessionId = await backend.resolveSession(idOrPrefix)
     return { sessionId, result: await work(backend, sessionId) }
   })
+}
+
+/**
+ * A model that cannot run for want of a variable, when commands go through a Host: the Host's
+ * environment is the one that counts, not this shell's, and the message says so.
+ */
+function inHostWords(error: unknown, backend: Backend, context: CliContext): unknown {
+  if (backend.kind !== 'host' || !TangentError.hasCode(error, 'model-unavailable')) return error
+  const message = hostEnvironmentReason(error.message, backend, context.env)
+  return message === error.message
+    ? error
+    : new TangentError(error.code, message, error.data, { cause: error })
 }

@@ -3,7 +3,7 @@
 // Each command's module is loaded only when needed (docs/architecture.md §9): `tangent show ID`
 // imports show's module and what it uses, nothing of `run`, `chat`, `serve`, …
 import type { Command } from 'commander'
-import { describeFailure, formatFailure } from './cli-error.js'
+import { describeFailure, ExitCode, formatFailure } from './cli-error.js'
 import type { CliContext } from './context.js'
 import { safeLine } from './render/style.js'
 
@@ -163,7 +163,7 @@ new sessions, e.g. openai:gpt-4.1), OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_
 TANGENT_OPENAI_COMPATIBLE_BASE_URL, TANGENT_TOKEN (serve), TANGENT_SANDBOX (off|auto|required:
 the bash tool's OS sandbox, default auto), TANGENT_BASH_PASS_ENV (names of secret-looking variables
 bash may see, e.g. NPM_TOKEN; none by default), NO_COLOR.
-Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage.
+Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage, 130 a turn stopped with Ctrl-C.
 `,
   )
   const registers = await Promise.all(commandsFor(argv).map((entry) => entry.load()))
@@ -185,6 +185,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   } catch (error) {
     if (commander !== null && error instanceof commander.CommanderError)
       return usageExit(error, argv, context)
+    if (error instanceof ExitCode) return error.exitCode
     const failure = describeFailure(error)
     context.stderr.write(`${formatFailure(failure)}\n`)
     return failure.exitCode

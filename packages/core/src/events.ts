@@ -132,8 +132,12 @@ export const PermissionAnsweredData = lazySchema((z) =>
     reason: z.string().optional(),
     /** For `always`: the rule the session keeps (a fork inherits those before its fork point). */
     rule: z.object({ tool: z.string().min(1), pattern: z.string() }).optional(),
-    /** Who answered: a person (`user`), a run flag (`flag`), or the Host closing a waiting turn (`interrupted`). */
-    by: z.enum(['user', 'flag', 'interrupted']).optional(),
+    /**
+     * Who answered: a person (`user`), a run flag (`flag`), a command that had nobody to ask
+     * (`no-terminal`: a denial, its reason says what to pass), or the Host closing a waiting turn
+     * (`interrupted`).
+     */
+    by: z.enum(['user', 'flag', 'no-terminal', 'interrupted']).optional(),
   }),
 )
 export type PermissionAnsweredData = z.infer<typeof PermissionAnsweredData>

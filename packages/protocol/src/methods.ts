@@ -197,8 +197,11 @@ export const SessionAnswerPermissionParams = lazySchema((z) =>
     decision: z.enum(['once', 'always', 'deny']),
     /** Shown to the model with a denial (and kept in the log). */
     reason: z.string().max(2000).optional(),
-    /** Who answers: a person (default) or a flag of a non-interactive run (`tangent run --allow`). */
-    by: z.enum(['user', 'flag']).optional(),
+    /**
+     * Who answers: a person (default), a flag of a non-interactive run (`tangent run --allow`), or
+     * a command with nobody to ask (`no-terminal`: it denies, saying what to pass).
+     */
+    by: z.enum(['user', 'flag', 'no-terminal']).optional(),
   }),
 )
 export type SessionAnswerPermissionParams = z.infer<typeof SessionAnswerPermissionParams>

@@ -99,7 +99,8 @@ export const TurnEndReason = lazySchema((z) =>
 )
 export type TurnEndReason = z.infer<typeof TurnEndReason>
 
-export const DeltaKind = lazySchema((z) => z.enum(['text', 'reasoning', 'tool-input']))
+/** `retry`: the model call failed and is retried, one line per retry (`retry 1/2 in 2000 ms: REASON`). */
+export const DeltaKind = lazySchema((z) => z.enum(['text', 'reasoning', 'tool-input', 'retry']))
 export type DeltaKind = z.infer<typeof DeltaKind>
 
 export const SnapshotEntry = lazySchema((z) =>

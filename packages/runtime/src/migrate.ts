@@ -8,8 +8,8 @@ import {
   type SessionEvent,
   type SessionPersistence,
   type StoredSession,
-  TangentError,
 } from '@tangent/core'
+import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { openStoreEngine } from './store-engine.js'
 
 export interface MigrateOptions {
@@ -129,12 +129,14 @@ function appendAll(copy: Session, events: readonly SessionEvent[], from: number)
 
 function withAncestors(ids: readonly string[], byId: Map<string, StoredSession>): string[] {
   const wanted = new Set<string>()
-  for (const id of ids) {
-    if (!byId.has(id)) {
-      throw new TangentError('session-not-found', `Session ${id} is not in the source store.`, {
-        sessionId: id,
-      })
-    }
+  for (const given of ids) {
+    // The whole id or a unique prefix of one, as every command takes (session-id-prefix.ts).
+    const id = byId.has(given)
+      ? given
+      : resolveSessionIdPrefix(
+          given,
+          [...byId.values()].map((entry) => ({ id: entry.id, title: entry.title ?? '' })),
+        )
     let current: string | null = id
     while (current !== null && byId.has(current) && !wanted.has(current)) {
       wanted.add(current)

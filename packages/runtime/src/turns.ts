@@ -37,7 +37,7 @@ export interface PermissionAnswer {
   callId: string
   decision: 'once' | 'always' | 'deny'
   reason?: string | undefined
-  by?: 'user' | 'flag' | undefined
+  by?: 'user' | 'flag' | 'no-terminal' | undefined
 }
 
 export class Turns {

@@ -77,7 +77,9 @@ export function applyDelta(transcript: TranscriptState, kind: string, text: stri
       ? { ...s, text: s.text + text }
       : kind === 'reasoning'
         ? { ...s, reasoning: s.reasoning + text }
-        : { ...s, toolInput: s.toolInput + text }
+        : kind === 'tool-input'
+          ? { ...s, toolInput: s.toolInput + text }
+          : s
   return { ...transcript, streaming }
 }
 

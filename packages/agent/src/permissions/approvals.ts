@@ -12,7 +12,7 @@ import type { PermissionVerdict } from './policy.js'
 export interface PermissionAnswer {
   decision: PermissionDecision
   reason?: string
-  by?: 'user' | 'flag'
+  by?: 'user' | 'flag' | 'no-terminal'
 }
 
 /** Decides a call: the runtime reads the config files and the session's rules (its log). */

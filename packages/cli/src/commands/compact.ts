@@ -3,7 +3,7 @@
 import type { Command } from 'commander'
 import type { CompactResult } from '../backend.js'
 import type { CliContext } from '../context.js'
-import { withBackend } from '../open-backend.js'
+import { withSession } from '../open-backend.js'
 import { printJson } from '../output.js'
 import { safeLine } from '../render/style.js'
 
@@ -20,11 +20,13 @@ export function registerCompactCommand(program: Command, context: CliContext): v
   program
     .command('compact')
     .description("Summarise a session's history with its model; later turns send the summary instead")
-    .argument('<id>', 'session id')
+    .argument('<id>', 'session id or a unique prefix of one')
     .option('--json', 'print {seq, throughSeq, summary, model, tokensBefore?, tokensAfter?}')
     .action(async (id: string, flags: { json?: boolean }) => {
-      const result = await withBackend(context, {}, (backend) => backend.compact(id))
+      const { sessionId, result } = await withSession(context, {}, id, (backend, sessionId) =>
+        backend.compact(sessionId),
+      )
       if (flags.json) return printJson(context, result)
-      context.stdout.write(`${describeCompaction(id, result)}\n`)
+      context.stdout.write(`${describeCompaction(sessionId, result)}\n`)
     })
 }

@@ -1,7 +1,8 @@
 // `tangent diff A B`: where two sessions diverged, each side's turns since, and the file diff.
 import type { UsageSplit } from '@tangent/protocol'
 import type { Command } from 'commander'
-import type { SessionEvent } from '../backend.js'
+import type { FileDiff, SessionEvent } from '../backend.js'
+import { UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
@@ -9,20 +10,55 @@ import { assistantContent, userText } from '../render/event-text.js'
 import { clip, type Style, safeLine, safeText, styleFor } from '../render/style.js'
 import { usageLines } from '../render/usage-lines.js'
 
+interface DiffFlags {
+  json?: boolean
+  stat?: boolean
+  nameOnly?: boolean
+  patch?: boolean
+}
+
+/** Past this many patch lines the file diff is summarised (unless `--patch`). */
+export const maxPatchLines = 2000
+
 export function registerDiffCommand(program: Command, context: CliContext): void {
   program
     .command('diff')
     .description('Compare two sessions: common ancestor, the turns after the fork point, and the file diff')
     .argument('<a>', 'session id or a unique prefix of one')
     .argument('<b>', 'session id or a unique prefix of one')
+    .option('--stat', 'the files only, each with its +/− line counts')
+    .option('--name-only', 'the names of the files that differ, one a line, and nothing else')
+    .option(
+      '--patch',
+      `the whole file diff even when the sessions work in different folders or it is over ${maxPatchLines} lines`,
+    )
     .option('--json', 'print {ancestor, forkSeq, a: {events, usage}, b: {events, usage}, files}')
-    .action(async (givenA: string, givenB: string, flags: { json?: boolean }) => {
-      const { a, b, result } = await withBackend(context, { readOnly: true }, async (backend) => {
+    .action(async (givenA: string, givenB: string, flags: DiffFlags) => {
+      const shown = [
+        flags.stat && '--stat',
+        flags.nameOnly && '--name-only',
+        flags.patch && '--patch',
+      ].filter(Boolean)
+      if (shown.length > 1) throw new UsageError(`diff takes one of ${shown.join(', ')}`)
+      const { a, b, folders, result } = await withBackend(context, { readOnly: true }, async (backend) => {
         const [a, b] = [await backend.resolveSession(givenA), await backend.resolveSession(givenB)]
-        return { a, b, result: await backend.compare(a, b) }
+        const result = await backend.compare(a, b)
+        const folders = await Promise.all(
+          [a, b].map(
+            async (id) => (await backend.getSession(id, Number.MAX_SAFE_INTEGER)).session.files.path,
+          ),
+        )
+        return { a, b, folders, result }
       })
       if (flags.json) return printJson(context, result)
       const style = styleFor(context.stdout, context.env)
+      if (flags.nameOnly)
+        return printLines(
+          context,
+          result.files.map((file) => safeLine(file.path)),
+        )
+      const counts = result.files.map(lineCounts)
+      if (flags.stat) return printLines(context, statLines(result.files, counts, style))
       const lines: string[] = [
         result.ancestor === null
           ? style.dim('No common history: these sessions are unrelated.')
@@ -41,11 +77,63 @@ export function registerDiffCommand(program: Command, context: CliContext): void
       ]
       if (result.files.length === 0)
         lines.push(style.dim('Files: no differences between their latest snapshots.'))
-      for (const file of result.files) {
-        lines.push(style.bold(safeLine(`${file.status} ${file.path}`)), ...colourPatch(file.patch, style))
+      const patchLines = counts.reduce((sum, count) => sum + count.lines, 0)
+      const why =
+        flags.patch === true
+          ? null
+          : result.ancestor === null && folders[0] !== folders[1]
+            ? `they share no history and work in different folders (${safeLine(folders[0]!)}, ${safeLine(folders[1]!)})`
+            : patchLines > maxPatchLines
+              ? `the diff is ${patchLines} lines`
+              : null
+      if (why !== null && result.files.length > 0) {
+        lines.push(...statLines(result.files, counts, style))
+        lines.push(style.dim(`A summary: ${why}. The whole diff: tangent diff ${a} ${b} --patch`))
+      } else {
+        for (const file of result.files) {
+          lines.push(style.bold(safeLine(`${file.status} ${file.path}`)), ...colourPatch(file.patch, style))
+        }
       }
       printLines(context, lines)
     })
+}
+
+interface LineCounts {
+  added: number
+  removed: number
+  /** The patch's lines, to tell a huge diff. */
+  lines: number
+}
+
+/** Lines added and removed by a unified diff (its `+++`/`---` file lines apart). */
+export function lineCounts(file: FileDiff): LineCounts {
+  let added = 0
+  let removed = 0
+  let lines = 0
+  for (const line of file.patch.split('\n')) {
+    if (line === '') continue
+    lines++
+    if (line.startsWith('+++ ') || line.startsWith('--- ')) continue
+    if (line.startsWith('+')) added++
+    else if (line.startsWith('-')) removed++
+  }
+  return { added, removed, lines }
+}
+
+/** `--stat`: a line per file (`+12 −3  modified src/a.ts`) and the totals. */
+function statLines(files: readonly FileDiff[], counts: readonly LineCounts[], style: Style): string[] {
+  if (files.length === 0) return [style.dim('Files: no differences between their latest snapshots.')]
+  const width = Math.max(...counts.map((count) => `+${count.added} −${count.removed}`.length))
+  const lines = files.map((file, index) => {
+    const { added, removed } = counts[index]!
+    const figures = `${style.green(`+${added}`)} ${style.red(`−${removed}`)}`
+    const pad = ' '.repeat(width - `+${added} −${removed}`.length)
+    return `${figures}${pad}  ${safeLine(`${file.status} ${file.path}`)}`
+  })
+  const added = counts.reduce((sum, count) => sum + count.added, 0)
+  const removed = counts.reduce((sum, count) => sum + count.removed, 0)
+  lines.push(style.dim(`${files.length} file${files.length === 1 ? '' : 's'} changed, +${added} −${removed}`))
+  return lines
 }
 
 /** What the side spent since the fork point, and in all. */

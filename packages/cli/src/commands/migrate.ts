@@ -26,7 +26,7 @@ export function registerMigrateCommand(program: Command, context: CliContext): v
       'source: a postgres:// URL or a data directory (default TANGENT_STORE, else TANGENT_HOME)',
     )
     .option('--json', 'print {copied, forks, skipped}')
-    .argument('[ids...]', 'only these sessions (with their ancestors); default all')
+    .argument('[ids...]', 'only these sessions, by id or unique prefix (with their ancestors); default all')
     .action(async (ids: string[], flags: MigrateFlags) => migrate(context, ids, flags))
 }
 

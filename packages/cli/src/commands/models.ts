@@ -4,6 +4,7 @@ import { describeSandboxStatus } from '@tangent/agent/light'
 import type { Command } from 'commander'
 import type { HostInfo, ModelStatus } from '../backend.js'
 import type { CliContext } from '../context.js'
+import { hostEnvironmentReason } from '../host-environment.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printLines } from '../output.js'
 import { type Style, safeLine, styleFor } from '../render/style.js'
@@ -14,10 +15,19 @@ export function registerModelsCommand(program: Command, context: CliContext): vo
     .description('List models: available ones, and why the others are not; and whether bash is sandboxed')
     .option('--json', 'print [{id, available, reason?}]')
     .action(async (flags: { json?: boolean }) => {
-      const info = await withBackend(context, { readOnly: true }, (backend) => backend.info())
+      const { info, host } = await withBackend(context, { readOnly: true }, async (backend) => ({
+        info: await backend.info(),
+        host: { kind: backend.kind, hostPid: backend.hostPid },
+      }))
       if (flags.json) return printJson(context, info.models)
       const style = styleFor(context.stdout, context.env)
-      printLines(context, [...modelLines(info.models, style), '', sandboxLine(info, style)])
+      // Through a Host, what is missing is missing from the Host's environment.
+      const models = info.models.map((model) =>
+        model.reason === undefined
+          ? model
+          : { ...model, reason: hostEnvironmentReason(model.reason, host, context.env) },
+      )
+      printLines(context, [...modelLines(models, style), '', sandboxLine(info, style)])
     })
 }
 

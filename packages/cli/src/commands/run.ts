@@ -4,14 +4,15 @@ import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import type { Command } from 'commander'
 import { type ApprovalFlags, Approver, askAtTerminal } from '../approvals.js'
-import type { Backend } from '../backend.js'
-import { UsageError } from '../cli-error.js'
+import type { Backend, SessionEvent, TurnDelta, TurnObserver } from '../backend.js'
+import { ExitCode, UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { latestSessionIn } from '../continue-session.js'
 import { assertMessageFits } from '../input-limits.js'
 import { assertModelAvailable } from '../model-available.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printNote } from '../output.js'
+import { assistantContent } from '../render/event-text.js'
 import { clipUnescaped, safeText, styleFor } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
 
@@ -32,7 +33,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     .option('-c, --continue', 'continue the latest session of the current directory (or --cwd)')
     .option('--cwd <dir>', 'directory of a new session (default: the current directory)')
     .option('--model <model>', 'model as provider:model, e.g. demo:scripted or openai:gpt-4.1')
-    .option('--json', 'print {"sessionId","turnEndSeq","reason"} instead of streaming')
+    .option('--json', 'print {"sessionId","turnEndSeq","reason","text"} instead of streaming')
     .option('-y, --yes', 'allow every tool call the permission policy would ask about (this turn only)')
     .option(
       '--allow <rule>',
@@ -51,55 +52,130 @@ async function runCommand(context: CliContext, text: string, flags: RunFlags): P
   assertMessageFits(text)
   const cwd = flags.session === undefined ? existingDirectory(context, flags.cwd) : undefined
   await withBackend(context, {}, async (backend) => {
-    const sessionId = await targetSession(backend, flags, cwd, text)
-    const style = styleFor(context.stdout, context.env)
-    const printer = new TurnPrinter(
-      flags.json ? silent : context.stdout,
-      flags.json ? silent : context.stderr,
-      style,
-    )
-    const { session } = await backend.getSession(sessionId)
-    const approver = new Approver({
-      backend,
-      flags,
-      ask: askAtTerminal(context, printer),
-      notice: (line) => context.stderr.write(`${safeText(line)}\n`),
-      cwd: () => session.cwd,
-    })
-    // The first Ctrl-C aborts the turn (it ends as `aborted`, the log stays whole);
-    // a second one is the default: the process ends.
-    const onSignal = () => {
-      process.off('SIGINT', onSignal)
-      if (!flags.json) context.stderr.write('\naborting the turn (Ctrl-C again to quit)\n')
-      void backend.abort(sessionId)
-    }
-    process.on('SIGINT', onSignal)
-    let result: Awaited<ReturnType<Backend['prompt']>>
+    const { sessionId, created } = await targetSession(backend, flags, cwd, text)
+    const turn = { ran: false }
     try {
-      result = await backend.prompt(sessionId, text, approver.observe(sessionId, printer))
-    } finally {
-      process.off('SIGINT', onSignal)
-      printer.finish()
-    }
-    if (flags.json) printJson(context, { sessionId, turnEndSeq: result.turnEndSeq, reason: result.reason })
-    else
-      printNote(
-        context,
-        styleFor(context.stderr, context.env).dim(
-          `session ${sessionId} · turn seq ${result.turnStartSeq}–${result.turnEndSeq}`,
-        ),
-      )
-    if (result.reason === 'error') {
-      throw new TangentError(
-        'turn-error',
-        `The turn ended in an error: ${printer.error ?? 'see `tangent show`'}`,
-        {
-          sessionId,
-          turnEndSeq: result.turnEndSeq,
-        },
-      )
+      await runTurn(context, backend, sessionId, text, flags, turn)
+    } catch (error) {
+      // Refused before its first turn (the model cannot run, the folder is refused, …): the
+      // session it made for that turn would only be litter.
+      if (created && !turn.ran) await forgetNewSession(backend, sessionId)
+      throw error
     }
   })
+}
+
+async function forgetNewSession(backend: Backend, sessionId: string): Promise<void> {
+  try {
+    const { session } = await backend.getSession(sessionId)
+    // Only a session that is still empty of turns: one that started a turn is the record of it.
+    if (session.eventCount > 2) return
+    await backend.delete(sessionId)
+  } catch {
+    // Best effort: the refusal is what the person needs to see.
+  }
+}
+
+async function runTurn(
+  context: CliContext,
+  backend: Backend,
+  sessionId: string,
+  text: string,
+  flags: RunFlags,
+  turn: { ran: boolean },
+): Promise<void> {
+  const style = styleFor(context.stdout, context.env)
+  const printer = new TurnPrinter(
+    flags.json ? silent : context.stdout,
+    flags.json ? silent : context.stderr,
+    style,
+  )
+  const { session } = await backend.getSession(sessionId)
+  const approver = new Approver({
+    backend,
+    flags,
+    ask: askAtTerminal(context, printer),
+    notice: (line) => context.stderr.write(`${safeText(line)}\n`),
+    cwd: () => session.cwd,
+  })
+  // The first Ctrl-C aborts the turn (it ends as `aborted`, the log stays whole) and the
+  // command then exits 130; a second one is the default: the process ends.
+  let interrupted = false
+  const onSignal = () => {
+    process.off('SIGINT', onSignal)
+    interrupted = true
+    if (!flags.json) context.stderr.write('\naborting the turn (Ctrl-C again to quit)\n')
+    void backend.abort(sessionId)
+  }
+  process.on('SIGINT', onSignal)
+  const answer = new AnswerText(approver.observe(sessionId, printer))
+  let result: Awaited<ReturnType<Backend['prompt']>>
+  try {
+    result = await backend.prompt(sessionId, text, answer)
+    turn.ran = true
+  } finally {
+    process.off('SIGINT', onSignal)
+    printer.finish()
+  }
+  reportTurn(context, printer, flags, sessionId, result, answer.text())
+  if (interrupted && result.reason === 'aborted') throw new ExitCode(130)
+}
+
+function reportTurn(
+  context: CliContext,
+  printer: TurnPrinter,
+  flags: RunFlags,
+  sessionId: string,
+  result: Awaited<ReturnType<Backend['prompt']>>,
+  text: string,
+): void {
+  if (flags.json)
+    printJson(context, { sessionId, turnEndSeq: result.turnEndSeq, reason: result.reason, text })
+  else
+    printNote(
+      context,
+      styleFor(context.stderr, context.env).dim(
+        `session ${sessionId} · turn seq ${result.turnStartSeq}–${result.turnEndSeq}`,
+      ),
+    )
+  if (result.reason === 'error') {
+    throw new TangentError(
+      'turn-error',
+      `The turn ended in an error: ${printer.error ?? 'see `tangent show`'}`,
+      {
+        sessionId,
+        turnEndSeq: result.turnEndSeq,
+      },
+    )
+  }
+}
+
+/** Passes a turn on, keeping the text of its answer (every assistant message, as streamed). */
+class AnswerText implements TurnObserver {
+  readonly #next: TurnObserver
+  readonly #texts: string[] = []
+  readonly onSharedActivity?: TurnObserver['onSharedActivity']
+
+  constructor(next: TurnObserver) {
+    this.#next = next
+    if (next.onSharedActivity) this.onSharedActivity = next.onSharedActivity.bind(next)
+  }
+
+  onEvent(event: SessionEvent): void {
+    if (event.type === 'assistant/message') {
+      const { text } = assistantContent(event.data)
+      if (text !== '') this.#texts.push(text)
+    }
+    this.#next.onEvent(event)
+  }
+
+  onDelta(delta: TurnDelta): void {
+    this.#next.onDelta(delta)
+  }
+
+  text(): string {
+    return this.#texts.join('\n\n')
+  }
 }
 
 async function targetSession(
@@ -107,7 +183,7 @@ async function targetSession(
   flags: RunFlags,
   cwd: string | undefined,
   text: string,
-): Promise<string> {
+): Promise<{ sessionId: string; created: boolean }> {
   const existing = flags.continue
     ? await latestSessionIn(backend, cwd!)
     : flags.session !== undefined
@@ -115,12 +191,12 @@ async function targetSession(
       : undefined
   if (existing !== undefined) {
     if (flags.model !== undefined) await backend.setModel(existing, flags.model)
-    return existing
+    return { sessionId: existing, created: false }
   }
   // A new session that could not run its first turn would only be litter: check the model first.
   if (flags.model !== undefined) await assertModelAvailable(backend, flags.model)
   const created = await backend.createSession({ cwd: cwd!, model: flags.model, title: titleFrom(text) })
-  return created.id
+  return { sessionId: created.id, created: true }
 }
 
 /** The directory a new session works in; it must exist. */

@@ -63,9 +63,9 @@ describe('renderSessionTree', () => {
     expect(lines).toHaveLength(5001)
     // c00000 at the margin, c00001..c00020 indented under it, then c00004's second fork.
     expect(lines[20]).toBe(
-      `${' '.repeat(12)}│  ${' '.repeat(42)}└─ c00020  title c00020  fork @ seq 3 · 10 events`,
+      `${' '.repeat(12)}│  ${' '.repeat(42)}└─ c00020  title c00020  fork @ seq 3 · 10 events · /tmp/x`,
     )
-    expect(lines[21]).toBe(`${' '.repeat(12)}└─ side  title side  fork @ seq 1 · 10 events`)
+    expect(lines[21]).toBe(`${' '.repeat(12)}└─ side  title side  fork @ seq 1 · 10 events · /tmp/x`)
     expect(lines[22]).toMatch(/^c00021 {2}title c00021 {2}fork of c00020 @ seq 3/)
     expect(lines[43]).toMatch(/^c00042 .*fork of c00041 @ seq 3/)
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(200)
@@ -84,6 +84,33 @@ describe('renderSessionTree', () => {
     )
     expect(lines).toEqual([
       'A  a\\nb \\x1b[31mRED\\t\\u202eX  10 events · p\\x1b:m\\n · worktree /tmp/\\x9b2J',
+    ])
+  })
+})
+
+describe('the rows of tangent sessions', () => {
+  it('show the folder (under ~), the age and how the last turn went', () => {
+    const now = 1_000_000_000
+    const lines = renderSessionTree(
+      [
+        summary('A', { cwd: '/home/me/project', updatedAt: now - 5 * 60_000 }),
+        summary('B', { cwd: '/srv/x', updatedAt: now - 3 * 3_600_000, createdAt: 1 }),
+        summary('C', { updatedAt: now - 3 * 86_400_000, createdAt: 2, status: 'running' }),
+      ],
+      plain,
+      {
+        now,
+        homeDir: '/home/me',
+        lastStatus: new Map([
+          ['A', 'failed'],
+          ['B', 'needs-approval'],
+        ]),
+      },
+    )
+    expect(lines).toEqual([
+      'A  title A  10 events · ~/project · 5m ago  failed',
+      'B  title B  10 events · /srv/x · 3h ago  needs approval',
+      'C  title C  10 events · /tmp/x · 3d ago  running',
     ])
   })
 })

@@ -2,11 +2,18 @@
 // parent with the seq they were forked at. A fork whose parent is not listed is a root, and
 // one deeper than maxIndentDepth starts again at the margin; both name their parent.
 import type { SessionSummary } from '../backend.js'
+import type { LastStatus } from '../last-status.js'
 import { type Style, safeLine, titleOf } from './style.js'
 
 export interface TreeOptions {
   /** Marks this session (chat's current one). */
   current?: string | null
+  /** How each session's last turn went (`tangent sessions`); a session missing here shows none. */
+  lastStatus?: ReadonlyMap<string, LastStatus>
+  /** Now (epoch ms), for each session's age; without it no age is shown. */
+  now?: number
+  /** The user's home directory, shown as `~` in folders. */
+  homeDir?: string | undefined
 }
 
 /**
@@ -82,12 +89,54 @@ function renderRow(
   }
   parts.push(`${session.eventCount} events`)
   if (session.model !== null) parts.push(safeLine(`${session.model.provider}:${session.model.model}`))
-  if (session.files.mode === 'worktree') parts.push(`worktree ${safeLine(session.files.path)}`)
+  if (session.files.mode === 'worktree')
+    parts.push(`worktree ${safeLine(folderName(session.files.path, options))}`)
+  else parts.push(safeLine(folderName(session.cwd, options)))
+  if (options.now !== undefined) parts.push(age(options.now - session.updatedAt))
   const flags: string[] = []
-  if (session.status === 'running') flags.push(style.yellow('running'))
+  const last = options.lastStatus?.get(session.id) ?? (session.status === 'running' ? 'running' : undefined)
+  if (last !== undefined) flags.push(statusWord(last, style))
   if (session.archived) flags.push(style.magenta('archived'))
   if (session.parentLoop) flags.push(style.red(`damaged: parents loop ${session.parentLoop.join(' → ')}`))
   return `${marker}${style.cyan(session.id)}  ${style.bold(titleOf(session))}  ${style.dim(parts.join(' · '))}${
     flags.length > 0 ? `  ${flags.join(' ')}` : ''
   }`
+}
+
+/** A folder as people read it: under their home directory as `~/…`. */
+function folderName(folder: string, options: TreeOptions): string {
+  const home = options.homeDir
+  if (home && home !== '/' && (folder === home || folder.startsWith(`${home}/`)))
+    return `~${folder.slice(home.length)}`
+  return folder
+}
+
+/** How long ago, in the largest unit that fits: `just now`, `5m ago`, `3h ago`, `12d ago`. */
+export function age(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000)
+  if (minutes < 1) return 'just now'
+  if (minutes < 60) return `${minutes}m ago`
+  const hours = Math.floor(minutes / 60)
+  if (hours < 48) return `${hours}h ago`
+  return `${Math.floor(hours / 24)}d ago`
+}
+
+/** A last status as the tree shows it: a failure in red, what needs a look in yellow. */
+function statusWord(status: LastStatus, style: Style): string {
+  switch (status) {
+    case 'failed':
+      return style.red('failed')
+    case 'aborted':
+      return style.yellow('aborted')
+    case 'max-steps':
+      return style.yellow('stopped at max steps')
+    case 'needs-approval':
+      return style.yellow('needs approval')
+    case 'running':
+      return style.yellow('running')
+    case 'ok':
+      return style.green('ok')
+    case 'new':
+      return style.dim('no turns yet')
+  }
 }

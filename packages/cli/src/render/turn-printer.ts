@@ -5,6 +5,7 @@ import type { SessionEvent, TurnDelta, TurnObserver } from '../backend.js'
 import type { OutputStream } from '../context.js'
 import { assistantContent, describeContextEvent, describeToolCall, outputText } from './event-text.js'
 import { MarkdownStream } from './markdown.js'
+import { parseRetryLine } from './retry-line.js'
 import { Spinner } from './spinner.js'
 import { clip, type Style, safeLine, safeText } from './style.js'
 
@@ -18,6 +19,8 @@ export class TurnPrinter implements TurnObserver {
   /** Text streamed in the current step (deltas), so the final message is not printed twice. */
   #streamed = ''
   #atLineStart = true
+  /** A partial `retry` delta line (deltas may split or join lines). */
+  #retryText = ''
   /** The `turn/end` error message, when the turn failed. */
   error: string | null = null
 
@@ -30,6 +33,10 @@ export class TurnPrinter implements TurnObserver {
   }
 
   onDelta(delta: TurnDelta): void {
+    if (delta.kind === 'retry') {
+      this.#onRetry(delta.text)
+      return
+    }
     if (delta.kind !== 'text' || delta.text === '') return
     this.#spinner.stop()
     this.#streamed += delta.text
@@ -73,7 +80,7 @@ export class TurnPrinter implements TurnObserver {
         const text =
           decision === 'deny'
             ? this.#style.red(
-                `    ✗ denied${typeof data?.reason === 'string' ? `: ${clip(data.reason, 80)}` : ''}`,
+                `    ✗ denied${deniedBy(data?.by)}${typeof data?.reason === 'string' ? `: ${clip(data.reason, 80)}` : ''}`,
               )
             : this.#style.green(
                 decision === 'always'
@@ -124,6 +131,29 @@ export class TurnPrinter implements TurnObserver {
     this.#err.write(`${sharedActivityWarning(activity, this.#style)}\n`)
   }
 
+  /**
+   * A model call failed and is retried: on a terminal, the status line says why and counts down
+   * the wait (a pipe gets nothing: the turn's outcome says what happened).
+   */
+  #onRetry(text: string): void {
+    if (this.#err.isTTY !== true) return
+    this.#retryText += text
+    const lines = this.#retryText.split('\n')
+    this.#retryText = lines.pop() ?? ''
+    const notice = lines.map(parseRetryLine).findLast((candidate) => candidate !== null)
+    if (!notice) return
+    this.#endLine()
+    const until = Date.now() + notice.delayMs
+    const reason = clip(notice.reason, 80)
+    const counted = `${notice.attempt}/${notice.maxRetries}`
+    this.#spinner.start(() => {
+      const left = Math.ceil((until - Date.now()) / 1000)
+      return left > 0
+        ? `retrying in ${left}s (retry ${counted}): ${reason}`
+        : `thinking… (retry ${counted} after ${reason})`
+    })
+  }
+
   /** Stops the spinner and ends the line, so a question can be asked on a line of its own. */
   pause(): void {
     this.#spinner.stop()
@@ -168,4 +198,13 @@ export function sharedActivityWarning(activity: { cwd: string; sessionIds: strin
   return style.yellow(
     `warning: sessions ${activity.sessionIds.join(', ')} are running turns in ${safeLine(activity.cwd)} at the same time; they share its files.`,
   )
+}
+
+/** Who denied a call, as the printer says it: "by you" only when a person answered. */
+function deniedBy(by: unknown): string {
+  if (by === 'flag') return ' by a flag'
+  // Its reason says so ("no terminal to ask: pass …").
+  if (by === 'no-terminal') return ''
+  if (by === 'interrupted') return ' (the Host stopped)'
+  return ' by you'
 }
