@@ -327,6 +327,39 @@ describe.skipIf(!chromiumPath)('web UI: opening folders', () => {
       await context.close()
     }
   })
+
+  it('keeps what is typed while an open is on its way: only the opened path is cleared', async () => {
+    const opened = await newPage(browser)
+    const { page, context } = opened
+    // The page's own socket, passed through; its workspace.open is held until the test lets it go.
+    const held: (() => void)[] = []
+    await page.routeWebSocket(/\/rpc/, (socket) => {
+      const server = socket.connectToServer()
+      socket.onMessage((message) => {
+        if (String(message).includes('"workspace.open"')) held.push(() => server.send(message))
+        else server.send(message)
+      })
+    })
+    try {
+      await page.goto(host.url)
+      await eventually(() => page.getByTestId('connection').textContent()).toBe('connected')
+      const box = page.getByTestId('workspace-path')
+      await box.fill('~/projects/third')
+      await page.getByTestId('workspace-open').click()
+      await eventually(() => held.length).toBe(1)
+      await box.fill('../other-project')
+      for (const send of held.splice(0)) send()
+      await eventually(() => workspaceRow(page, 'third').getAttribute('data-active')).toBe('true')
+      expect(await box.inputValue()).toBe('../other-project')
+      await page.getByTestId('workspace-open').click()
+      await eventually(() => held.length).toBe(1)
+      for (const send of held.splice(0)) send()
+      await eventually(() => workspaceRow(page, 'other-project').getAttribute('data-active')).toBe('true')
+      expect(await box.inputValue()).toBe('')
+    } finally {
+      await context.close()
+    }
+  })
 })
 
 describe.skipIf(!chromiumPath)('web UI: a restore is its own row', () => {

@@ -231,8 +231,11 @@ export async function openApp(page: Page, url: string): Promise<void> {
 export async function openWorkspace(page: Page, folder: string): Promise<void> {
   await page.getByTestId('workspace-path').fill(folder)
   await page.getByTestId('workspace-open').click()
+  // The row can already be there (the Host remembers folders opened before): the open is done
+  // when the path box is cleared and the row is the active one.
+  await eventually(() => page.getByTestId('workspace-path').inputValue()).toBe('')
   await page
-    .locator(`[data-testid="workspace-row"]`)
+    .locator(`[data-testid="workspace-row"][data-active="true"]`)
     .filter({ hasText: path.basename(folder) })
     .waitFor()
 }

@@ -38,9 +38,10 @@ export function Sidebar({
     const trimmed = path.trim()
     if (trimmed === '') return
     setOpening(true)
-    // The button waits for the folder, not for the session remembered there to load.
+    // The button waits for the folder, not for the session remembered there to load. What was
+    // typed meanwhile stays: only the path that was opened is cleared.
     const opened = () => {
-      setPath('')
+      setPath((current) => (current.trim() === trimmed ? '' : current))
       setOpening(false)
     }
     await store.openWorkspace(trimmed, undefined, opened)
