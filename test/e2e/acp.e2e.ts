@@ -410,6 +410,49 @@ describe('tangent acp while tangent serve runs', () => {
   }, 60_000)
 })
 
+describe('two editors, each with its own tangent acp', () => {
+  let sandbox: Sandbox
+  beforeAll(() => {
+    sandbox = createSandbox()
+  })
+  afterAll(() => removeSandbox(sandbox))
+
+  it('the second goes on when the first (which served the data dir) is closed: it serves it itself', async () => {
+    const first = await startAcp(sandbox, { TANGENT_DEMO_DELAY_MS: '20' })
+    const hostFile = path.join(sandbox.home, 'host.json')
+    const servedBy = () => (JSON.parse(fs.readFileSync(hostFile, 'utf8')) as { pid: number }).pid
+    expect(servedBy()).toBe(first.child.pid)
+    const second = await startAcp(sandbox, { TANGENT_DEMO_DELAY_MS: '20' })
+    try {
+      const made = await second.agent.request(acp.methods.agent.session.new, {
+        cwd: sandbox.cwd,
+        mcpServers: [],
+      })
+      // The first editor window closes; its agent (and the Host it served) ends.
+      await first.close()
+      expect(fs.existsSync(hostFile)).toBe(false)
+      // Not "Connection to the Tangent Host is closed" from now on: the second opens the data dir again.
+      const listed = await second.agent.request(acp.methods.agent.session.list, {})
+      expect(listed.sessions.map((session) => session.sessionId)).toEqual([made.sessionId])
+      const hello = await second.agent.request(acp.methods.agent.session.prompt, {
+        sessionId: made.sessionId,
+        prompt: [{ type: 'text', text: 'hello' }],
+      })
+      expect(hello.stopReason).toBe('end_turn')
+      expect(texts(second.updates, 'agent_message_chunk')).toBe('Turn 1: you said "hello".')
+      // It serves the data dir now: the CLI goes through it and sees the turn.
+      expect(servedBy()).toBe(second.child.pid)
+      const rows = await tangentJson<(SessionRow & { eventCount: number })[]>(sandbox, ['sessions'])
+      expect(rows.map((row) => row.id)).toEqual([made.sessionId])
+    } finally {
+      await second.close()
+      await first.close()
+    }
+    expect(second.stderr()).not.toMatch(/connection-closed|store-locked/)
+    expect(fs.existsSync(hostFile)).toBe(false)
+  }, 60_000)
+})
+
 // Installed outside the lockfile by scripts/install-acpx.sh (.ci/run runs it): see that file for why.
 const acpxBin = path.join(
   process.env.TANGENT_ACPX_DIR ??

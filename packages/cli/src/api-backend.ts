@@ -27,12 +27,21 @@ import type {
 export class ApiBackend implements Backend {
   readonly #api: SessionApi
   readonly #onClose: () => Promise<void>
-  readonly hostPid: number | undefined
+  readonly #hostPid: () => number | undefined
 
-  constructor(api: SessionApi, onClose: () => Promise<void> = () => api.close(), hostPid?: number) {
+  /** `hostPid`: the Host's pid, or how to read it when it can change (failover-api.ts). */
+  constructor(
+    api: SessionApi,
+    onClose: () => Promise<void> = () => api.close(),
+    hostPid?: number | (() => number | undefined),
+  ) {
     this.#api = api
     this.#onClose = onClose
-    this.hostPid = hostPid
+    this.#hostPid = typeof hostPid === 'function' ? hostPid : () => hostPid
+  }
+
+  get hostPid(): number | undefined {
+    return this.#hostPid()
   }
 
   get kind(): 'host' | 'local' {

@@ -9,6 +9,7 @@ import { inProcessApi, Runtime } from '@tangent/runtime'
 import { ApiBackend } from './api-backend.js'
 import type { Backend } from './backend.js'
 import type { CliContext } from './context.js'
+import { failoverApi, type OpenedApi } from './failover-api.js'
 import { hostEnvironmentReason } from './host-environment.js'
 import { safeText } from './render/style.js'
 
@@ -17,6 +18,12 @@ export interface OpenBackendOptions {
   readOnly?: boolean
   /** Where the runtime's warnings go (default: stderr, as `tangent: <line>`); `tangent doctor` lists them. */
   report?: (line: string) => void
+  /**
+   * A command that lives long (`acp`, `chat`): when the Host it goes through closes (another
+   * command that served the data dir ended), the next call opens the data dir again
+   * (failover-api.ts) instead of failing from then on.
+   */
+  reopen?: boolean
 }
 
 /** How long a command waits for a Host to appear when another process just took the lock. */
@@ -30,6 +37,18 @@ const servedClientsGraceMs = 5000
 // loads (scripts/postbuild.mjs), so importing it on demand would only look lazy.
 export async function openBackend(context: CliContext, options: OpenBackendOptions = {}): Promise<Backend> {
   assertHomeIsDirectory(context.home)
+  const opened = await openApi(context, options)
+  if (!options.reopen || options.readOnly) return new ApiBackend(opened.api, opened.close, opened.hostPid)
+  const api = failoverApi(opened, () => openApi(context, options))
+  return new ApiBackend(
+    api,
+    () => api.close(),
+    () => api.hostPid,
+  )
+}
+
+/** The Host when one serves the data dir, else the runtime in this process (served when it writes). */
+async function openApi(context: CliContext, options: OpenBackendOptions): Promise<OpenedApi> {
   const viaHost = await connectRunningHost(context)
   if (viaHost) return viaHost
   const runtimeOptions = {
@@ -44,7 +63,8 @@ export async function openBackend(context: CliContext, options: OpenBackendOptio
   }
   if (options.readOnly) {
     const runtime = await Runtime.open({ ...runtimeOptions, readOnly: true })
-    return new ApiBackend(inProcessApi(runtime))
+    const api = inProcessApi(runtime)
+    return { api, close: () => api.close() }
   }
   let runtime: Runtime
   try {
@@ -55,11 +75,11 @@ export async function openBackend(context: CliContext, options: OpenBackendOptio
     // finishing (flushing, closing) and about to let it go: whichever comes first.
     const next = await waitForHostOrLock(context, () => Runtime.open(runtimeOptions), lockedWaitMs)
     if (next === null) throw await storeLocked(context.home, error)
-    if (next.kind === 'host') return next.backend
+    if (next.kind === 'host') return next.opened
     runtime = next.runtime
   }
   const close = await serveWhileRunning(context, runtime)
-  return new ApiBackend(inProcessApi(runtime, { close }), close)
+  return { api: inProcessApi(runtime, { close }), close }
 }
 
 /** Serves the runtime on a free loopback port; the returned close waits for the turns it served. */
@@ -103,15 +123,17 @@ async function serveWhileRunning(context: CliContext, runtime: Runtime): Promise
   }
 }
 
-async function connectRunningHost(context: CliContext): Promise<Backend | null> {
+async function connectRunningHost(context: CliContext): Promise<OpenedApi | null> {
   // No discovery file, no Host: skip loading the Host's module just to learn that.
   if (!fs.existsSync(path.join(context.home, 'host.json'))) return null
   const { connectHostApi, readHostDiscovery } = await import('@tangent/host')
-  const connected = await connectViaDiscovery(
+  return connectViaDiscovery(
     () => readHostDiscovery(context.home),
-    async (discovery) => ({ api: await connectHostApi(discovery), pid: discovery.pid }),
+    async (discovery): Promise<OpenedApi> => {
+      const api = await connectHostApi(discovery)
+      return { api, close: () => api.close(), hostPid: discovery.pid }
+    },
   )
-  return connected === null ? null : new ApiBackend(connected.api, undefined, connected.pid)
 }
 
 /**
@@ -142,11 +164,11 @@ async function waitForHostOrLock(
   context: CliContext,
   open: () => Promise<Runtime>,
   timeoutMs: number,
-): Promise<{ kind: 'host'; backend: Backend } | { kind: 'runtime'; runtime: Runtime } | null> {
+): Promise<{ kind: 'host'; opened: OpenedApi } | { kind: 'runtime'; runtime: Runtime } | null> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    const backend = await connectRunningHost(context).catch(() => null)
-    if (backend) return { kind: 'host', backend }
+    const opened = await connectRunningHost(context).catch(() => null)
+    if (opened) return { kind: 'host', opened }
     try {
       return { kind: 'runtime', runtime: await open() }
     } catch (error) {

@@ -122,7 +122,11 @@ export function createRpcClient(socket: SocketLike): RpcClient {
     call<M extends MethodName>(method: M, ...args: CallArgs<M>): Promise<MethodResult<M>> {
       if (closed) {
         return Promise.reject(
-          new RpcError(-32000, 'Connection to the Tangent Host is closed.', { code: 'connection-closed' }),
+          // `sent: false`: the Host never saw this call, so it is safe to make again elsewhere.
+          new RpcError(-32000, 'Connection to the Tangent Host is closed.', {
+            code: 'connection-closed',
+            sent: false,
+          }),
         )
       }
       const id = nextId++

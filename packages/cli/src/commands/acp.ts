@@ -18,7 +18,7 @@ export function registerAcpCommand(program: Command, context: CliContext): void 
       console.info = console.log
       // The ACP SDK is loaded here, not when the CLI starts: other commands never need it.
       const { createAcpAgent, serveAcp } = await import('../acp/acp-agent.js')
-      const backend = await openBackend(context)
+      const backend = await openBackend(context, { reopen: true })
       try {
         const agent = createAcpAgent(backend, { version: program.version() ?? '0', log })
         await serveAcp(agent, { input: context.stdin, output: context.stdout }, { log })

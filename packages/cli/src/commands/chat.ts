@@ -52,7 +52,7 @@ export function registerChatCommand(program: Command, context: CliContext): void
       if (id !== undefined && flags.continue)
         throw new UsageError('chat takes a session ID or --continue, not both')
       const cwd = existingDirectory(context, flags.cwd)
-      await withBackend(context, {}, async (backend) => {
+      await withBackend(context, { reopen: true }, async (backend) => {
         let current: string | null = null
         if (flags.continue) current = await latestSessionIn(backend, cwd)
         else if (id !== undefined) current = await backend.resolveSession(id)
