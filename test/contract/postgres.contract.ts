@@ -30,22 +30,40 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
   afterAll(async () => {
     await server?.stop()
   })
+  /** The store of the first machine's data directory the last `open` used. */
+  let lastStore = ''
+  const openOn = async (
+    {
+      home,
+      start,
+      homeDir,
+      demoDelayMs,
+    }: { home: string; start: string; homeDir: string; demoDelayMs: number },
+    store: string,
+    machine: string,
+  ) => {
+    const runtime = await Runtime.open({
+      home,
+      store,
+      startFolder: start,
+      homeDir,
+      demoDelayMs,
+      env: { TANGENT_MACHINE: machine },
+      report: () => {},
+    })
+    return { api: inProcessApi(runtime), home, start, homeDir, close: () => runtime.close() }
+  }
   runSessionContract({
-    open: async ({ home, start, homeDir, demoDelayMs }) => {
+    open: async (opened) => {
       const store =
-        stores.get(home) ?? (await server.createDatabase(`contract_${++databases}`, { migrated: true }))
-      stores.set(home, store)
-      const runtime = await Runtime.open({
-        home,
-        store,
-        startFolder: start,
-        homeDir,
-        demoDelayMs,
-        env: {},
-        report: () => {},
-      })
-      return { api: inProcessApi(runtime), home, start, homeDir, close: () => runtime.close() }
+        stores.get(opened.home) ??
+        (await server.createDatabase(`contract_${++databases}`, { migrated: true }))
+      stores.set(opened.home, store)
+      lastStore = store
+      return openOn(opened, store, 'machine-a')
     },
+    // Another data directory and machine name on the same database.
+    otherMachine: (opened, machine) => openOn(opened, lastStore, machine),
     damage: (home) => ({
       async lose(id) {
         await query(home, 'DELETE FROM events WHERE session_id = $1', [id])

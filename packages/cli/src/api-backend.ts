@@ -130,6 +130,7 @@ export class ApiBackend implements Backend {
       ...(request.before ? { before: true } : {}),
       ...(request.title ? { title: request.title } : {}),
       ...(request.files ? { files: request.files } : {}),
+      ...(request.folder !== undefined ? { folder: request.folder } : {}),
     })
   }
 

@@ -53,6 +53,8 @@ export interface ForkRequest {
   before?: boolean | undefined
   title?: string | undefined
   files?: FileMode | undefined
+  /** A session from another machine: this machine's folder of the project (worktree forks). */
+  folder?: string | undefined
 }
 
 export interface Backend {

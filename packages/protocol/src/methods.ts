@@ -55,6 +55,10 @@ export const HostInfoResult = lazySchema((z) =>
     homeDir: z.string().optional(),
     /** Extension: whether the bash tool runs in an OS sandbox, and why not. */
     sandbox: BashSandboxInfo.optional(),
+    /** Extension: this Host's machine name (`TANGENT_MACHINE`, else the host name). */
+    machine: z.string().optional(),
+    /** Extension: whether sessions are shared with Hosts on other machines (a PostgreSQL store). */
+    shared: z.boolean().optional(),
   }),
 )
 export type HostInfoResult = z.infer<typeof HostInfoResult>
@@ -220,6 +224,13 @@ export const SessionForkParams = lazySchema((z) =>
     title: Title.optional(),
     /** The same requestId twice returns the same child. */
     requestId: z.string().min(1).max(maxRequestIdChars).optional(),
+    /**
+     * Extension, for `files: 'worktree'` of a session from another machine (shared store): the
+     * project's folder on this machine. Its git repository (when it is one) holds the child's
+     * worktree, and its workspace the child. Default: an open workspace of the same path as the
+     * source's project folder, else none (a plain copy of the fork point's files).
+     */
+    folder: FilePath.optional(),
   }),
 )
 export type SessionForkParams = z.infer<typeof SessionForkParams>

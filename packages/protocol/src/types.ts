@@ -31,6 +31,14 @@ export const SessionFiles = lazySchema((z) =>
     mode: FileMode,
     path: z.string(),
     baseTree: z.string().nullable(),
+    /**
+     * Extension, shared store (PostgreSQL) only: the machine whose disk holds `path`
+     * (`TANGENT_MACHINE` of the Host that made it), and `elsewhere: true` when that is not the
+     * machine of the Host answering — its turns and restores run there; fork it with
+     * `files: 'worktree'` to continue here.
+     */
+    machine: z.string().optional(),
+    elsewhere: z.boolean().optional(),
   }),
 )
 export type SessionFiles = z.infer<typeof SessionFiles>

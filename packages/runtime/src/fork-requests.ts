@@ -13,6 +13,8 @@ export class ForkRequests {
   readonly #inFlight = new Map<string, Promise<ForkOutcome>>()
   /** Where the requestIds of earlier runs are read, once, on first use; null once read. */
   #headers: (() => Iterable<HeaderOf>) | null = null
+  /** The same headers, looked through again for one requestId this process has not seen. */
+  #catalog: (() => Iterable<HeaderOf>) | null = null
 
   /**
    * Rebuilds the map from catalog headers (`forkRequestId`, `forkedAt`), on first use: a
@@ -21,6 +23,7 @@ export class ForkRequests {
   static fromHeaders(headers: Iterable<HeaderOf> | (() => Iterable<HeaderOf>)): ForkRequests {
     const requests = new ForkRequests()
     requests.#headers = typeof headers === 'function' ? headers : () => headers
+    requests.#catalog = requests.#headers
     return requests
   }
 
@@ -29,21 +32,31 @@ export class ForkRequests {
     if (read === null) return this.#done
     this.#headers = null
     for (const { id, header } of read()) {
-      const { forkRequestId, forkedAt, parentSession } = header
-      if (
-        typeof forkRequestId === 'string' &&
-        typeof forkedAt === 'number' &&
-        typeof parentSession === 'string' &&
-        !this.#done.has(forkRequestId)
-      ) {
-        this.#done.set(forkRequestId, { sourceId: parentSession, childId: id, boundary: forkedAt })
-      }
+      const found = outcomeOf(id, header)
+      if (found !== null && !this.#done.has(found.requestId)) this.#done.set(found.requestId, found.outcome)
     }
     return this.#done
   }
 
   get(requestId: string): ForkOutcome | undefined {
-    return this.#outcomes().get(requestId)
+    return this.#outcomes().get(requestId) ?? this.#lookUp(requestId)
+  }
+
+  /**
+   * A requestId this process has not seen may have made a child through another Host on the same
+   * shared store (a client that retried elsewhere): the catalog, which other Hosts' sessions join,
+   * is looked through for it.
+   */
+  #lookUp(requestId: string): ForkOutcome | undefined {
+    if (this.#catalog === null) return undefined
+    for (const { id, header } of this.#catalog()) {
+      if (header.forkRequestId !== requestId) continue
+      const found = outcomeOf(id, header)
+      if (found === null) continue
+      this.#done.set(requestId, found.outcome)
+      return found.outcome
+    }
+    return undefined
   }
 
   /**
@@ -52,7 +65,7 @@ export class ForkRequests {
    * (nothing was published); one that published a child always is.
    */
   async run<T extends ForkOutcome>(requestId: string, fork: () => Promise<T>): Promise<T | ForkOutcome> {
-    const done = this.#outcomes().get(requestId)
+    const done = this.get(requestId)
     if (done) return done
     const running = this.#inFlight.get(requestId)
     if (running) return running
@@ -76,4 +89,14 @@ export class ForkRequests {
     for (const [requestId, outcome] of this.#outcomes())
       if (outcome.childId === childId) this.#done.delete(requestId)
   }
+}
+
+function outcomeOf(
+  id: string,
+  header: HeaderOf['header'],
+): { requestId: string; outcome: ForkOutcome } | null {
+  const { forkRequestId, forkedAt, parentSession } = header
+  if (typeof forkRequestId !== 'string' || typeof forkedAt !== 'number' || typeof parentSession !== 'string')
+    return null
+  return { requestId: forkRequestId, outcome: { sourceId: parentSession, childId: id, boundary: forkedAt } }
 }

@@ -2,6 +2,7 @@
 // model, a distinguishing title, its workspace and project folder, and its own worktree with
 // `files: 'worktree'`; idempotent by `requestId` (fork-requests.ts), also across restarts. A
 // subagent's fork (§14.1) cuts at an exact boundary instead.
+import { statSync } from 'node:fs'
 import { type Session, type SessionPersistence, TangentError } from '@tangent/core'
 import type { FileState } from '@tangent/files'
 import type { SessionForkParams, SessionForkResult, SessionSummary } from '@tangent/protocol'
@@ -26,6 +27,8 @@ export interface ForksDeps {
   fileState(): Promise<FileState>
   /** This machine's name: where a worktree fork's files live (shared store). */
   machine: string
+  /** A folder a client names, as a real path (`folder-not-found` when it is not one). */
+  realFolder(named: string): Promise<string>
 }
 
 export class Forks {
@@ -98,10 +101,27 @@ export class Forks {
     const sourceMeta = headerMetaOf(source.header)
     const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
     const baseTree = treeAt(source, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
-    const sourceWorkspace =
-      sourceMeta.workspaceId ??
-      registry.workspaceOf(source.header.cwd, undefined, sourceMeta.projectFolder) ??
-      undefined
+    // A session whose files are on another machine (shared store): its workspace is that
+    // machine's, never looked for here; a worktree fork takes its files from the store.
+    const elsewhere = store.shared && sourceMeta.machine !== undefined && sourceMeta.machine !== here
+    if (params.folder !== undefined && !(elsewhere && params.files === 'worktree')) {
+      throw new TangentError(
+        'invalid-params',
+        `folder is for a worktree fork of a session from another machine: ${params.sessionId} works ${elsewhere ? 'on another machine, and this fork shares its files there' : 'on this machine'}.`,
+        {
+          issues: [
+            { path: ['folder'], message: 'only with files: "worktree" of a session from another machine' },
+          ],
+        },
+      )
+    }
+    const localFolder =
+      elsewhere && params.files === 'worktree' ? await this.#localFolder(params, source) : null
+    const sourceWorkspace = elsewhere
+      ? ((localFolder !== null ? registry.workspaceOf(localFolder, undefined) : null) ?? undefined)
+      : (sourceMeta.workspaceId ??
+        registry.workspaceOf(source.header.cwd, undefined, sourceMeta.projectFolder) ??
+        undefined)
     const attached = sourceWorkspace !== undefined && registry.has(sourceWorkspace)
     const title = params.title ?? forkTitle(source, await store.listView(), store.store.sessions())
 
@@ -112,8 +132,6 @@ export class Forks {
         ? here
         : (sourceMeta.machine ?? here)
       : undefined
-    if (params.files === 'worktree')
-      this.#deps.access.assertOnThisMachine(source, 'fork it with its own worktree')
     return this.#deps.access.claimed(childId, () =>
       this.#forkInto(params, extra, {
         source,
@@ -125,8 +143,22 @@ export class Forks {
         title,
         childId,
         machine,
+        elsewhere,
+        localFolder,
       }),
     )
+  }
+
+  /**
+   * The project's folder on this machine for a worktree fork of a session from another one: the
+   * one the client names, else an open workspace at the source's project folder's path (the same
+   * layout on both machines), else none — the child's worktree is then a plain copy.
+   */
+  async #localFolder(params: SessionForkParams, source: Session): Promise<string | null> {
+    if (params.folder !== undefined) return this.#deps.realFolder(params.folder)
+    const projectFolder = headerMetaOf(source.header).projectFolder ?? source.header.cwd
+    const same = this.#deps.registry.list().find((workspace) => workspace.path === projectFolder)
+    return same !== undefined && isDirectory(same.path) ? same.path : null
   }
 
   async #forkInto(
@@ -142,19 +174,28 @@ export class Forks {
       title: string
       childId: string
       machine: string | undefined
+      /** The source's files are on another machine (shared store). */
+      elsewhere: boolean
+      /** With `elsewhere`, the project's folder on this machine, if it has one. */
+      localFolder: string | null
     },
   ): Promise<ForkAttempt> {
     const store = this.#store
     const { source, boundary, latestModel, baseTree, sourceWorkspace, attached, title, childId } = plan
     let cwd = source.header.cwd
     // The folder the child works for: its workspace follows that folder's (a worktree is elsewhere).
-    const projectFolder = headerMetaOf(source.header).projectFolder ?? source.header.cwd
+    // From another machine, this machine's folder of the project, if it has one.
+    const projectFolder = plan.elsewhere
+      ? (plan.localFolder ?? undefined)
+      : (headerMetaOf(source.header).projectFolder ?? source.header.cwd)
     let worktreePath: string | undefined
     let leftOut: string[] | undefined
     if (params.files === 'worktree') {
+      // From another machine the fork point's files come from the store (docs/architecture.md §5);
+      // a fork point with no snapshot is an empty folder, or this machine's folder as it is.
       const worktree = await (await this.#deps.fileState()).createWorktree({
-        cwd: source.header.cwd,
-        tree: baseTree,
+        cwd: plan.elsewhere ? plan.localFolder : source.header.cwd,
+        tree: plan.elsewhere && plan.localFolder === null ? (baseTree ?? emptyTree) : baseTree,
         sessionId: childId,
         skipped: skippedAt(source, boundary),
       })
@@ -172,7 +213,7 @@ export class Forks {
           cwd,
           ...headerMetaFields({
             ...(attached ? { workspaceId: sourceWorkspace } : {}),
-            ...(projectFolder !== cwd ? { projectFolder } : {}),
+            ...(projectFolder !== undefined && projectFolder !== cwd ? { projectFolder } : {}),
             files: { mode: params.files ?? 'shared', path: cwd },
             baseTree,
             ...(leftOut !== undefined ? { leftOut } : {}),
@@ -199,4 +240,11 @@ export class Forks {
       ...(sourceWorkspace !== undefined && !attached ? { attachFailedWorkspaceId: sourceWorkspace } : {}),
     }
   }
+}
+
+/** The tree with no entries (git knows it without storing it): the files of a fork point with no snapshot. */
+const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
+
+function isDirectory(folder: string): boolean {
+  return statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true
 }

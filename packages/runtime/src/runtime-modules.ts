@@ -109,7 +109,16 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     machine: context.machine,
     fileState,
   })
-  const forks = new Forks({ store, access, registry, load, summary, fileState, machine: context.machine })
+  const forks = new Forks({
+    store,
+    access,
+    registry,
+    load,
+    summary,
+    fileState,
+    machine: context.machine,
+    realFolder: (named) => folders.real(named),
+  })
   const announcements = new Announcements({
     store,
     emitter,

@@ -224,6 +224,8 @@ export class Runtime {
       startFolder: this.startFolder,
       homeDir: this.homeDir,
       sandbox: await this.sandboxStatus(),
+      machine: this.machine,
+      shared: this.#store.shared,
     }
   }
 

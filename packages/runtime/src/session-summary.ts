@@ -20,7 +20,12 @@ const recordedOnly: WorkspaceResolver = (_cwd, recorded) => recorded ?? null
 export function toSessionSummary(
   entry: Readonly<StoredSession> | undefined,
   live: Session | undefined,
-  options: { running?: boolean; workspaceOf?: WorkspaceResolver } = {},
+  options: {
+    running?: boolean
+    workspaceOf?: WorkspaceResolver
+    /** This Host's machine, with a shared store: a session whose files are on another is `elsewhere`. */
+    machine?: string | undefined
+  } = {},
 ): SessionSummary {
   const header: Readonly<Record<string, unknown>> = live?.header ?? entry?.header ?? {}
   const id = live?.id ?? entry?.id ?? String(header.id)
@@ -61,6 +66,10 @@ export function toSessionSummary(
   if (parentLoop !== undefined) summary.parentLoop = [...parentLoop]
   if (meta.exploration) summary.exploration = { id: meta.exploration.id, label: meta.exploration.label }
   if (meta.subagentOf) summary.subagentOf = { ...meta.subagentOf }
+  if (options.machine !== undefined && meta.machine !== undefined) {
+    summary.files.machine = meta.machine
+    if (meta.machine !== options.machine) summary.files.elsewhere = true
+  }
   return summary
 }
 

@@ -86,7 +86,10 @@ export class Sessions {
   }
 
   summaryOf(entry: Parameters<typeof toSessionSummary>[0], live: Session | undefined): SessionSummary {
-    return toSessionSummary(entry, live, { workspaceOf: this.#deps.folders.workspaceOf })
+    return toSessionSummary(entry, live, {
+      workspaceOf: this.#deps.folders.workspaceOf,
+      ...(this.#store.shared ? { machine: this.#deps.machine } : {}),
+    })
   }
 
   async summary(sessionId: string): Promise<SessionSummary> {

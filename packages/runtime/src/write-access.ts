@@ -101,7 +101,7 @@ export class WriteAccess {
     if (machine === undefined || machine === here) return
     throw new TangentError(
       'session-elsewhere',
-      `Session ${session.id} works in ${session.header.cwd} on machine ${machine}; this Host runs on ${here}, so it cannot ${what}: its files are there. Read, compare and fork its conversation here; run turns and restores from a Host on ${machine}.`,
+      `Session ${session.id} works in ${session.header.cwd} on machine ${machine}; this Host runs on ${here}, so it cannot ${what}: its files are there. To continue it here, fork it with its own worktree — the fork point's files come from the store: \`tangent fork ${session.id} --files worktree\` (or "Continue on this machine" in the web UI). Or run its turns and restores from a Host on ${machine}.`,
       { sessionId: session.id, machine, cwd: session.header.cwd },
     )
   }

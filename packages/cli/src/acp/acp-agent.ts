@@ -127,6 +127,11 @@ export function createAcpAgent(backend: Backend, options: AcpAgentOptions): AcpA
     mapErrors(async () => {
       const anchor = forkAnchor(params._meta)
       const request: ForkRequest = { sessionId: params.sessionId, ...anchor }
+      // A worktree fork of a session from another machine lands in the editor's folder here.
+      if (anchor.files === 'worktree' && typeof params.cwd === 'string') {
+        const { session: source } = await backend.getSession(params.sessionId, Number.MAX_SAFE_INTEGER)
+        if (source.files.elsewhere) request.folder = params.cwd
+      }
       const { session, boundary, worktree } = await backend.fork(request)
       return {
         sessionId: session.id,

@@ -1,4 +1,5 @@
 // `tangent fork ID`: branch a session at a completed turn (the Host's anchor rules).
+import path from 'node:path'
 import { type Command, Option } from 'commander'
 import type { FileMode } from '../backend.js'
 import { UsageError } from '../cli-error.js'
@@ -14,6 +15,7 @@ interface ForkFlags {
   before?: boolean
   title?: string
   files?: FileMode
+  folder?: string
   json?: boolean
 }
 
@@ -31,6 +33,10 @@ export function registerForkCommand(program: Command, context: CliContext): void
         'shared: same directory (default); worktree: its own copy at the fork point',
       ).choices(['shared', 'worktree']),
     )
+    .option(
+      '--folder <path>',
+      "with --files worktree, for a session from another machine: this machine's folder of the project",
+    )
     .option('--json', 'print {session, boundary, worktree?: {path, leftOut}}')
     .action(async (given: string, flags: ForkFlags) => {
       if (flags.before && flags.at === undefined)
@@ -45,6 +51,11 @@ export function registerForkCommand(program: Command, context: CliContext): void
           before: flags.before,
           title: flags.title,
           files: flags.files,
+          // Relative to this shell's folder, as every path a command takes (`~` the Host expands).
+          folder:
+            flags.folder === undefined || flags.folder.startsWith('~')
+              ? flags.folder
+              : path.resolve(context.cwd, flags.folder),
         }),
       )
       if (flags.json) return printJson(context, result)

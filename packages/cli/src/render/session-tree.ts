@@ -89,9 +89,12 @@ function renderRow(
   }
   parts.push(`${session.eventCount} events`)
   if (session.model !== null) parts.push(safeLine(`${session.model.provider}:${session.model.model}`))
-  if (session.files.mode === 'worktree')
-    parts.push(`worktree ${safeLine(folderName(session.files.path, options))}`)
-  else parts.push(safeLine(folderName(session.cwd, options)))
+  // Another machine's folder is its path there: `~` is not this one's home.
+  const elsewhere = session.files.elsewhere === true
+  const folder = (path: string) => (elsewhere ? path : folderName(path, options))
+  if (session.files.mode === 'worktree') parts.push(`worktree ${safeLine(folder(session.files.path))}`)
+  else parts.push(safeLine(folder(session.cwd)))
+  if (elsewhere) parts.push(`on ${safeLine(session.files.machine ?? 'another machine')}`)
   if (options.now !== undefined) parts.push(age(options.now - session.updatedAt))
   const flags: string[] = []
   const last = options.lastStatus?.get(session.id) ?? (session.status === 'running' ? 'running' : undefined)

@@ -30,6 +30,14 @@ export function renderTranscript(
   if (session.parentSession !== null) {
     lines.push(style.dim(`  forked from ${session.parentSession} at seq ${session.forkedAt ?? '?'}`))
   }
+  if (session.files.elsewhere) {
+    const machine = safeLine(session.files.machine ?? 'another machine')
+    lines.push(
+      style.yellow(
+        `  its files are on ${machine}, in ${safeLine(session.files.path)}: continue it here with tangent fork ${session.id} --files worktree`,
+      ),
+    )
+  }
   if (session.archived) lines.push(style.magenta('  archived'))
   if (usage) lines.push(...usageLines(usage, style))
   lines.push('')
