@@ -17,6 +17,20 @@ export function FileBadge({ session }: { session: SessionSummary }) {
     return list
   }, [sessions, session])
 
+  if (session.files.elsewhere) {
+    const machine = session.files.machine ?? 'another machine'
+    return (
+      <span
+        className="tag tag-elsewhere"
+        data-testid="file-badge"
+        data-mode={session.files.mode}
+        data-machine={machine}
+        title={`Its files are on ${machine}, in ${session.files.path}: its turns run there. Fork it with its own worktree to continue on this machine.`}
+      >
+        files on {machine}: {shortPath(session.files.path)}
+      </span>
+    )
+  }
   if (session.files.mode === 'worktree') {
     return (
       <span

@@ -11,6 +11,7 @@ import type { DialogState } from './host-state.js'
 import { Modal } from './modal.js'
 import { titleOf } from './session-display.js'
 import { useHost, useStore } from './use-host.js'
+import type { SessionSummary, Workspace } from './wire.js'
 
 type ForkDialogState = Extract<DialogState, { kind: 'fork' }>
 
@@ -23,7 +24,13 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
   )
   const history = events ? forkHistory(events, { atSeq: dialog.atSeq, before: dialog.before }) : null
   const [title, setTitle] = useState('')
-  const [files, setFiles] = useState<ForkFilesMode>(() => forkFilesDefault(events))
+  // A session from another machine (shared store): continuing it here is a worktree fork.
+  const elsewhere = session?.files.elsewhere === true
+  const machine = session?.files.machine ?? 'another machine'
+  const workspaces = useHost((state) => state.workspaces)
+  const [folder, setFolder] = useState(() => (session ? localFolderFor(session, workspaces) : ''))
+  const folderId = useId()
+  const [files, setFiles] = useState<ForkFilesMode>(() => (elsewhere ? 'worktree' : forkFilesDefault(events)))
   const choice = useRef<HTMLFieldSetElement>(null)
   const whyId = useId()
   useEffect(() => choice.current?.querySelector<HTMLInputElement>('input:checked')?.focus(), [])
@@ -40,6 +47,7 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
         ...(dialog.before ? { before: true } : {}),
         files,
         ...(title.trim() !== '' ? { title: title.trim() } : {}),
+        ...(elsewhere && files === 'worktree' && folder.trim() !== '' ? { folder: folder.trim() } : {}),
       },
       dialog.draft,
     )
@@ -77,9 +85,16 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
             onChange={(event) => setTitle(event.target.value)}
           />
         </label>
-        <fieldset className="choice" ref={choice} aria-describedby={events ? whyId : undefined}>
+        {elsewhere ? (
+          <p className="muted" data-testid="fork-elsewhere">
+            Its files are on <strong>{machine}</strong>, in {session?.files.path}: its turns run there. To
+            continue it on this machine, fork it with its own worktree: the files as they were at the fork
+            point come from the shared store.
+          </p>
+        ) : null}
+        <fieldset className="choice" ref={choice} aria-describedby={events && !elsewhere ? whyId : undefined}>
           <legend>Files</legend>
-          {events ? (
+          {events && !elsewhere ? (
             <p className="muted" id={whyId} data-testid="fork-files-why">
               {forkFilesDefault(events) === 'worktree'
                 ? 'This session changed files: in a shared folder the branch would see and overwrite them.'
@@ -92,9 +107,11 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
             selected={files}
             onSelect={setFiles}
             testId="fork-files-shared"
-            title="Shared"
+            title={elsewhere ? `Stay on ${machine}` : 'Shared'}
           >
-            Works in the same folder as its parent: both see and overwrite each other's edits.
+            {elsewhere
+              ? `Works in its parent's folder on ${machine}: run it from a Host there.`
+              : "Works in the same folder as its parent: both see and overwrite each other's edits."}
           </ChoiceOption>
           <ChoiceOption
             name="files"
@@ -102,12 +119,37 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
             selected={files}
             onSelect={setFiles}
             testId="fork-files-worktree"
-            title="Worktree"
+            title={elsewhere ? 'Continue on this machine' : 'Worktree'}
           >
-            Gets its own copy of the files as they were at the fork point (a git worktree on a new branch in a
-            git project), so its edits stay apart.
+            {elsewhere
+              ? 'Gets its own folder here with the files as they were at the fork point (a git worktree on a new branch when this machine’s folder of the project is a git repository), and runs here.'
+              : 'Gets its own copy of the files as they were at the fork point (a git worktree on a new branch in a git project), so its edits stay apart.'}
           </ChoiceOption>
         </fieldset>
+        {elsewhere && files === 'worktree' ? (
+          <label className="field">
+            <span>This machine’s folder of the project</span>
+            <input
+              data-testid="fork-folder"
+              list="fork-folder-choices"
+              placeholder="None: a plain copy of its files"
+              aria-describedby={folderId}
+              value={folder}
+              spellCheck={false}
+              onChange={(event) => setFolder(event.target.value)}
+            />
+            <datalist id="fork-folder-choices">
+              {workspaces.map((workspace) => (
+                <option key={workspace.id} value={workspace.path} label={workspace.name} />
+              ))}
+            </datalist>
+            <span className="muted" id={folderId}>
+              {folder.trim() === ''
+                ? 'Name your checkout of the project to make the worktree a branch of its git repository; left empty, the fork gets a plain copy.'
+                : 'The worktree is a new branch of this folder’s git repository (a copy if it is not one); the fork joins its workspace.'}
+            </span>
+          </label>
+        ) : null}
         <div className="form-actions">
           <button type="button" className="button" onClick={close}>
             Cancel
@@ -116,11 +158,32 @@ export function ForkDialog({ dialog }: { dialog: ForkDialogState }) {
             {busy
               ? 'Forking…'
               : files === 'worktree'
-                ? 'Fork with its own worktree'
-                : 'Fork sharing the folder'}
+                ? elsewhere
+                  ? 'Continue on this machine'
+                  : 'Fork with its own worktree'
+                : elsewhere
+                  ? `Fork on ${machine}`
+                  : 'Fork sharing the folder'}
           </button>
         </div>
       </form>
     </Modal>
   )
+}
+
+/**
+ * This machine's folder of a session from another: an open workspace at the same path (the same
+ * layout on both machines), else one of the same folder name (the same repository, most likely),
+ * else none — the person names it, or the fork gets a plain copy.
+ */
+export function localFolderFor(
+  session: Pick<SessionSummary, 'cwd' | 'files'>,
+  workspaces: readonly Pick<Workspace, 'path' | 'name'>[],
+): string {
+  if (!session.files.elsewhere) return ''
+  const folder = session.files.mode === 'worktree' ? session.files.path : session.cwd
+  const name = folder.split('/').filter(Boolean).at(-1)
+  const same = workspaces.find((workspace) => workspace.path === folder)
+  const named = workspaces.find((workspace) => workspace.path.split('/').filter(Boolean).at(-1) === name)
+  return (same ?? named)?.path ?? ''
 }

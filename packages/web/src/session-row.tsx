@@ -146,6 +146,9 @@ export function SessionRow(props: {
             <span className="visually-hidden">{needsApproval ? ', needs approval' : ', running'}</span>
           ) : null}
           {session.files.mode === 'worktree' ? <span className="visually-hidden">, own worktree</span> : null}
+          {session.files.elsewhere ? (
+            <span className="visually-hidden">, files on {session.files.machine ?? 'another machine'}</span>
+          ) : null}
           {session.archived ? <span className="visually-hidden">, archived</span> : null}
         </span>
       )}
@@ -167,6 +170,17 @@ export function SessionRow(props: {
           </span>
           <span className="visually-hidden">{`: its parents form a loop (damaged logs), ${loopTitles}`}</span>
         </>
+      ) : null}
+      {session.files.elsewhere ? (
+        // Another machine's session (shared store): its turns run there; a worktree fork continues it here.
+        <span
+          className="tag tag-elsewhere"
+          data-testid="row-machine"
+          aria-hidden="true"
+          title={`Its files are on ${session.files.machine ?? 'another machine'}, in ${session.files.path}`}
+        >
+          {session.files.machine ?? 'elsewhere'}
+        </span>
       ) : null}
       {session.files.mode === 'worktree' ? (
         <span
