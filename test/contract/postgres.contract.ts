@@ -6,6 +6,7 @@ import { postgresAvailable, startTestPostgres, type TestPostgres } from '@tangen
 import pg from 'pg'
 import { afterAll, beforeAll, describe } from 'vitest'
 import { runSessionContract } from './session-contract.js'
+import { runTeamsContract } from './teams-contract.js'
 
 const pgMissing = !postgresAvailable()
 if (pgMissing && process.env.CI) throw new Error('CI is set but the PostgreSQL server binaries are missing')
@@ -30,8 +31,6 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
   afterAll(async () => {
     await server?.stop()
   })
-  /** The store of the first machine's data directory the last `open` used. */
-  let lastStore = ''
   const openOn = async (
     {
       home,
@@ -59,11 +58,8 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
         stores.get(opened.home) ??
         (await server.createDatabase(`contract_${++databases}`, { migrated: true }))
       stores.set(opened.home, store)
-      lastStore = store
       return openOn(opened, store, 'machine-a')
     },
-    // Another data directory and machine name on the same database.
-    otherMachine: (opened, machine) => openOn(opened, lastStore, machine),
     damage: (home) => ({
       async lose(id) {
         await query(home, 'DELETE FROM events WHERE session_id = $1', [id])
@@ -76,5 +72,9 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
         ])
       },
     }),
+  })
+  runTeamsContract({
+    newStore: () => server.createDatabase(`teams_${++databases}`, { migrated: true }),
+    open: (opened, machine, store) => openOn(opened, store, machine),
   })
 })

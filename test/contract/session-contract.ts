@@ -56,18 +56,14 @@ export interface ContractOptions {
   }): Promise<ContractFixture>
   /** How to damage the storage of `home` (default: JSONL files); opening `home` again reopens it. */
   damage?: (home: string) => StorageDamage
-  /**
-   * A shared store (PostgreSQL) only: opens another front-end on the same sessions as if on
-   * another machine — its own data directory `home` and `TANGENT_MACHINE` `machine` — while the
-   * first one (machine `machine-a`) stays open. Without it the "teams across machines" tests skip.
-   */
-  otherMachine?: (
-    opened: { home: string; start: string; homeDir: string; demoDelayMs: number },
-    machine: string,
-  ) => Promise<ContractFixture>
 }
 
 const temps: string[] = []
+/** Removes the directories tempDir made (after a suite). */
+export function removeTempDirs(): void {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+}
+
 export function tempDir(prefix = 'tangent-contract-'): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
   temps.push(dir)
@@ -75,7 +71,9 @@ export function tempDir(prefix = 'tangent-contract-'): string {
 }
 
 /** The stable code of what `promise` rejected with (a TangentError on either front-end). */
-async function failure(promise: Promise<unknown>): Promise<{ code: string; data: Record<string, unknown> }> {
+export async function failure(
+  promise: Promise<unknown>,
+): Promise<{ code: string; data: Record<string, unknown> }> {
   try {
     await promise
   } catch (error) {
@@ -94,7 +92,7 @@ const everythingServer = path.join(
   'index.js',
 )
 
-async function waitFor<T>(probe: () => Promise<T | false>, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(probe: () => Promise<T | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()
@@ -105,7 +103,7 @@ async function waitFor<T>(probe: () => Promise<T | false>, timeoutMs = 10_000): 
 }
 
 /** A git repository with one commit (a.txt), and a function that runs git in it. */
-function gitProject(): { repo: string; git: (...args: string[]) => string } {
+export function gitProject(): { repo: string; git: (...args: string[]) => string } {
   const repo = tempDir('tangent-repo-')
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' })
   git('init', '-q')
@@ -141,9 +139,7 @@ export function runSessionContract(options: ContractOptions): void {
   afterEach(async () => {
     await f.close()
   })
-  afterAll(() => {
-    for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-  })
+  afterAll(removeTempDirs)
 
   const turn = (sessionId: string, text: string) => f.api.call('session.prompt', { sessionId, text })
 
@@ -1587,175 +1583,6 @@ export function runSessionContract(options: ContractOptions): void {
       )
       expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
       expect((await third).reason).toBe('aborted')
-    })
-  })
-
-  describe.skipIf(!options.otherMachine)('teams across machines', () => {
-    /** Machine B: its own data directory on the same store; closed after each test. */
-    let b: ContractFixture | null = null
-    const onB = async () => {
-      b = await options.otherMachine!(
-        {
-          home: tempDir('tangent-home-b-'),
-          start: tempDir('tangent-start-b-'),
-          homeDir: opened.homeDir,
-          demoDelayMs: 4,
-        },
-        'machine-b',
-      )
-      return b
-    }
-    afterEach(async () => {
-      await b?.close()
-      b = null
-    })
-    const turnOn = (api: SessionApi, sessionId: string, text: string) =>
-      api.call('session.prompt', { sessionId, text })
-
-    it('B forks A’s session (shared and worktree, one child per requestId), its worktree holds the fork point’s files, and B runs it', async () => {
-      const work = tempDir('tangent-work-a-')
-      const notes = path.join(work, 'notes.txt')
-      const session = await f.api.call('session.create', { cwd: work })
-      const first = await turn(session.id, 'write notes.txt: one')
-      await turn(session.id, 'write notes.txt: two')
-      const machineB = await onB()
-
-      // Where the folder is, as each side sees it.
-      const onA = (await f.api.call('session.get', { sessionId: session.id })).session.files
-      expect(onA).toMatchObject({ machine: 'machine-a', path: work })
-      expect(onA.elsewhere).toBeUndefined()
-      const seen = (await machineB.api.call('session.get', { sessionId: session.id })).session.files
-      expect(seen).toMatchObject({ machine: 'machine-a', elsewhere: true, path: work })
-      expect((await machineB.api.call('host.info', {})).machine).toBe('machine-b')
-
-      // Prompting it on B says where it runs and how to continue here.
-      const refused = await failure(turnOn(machineB.api, session.id, 'hello'))
-      expect(refused.code).toBe('session-elsewhere')
-      expect(refused.data).toMatchObject({ machine: 'machine-a', cwd: work })
-
-      // A shared fork stays on A's machine, in no workspace here; twice with one requestId: one child.
-      const shared = await machineB.api.call('session.fork', {
-        sessionId: session.id,
-        atSeq: first.turnEndSeq,
-        requestId: 'shared-1',
-      })
-      expect(shared.session).toMatchObject({
-        workspaceId: null,
-        files: { mode: 'shared', machine: 'machine-a', elsewhere: true },
-      })
-      const again = await machineB.api.call('session.fork', {
-        sessionId: session.id,
-        atSeq: first.turnEndSeq,
-        requestId: 'shared-1',
-      })
-      expect(again.session.id).toBe(shared.session.id)
-
-      // A worktree fork brings the fork point's files from the store: notes.txt as it was then.
-      const fork = await machineB.api.call('session.fork', {
-        sessionId: session.id,
-        atSeq: first.turnEndSeq,
-        files: 'worktree',
-        requestId: 'worktree-1',
-      })
-      const child = fork.session
-      expect(child.files).toMatchObject({ mode: 'worktree', machine: 'machine-b' })
-      expect(child.files.elsewhere).toBeUndefined()
-      expect(child.workspaceId).toBeNull()
-      expect(child.cwd.startsWith(work)).toBe(false)
-      expect(fs.readFileSync(path.join(child.cwd, 'notes.txt'), 'utf8')).toBe('one\n')
-      expect(fs.readdirSync(child.cwd).sort()).toEqual(['notes.txt'])
-      const retried = await machineB.api.call('session.fork', {
-        sessionId: session.id,
-        atSeq: first.turnEndSeq,
-        files: 'worktree',
-        requestId: 'worktree-1',
-      })
-      expect(retried.session.id).toBe(child.id)
-      // A sees the child as B's.
-      const childOnA = (
-        await waitFor(async () => {
-          const listed = await f.api.call('session.list', {})
-          return listed.find((row) => row.id === child.id) ?? false
-        })
-      ).files
-      expect(childOnA).toMatchObject({ machine: 'machine-b', elsewhere: true })
-
-      // B runs the child; its turn writes on B's side only.
-      await turnOn(machineB.api, child.id, 'write notes.txt: three')
-      expect(fs.readFileSync(path.join(child.cwd, 'notes.txt'), 'utf8')).toBe('three\n')
-      expect(fs.readFileSync(notes, 'utf8')).toBe('two\n')
-      // A goes on undisturbed.
-      await turn(session.id, 'write more.txt: four')
-      expect(fs.readFileSync(path.join(work, 'more.txt'), 'utf8')).toBe('four\n')
-      expect(fs.existsSync(path.join(child.cwd, 'more.txt'))).toBe(false)
-
-      // Compare works from both sides: the same files either way.
-      const fromA = await f.api.call('session.compare', { a: session.id, b: child.id })
-      const fromB = await machineB.api.call('session.compare', { a: session.id, b: child.id })
-      expect(fromA.files.map((file) => [file.path, file.status])).toEqual([
-        ['more.txt', 'deleted'],
-        ['notes.txt', 'modified'],
-      ])
-      expect(fromB.files).toEqual(fromA.files)
-    })
-
-    it('after A’s Host is gone and its data directory deleted, B still forks A’s session with its files', async () => {
-      const work = tempDir('tangent-work-a-')
-      const session = await f.api.call('session.create', { cwd: work })
-      await turn(session.id, 'write keep.txt: kept')
-      await reopen(async () => {
-        fs.rmSync(opened.home, { recursive: true, force: true })
-        fs.rmSync(work, { recursive: true, force: true })
-      })
-      const machineB = await onB()
-      const fork = await machineB.api.call('session.fork', { sessionId: session.id, files: 'worktree' })
-      expect(fs.readFileSync(path.join(fork.session.cwd, 'keep.txt'), 'utf8')).toBe('kept\n')
-      await turnOn(machineB.api, fork.session.id, 'write keep.txt: changed on b')
-      expect(fs.readFileSync(path.join(fork.session.cwd, 'keep.txt'), 'utf8')).toBe('changed on b\n')
-    })
-
-    it('a worktree fork into B’s clone of the git project is a git worktree of B’s repository', async () => {
-      const { repo, git } = gitProject()
-      const session = await f.api.call('session.create', { cwd: repo })
-      await turn(session.id, 'write b.txt: b')
-      const clone = tempDir('tangent-clone-b-')
-      execFileSync('git', ['clone', '-q', repo, clone])
-      const machineB = await onB()
-      // B's folder of the project, named: a git worktree of it on the child's branch.
-      const fork = await machineB.api.call('session.fork', {
-        sessionId: session.id,
-        files: 'worktree',
-        folder: clone,
-      })
-      const branch = `tangent/${fork.session.id}`
-      expect(execFileSync('git', ['branch', '--list', branch], { cwd: clone, encoding: 'utf8' })).toContain(
-        branch,
-      )
-      expect(git('branch', '--list', branch)).toBe('')
-      expect(fs.readFileSync(path.join(fork.session.cwd, 'b.txt'), 'utf8')).toBe('b\n')
-      expect(fs.readFileSync(path.join(fork.session.cwd, 'a.txt'), 'utf8')).toBe('a\n')
-      // `folder` is only for a worktree fork of a session from elsewhere.
-      const own = await machineB.api.call('session.create', { cwd: clone })
-      const wrong = await failure(
-        machineB.api.call('session.fork', { sessionId: own.id, files: 'worktree', folder: clone }),
-      )
-      expect(wrong.code).toBe('invalid-params')
-    })
-
-    it('one requestId forks once across Hosts: B’s retry of A’s fork answers A’s child', async () => {
-      const session = await f.api.call('session.create', { cwd: tempDir('tangent-work-a-') })
-      await turn(session.id, 'one')
-      const onA = await f.api.call('session.fork', { sessionId: session.id, requestId: 'across-1' })
-      const machineB = await onB()
-      const onBFork = await machineB.api.call('session.fork', {
-        sessionId: session.id,
-        requestId: 'across-1',
-      })
-      expect(onBFork.session.id).toBe(onA.session.id)
-      const children = (await machineB.api.call('session.list', {})).filter(
-        (row) => row.parentSession === session.id,
-      )
-      expect(children.map((row) => row.id)).toEqual([onA.session.id])
     })
   })
 
