@@ -4,7 +4,6 @@
 // directory is another, compares and copies those trees after A is gone.
 import fs from 'node:fs'
 import path from 'node:path'
-import type { SessionEvent } from '@tangent/core'
 import {
   postgresAvailable,
   sql,
@@ -20,7 +19,7 @@ const temp = tempDirs('tangent-objects-')
 const pgMissing = !postgresAvailable()
 if (pgMissing && process.env.CI) throw new Error('CI is set but the PostgreSQL server binaries are missing')
 
-function treesOf(events: readonly SessionEvent[]): string[] {
+function treesOf(events: readonly { type: string; data: unknown }[]): string[] {
   return events
     .filter((event) => event.type === 'snapshot/taken')
     .map((event) => (event.data as { tree: string }).tree)
