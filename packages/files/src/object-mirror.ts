@@ -250,6 +250,8 @@ export class ObjectMirror {
         const batch = ids.slice(i, i + idsPerGet)
         const found = await this.#store.get(batch)
         const byId = new Map(found.map((object) => [object.id, object]))
+        // A batch's blobs are written side by side, once every object of the batch is verified.
+        const blobs: SnapshotObject[] = []
         for (const id of batch) {
           const object = byId.get(id)
           if (object === undefined) {
@@ -267,7 +269,7 @@ export class ObjectMirror {
             )
           }
           if (object.type === 'blob') {
-            await this.#writeLoose(object)
+            blobs.push(object)
             continue
           }
           let children: { id: string; type: ObjectType }[]
@@ -279,6 +281,7 @@ export class ObjectMirror {
           treesToWrite.push(object)
           for (const child of children) next.set(child.id, child.type)
         }
+        await Promise.all(blobs.map((blob) => this.#writeLoose(blob)))
       }
       firstLevel = false
       wanted = await this.#absent(next)
