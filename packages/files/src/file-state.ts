@@ -262,6 +262,7 @@ export class FileState {
     options: RemoveWorktreeOptions = {},
   ): Promise<RemoveWorktreeResult> {
     await this.repository.ensure()
+    await this.#ensure([options.since ?? null])
     return removeWorktree(this.#worktreeContext(), worktreePath, options)
   }
 
@@ -275,6 +276,7 @@ export class FileState {
     options: Pick<RemoveWorktreeOptions, 'since'> = {},
   ): Promise<{ dirty: string[]; removeBy: string }> {
     await this.repository.ensure()
+    await this.#ensure([options.since ?? null])
     return worktreeChanges(this.#worktreeContext(), worktreePath, options)
   }
 

@@ -2,7 +2,16 @@
 // objects live"), against an in-memory SnapshotObjectStore: two TANGENT_HOMEs stand for two
 // machines. The PostgreSQL table itself is tested in @tangent/store-postgres, and both together
 // in @tangent/runtime (snapshot-objects.test.ts).
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
+import {
+  chmodSync,
+  cpSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs'
 import path from 'node:path'
 import type { SnapshotObject, SnapshotObjectStore } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -168,6 +177,18 @@ describe('FileState with the store’s snapshot objects', () => {
     expect((await b.readFile(result.undoTree, 'src/index.ts'))?.toString()).toBe('export const x = 3\n')
     const fork = await a.createWorktree({ cwd: project, tree: null, sessionId: 'fork-a' })
     expect(objects.objects.has(fork.tree)).toBe(true)
+  })
+
+  it('the turn-start comparison on B works against a tree A took, fetched for it', async () => {
+    const { root, a, b, project } = twoMachines()
+    const since = await a.snapshot(project)
+    // The same project checked out on B, with one file changed there between turns.
+    const clone = path.join(root, 'clone')
+    cpSync(project, clone, { recursive: true, verbatimSymlinks: true })
+    write(clone, 'src/index.ts', 'export const x = 42\n')
+    const start = await b.snapshotTurnStart(clone, since.tree)
+    expect(start?.outside).toEqual(['src/index.ts'])
+    expect(start?.changed).toEqual([])
   })
 
   it('refuses an object whose content does not hash to its id, writing nothing of the tree', async () => {
