@@ -65,6 +65,8 @@ export class ObjectMirror {
   readonly #uploaded = new Map<string, number>()
   /** Per directory, its latest uploaded tree: the next one uploads only what differs. */
   readonly #latest = new Map<string, { tree: string; since: number }>()
+  /** Trees known to be whole in the shadow repository: asking git again is not needed until a gc. */
+  readonly #local = new Set<string>()
 
   constructor(repository: ShadowRepository, store: SnapshotObjectStore) {
     this.#repository = repository
@@ -75,6 +77,12 @@ export class ObjectMirror {
   forget(): void {
     this.#uploaded.clear()
     this.#latest.clear()
+    this.#local.clear()
+  }
+
+  #knownLocal(tree: string): void {
+    if (this.#local.size >= rememberedTrees) this.#local.clear()
+    this.#local.add(tree)
   }
 
   /**
@@ -84,6 +92,7 @@ export class ObjectMirror {
    */
   async upload(tree: string, directory?: string): Promise<void> {
     if (tree === emptyTree) return
+    this.#knownLocal(tree)
     const now = Date.now()
     const known = this.#uploaded.get(tree)
     if (known !== undefined && now - known < trustedForMs) {
@@ -234,11 +243,13 @@ export class ObjectMirror {
    */
   async ensure(trees: readonly (string | null)[]): Promise<void> {
     const asked = [...new Set(trees)].filter(
-      (tree): tree is string => tree !== null && tree !== emptyTree && objectId.test(tree),
+      (tree): tree is string =>
+        tree !== null && tree !== emptyTree && objectId.test(tree) && !this.#local.has(tree),
     )
     if (asked.length === 0) return
     await this.#repository.ensure()
     const roots = await this.#repository.missingTrees(asked)
+    for (const tree of asked) if (!roots.includes(tree)) this.#knownLocal(tree)
     if (roots.length === 0) return
     const treesToWrite: SnapshotObject[] = []
     let wanted = new Map<string, ObjectType>(roots.map((tree) => [tree, 'tree']))
@@ -288,6 +299,7 @@ export class ObjectMirror {
     }
     // Deepest first: a parent tree is written only once everything below it is.
     for (const tree of treesToWrite.reverse()) await this.#writeLoose(tree)
+    for (const tree of roots) if (treesToWrite.some((object) => object.id === tree)) this.#knownLocal(tree)
   }
 
   /** Of `objects`, those the shadow repository lacks (one `git cat-file --batch-check`). */
