@@ -191,6 +191,18 @@ describe('FileState with the store’s snapshot objects', () => {
     expect(start?.changed).toEqual([])
   })
 
+  it('B restores a path of its checkout to the content of a tree A took', async () => {
+    const { root, a, b, project } = twoMachines()
+    const taken = await a.snapshot(project)
+    const clone = path.join(root, 'clone')
+    cpSync(project, clone, { recursive: true, verbatimSymlinks: true })
+    write(clone, 'src/index.ts', 'edited on B\n')
+    const result = await b.restoreTree({ cwd: clone, tree: taken.tree, paths: ['src/index.ts'] })
+    expect(result.restored).toEqual(['src/index.ts'])
+    expect(readFileSync(path.join(clone, 'src/index.ts'), 'utf8')).toBe('export const x = 1\n')
+    expect(result.snapshot.tree).toBe(taken.tree)
+  })
+
   it('refuses an object whose content does not hash to its id, writing nothing of the tree', async () => {
     const { objects, a, b, project } = twoMachines()
     const taken = await a.snapshot(project)
