@@ -33,6 +33,8 @@ export { findParentLoops, type ParentLoops } from './parent-loops.js'
 export type {
   RemoteChange,
   SessionPersistence,
+  SnapshotObject,
+  SnapshotObjectStore,
   StoredModelRef,
   StoredSession,
   StoreWarningLike,

@@ -46,6 +46,34 @@ export interface RemoteChange {
   kind: 'created' | 'updated' | 'deleted'
 }
 
+/** A git object of a snapshot (docs/architecture.md §4, "Where snapshot objects live"). */
+export interface SnapshotObject {
+  /** The git object id (40 hex): the SHA-1 of `"<type> <size>\0"` followed by `data`. */
+  readonly id: string
+  readonly type: 'blob' | 'tree'
+  /** The object's content without git's header (a tree in git's binary tree format). */
+  readonly data: Uint8Array
+}
+
+/**
+ * Snapshot objects shared by the machines of one store (PostgreSQL), content-addressed: each
+ * blob and tree once, whatever the number of sessions and machines. A Host puts the objects of a
+ * tree before any event naming the tree is written, so another machine can fetch any tree an
+ * event names (docs/architecture.md §4, "Where snapshot objects live").
+ */
+export interface SnapshotObjectStore {
+  /** Of `ids`, those the store holds. */
+  has(ids: readonly string[]): Promise<Set<string>>
+  /** Stores objects (idempotent: an id already held is skipped). Durable when it resolves. */
+  put(objects: readonly SnapshotObject[]): Promise<void>
+  /** The objects of `ids` the store holds (others are absent from the answer). */
+  get(ids: readonly string[]): Promise<SnapshotObject[]>
+  /** Removes objects no session's event or header names (directly or through a tree), older than a grace period; bytes before/after. */
+  collect(): Promise<{ removed: number; bytesBefore: number; bytesAfter: number }>
+  /** Bytes the objects take: the objects' data, uncompressed (not the table's size on disk). */
+  bytes(): Promise<number>
+}
+
 export interface SessionPersistence {
   /** `jsonl` or `postgres`. */
   readonly engine: string
@@ -91,4 +119,9 @@ export interface SessionPersistence {
   release(id: string): Promise<void>
   /** Hears sessions another process created, changed or deleted. Returns the unsubscribe function. */
   onRemoteChange(listener: (change: RemoteChange) => void): () => void
+  /**
+   * Where the snapshot objects of the sessions travel between machines (PostgreSQL). Absent
+   * (JSONL): they live only in the shadow repository of the data directory.
+   */
+  readonly snapshotObjects?: SnapshotObjectStore
 }

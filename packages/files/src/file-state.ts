@@ -3,10 +3,11 @@
 import { existsSync, statSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import type { SessionEvent } from '@tangent/core'
+import type { SessionEvent, SnapshotObjectStore } from '@tangent/core'
 import { assertTreesAvailable, changedPaths, type DiffOptions, diffTrees, type FileDiff } from './diff.js'
 import { realDirectory, resolveDirectory } from './directory.js'
 import { mergeTrees, type TreeMerge } from './merge.js'
+import { ObjectMirror } from './object-mirror.js'
 import { OperationQueue } from './operation-queue.js'
 import {
   type RestoreContext,
@@ -64,12 +65,21 @@ export interface FileStateOptions {
     undoTree: string
     targetTree: string
   }) => Promise<boolean>
+  /**
+   * The store's snapshot objects (PostgreSQL: shared by the Hosts of other machines). Every tree a
+   * method returns that a session may record is uploaded there before the method returns, and a
+   * tree missing here is fetched from there before it is read (docs/architecture.md §4, "Where
+   * snapshot objects live"). Absent (JSONL): the shadow repository only.
+   */
+  objects?: SnapshotObjectStore
 }
 
 export interface GcResult {
   /** Bytes of the object store (loose + packed) before and after. */
   bytesBefore: number
   bytesAfter: number
+  /** With `objects`: what its collect() removed, and the bytes of its objects' data before and after. */
+  objects?: { removed: number; bytesBefore: number; bytesAfter: number }
 }
 
 export const defaultMaxFileBytes = 2 * 1024 * 1024
@@ -88,6 +98,8 @@ export class FileState {
 
   readonly #onRecovered: ((recovered: RecoveredRestore) => void) | undefined
   readonly #isRecorded: NonNullable<FileStateOptions['isRecorded']>
+  readonly #objects: SnapshotObjectStore | undefined
+  readonly #mirror: ObjectMirror | undefined
 
   constructor(options: FileStateOptions) {
     this.repository = new ShadowRepository(options.home)
@@ -95,6 +107,8 @@ export class FileState {
     this.maxFileBytes = options.maxFileBytes ?? defaultMaxFileBytes
     this.#onRecovered = options.onRecovered
     this.#isRecorded = options.isRecorded ?? (async () => false)
+    this.#objects = options.objects
+    this.#mirror = options.objects ? new ObjectMirror(this.repository, options.objects) : undefined
   }
 
   /**
@@ -154,6 +168,7 @@ export class FileState {
       const first: TurnStartSnapshot = { tree: snapshot.tree, changed: [], skipped: snapshot.skipped }
       if (since === null) return first
       if (snapshot.tree === since) return null
+      await this.#ensure([since])
       // A tree from another TANGENT_HOME cannot be compared: the directory's previous snapshot can.
       const comparable = (await this.repository.missingTrees([since])).length === 0
       const outside = comparable
@@ -192,15 +207,36 @@ export class FileState {
     })
   }
 
-  /** A directory for a forked session holding `tree` (or cwd's current state when null). */
+  /**
+   * A directory for a forked session holding `tree` (or cwd's current state when null). With cwd
+   * null (no folder of the project on this machine) a plain copy of `tree`, which must be given.
+   */
   async createWorktree(options: {
-    cwd: string
+    cwd: string | null
     tree: string | null
     sessionId: string
     skipped?: readonly string[]
   }): Promise<CreatedWorktree> {
     await this.repository.ensure()
-    return createWorktree(this.#worktreeContext(), options)
+    await this.#ensure([options.tree])
+    const created = await createWorktree(this.#worktreeContext(), options)
+    await this.#mirror?.upload(created.tree, created.path)
+    return created
+  }
+
+  /**
+   * Fetches the trees missing from the shadow repository from the store's objects, with everything
+   * below them, each object checked against its id. Without `objects`, or for a tree the store
+   * lacks too, nothing happens: the operation that needs the tree says snapshot-unavailable.
+   */
+  async ensureTrees(trees: readonly (string | null)[]): Promise<void> {
+    await this.#ensure(trees)
+  }
+
+  async #ensure(trees: readonly (string | null)[]): Promise<void> {
+    if (this.#mirror === undefined) return
+    await this.repository.ensure()
+    await this.#mirror.ensure(trees)
   }
 
   /**
@@ -226,6 +262,7 @@ export class FileState {
     options: RemoveWorktreeOptions = {},
   ): Promise<RemoveWorktreeResult> {
     await this.repository.ensure()
+    await this.#ensure([options.since ?? null])
     return removeWorktree(this.#worktreeContext(), worktreePath, options)
   }
 
@@ -239,6 +276,7 @@ export class FileState {
     options: Pick<RemoveWorktreeOptions, 'since'> = {},
   ): Promise<{ dirty: string[]; removeBy: string }> {
     await this.repository.ensure()
+    await this.#ensure([options.since ?? null])
     return worktreeChanges(this.#worktreeContext(), worktreePath, options)
   }
 
@@ -256,6 +294,7 @@ export class FileState {
   /** Unified diffs from tree `a` to tree `b` (null: empty), across directories of this home. */
   async diffTrees(a: string | null, b: string | null, options: DiffOptions = {}): Promise<FileDiff[]> {
     await this.repository.ensure()
+    await this.#ensure([a, b])
     return diffTrees(this.repository, a, b, options)
   }
 
@@ -265,6 +304,7 @@ export class FileState {
    */
   async mergeTrees(trees: { base: string | null; ours: string; theirs: string }): Promise<TreeMerge> {
     await this.repository.ensure()
+    await this.#ensure([trees.ours, trees.theirs, trees.base])
     await assertTreesAvailable(this.repository, [
       trees.ours,
       trees.theirs,
@@ -276,6 +316,7 @@ export class FileState {
   /** The content of `file` in `tree`, or null when the tree has no such file. */
   async readFile(tree: string, file: string): Promise<Buffer | null> {
     await this.repository.ensure()
+    await this.#ensure([tree])
     const result = await this.repository.git(['cat-file', 'blob', `${tree}:${file}`], {
       allowedExitCodes: [128],
     })
@@ -294,7 +335,10 @@ export class FileState {
       await this.repository.ensure()
       const bytesBefore = await this.#storeBytes()
       await this.repository.git(['gc', '--quiet', '--prune=now'])
-      return { bytesBefore, bytesAfter: await this.#storeBytes() }
+      // The prune may have removed trees the mirror knew as local (fetched ones no ref holds).
+      this.#mirror?.forget()
+      const objects = await this.#objects?.collect()
+      return { bytesBefore, bytesAfter: await this.#storeBytes(), ...(objects ? { objects } : {}) }
     })
   }
 
@@ -355,17 +399,33 @@ export class FileState {
     return rollBack(this.#context(), journal)
   }
 
+  /** Every snapshot goes through here: its tree is in the store's objects before it is returned. */
   async #snapshotUnlocked(cwd: string): Promise<Snapshot> {
     await this.repository.ensure()
-    return takeSnapshot(this.repository, await resolveDirectory(this.repository, cwd), this.maxFileBytes)
+    const snapshot = await takeSnapshot(
+      this.repository,
+      await resolveDirectory(this.repository, cwd),
+      this.maxFileBytes,
+    )
+    await this.#mirror?.upload(snapshot.tree, cwd)
+    return snapshot
   }
 
   #context(): RestoreContext {
     return {
       repository: this.repository,
       snapshot: (cwd) => this.#snapshotUnlocked(cwd),
-      snapshotPaths: async (cwd, paths, skipped) =>
-        snapshotPaths(this.repository, await resolveDirectory(this.repository, cwd), paths, skipped),
+      snapshotPaths: async (cwd, paths, skipped) => {
+        const snapshot = await snapshotPaths(
+          this.repository,
+          await resolveDirectory(this.repository, cwd),
+          paths,
+          skipped,
+        )
+        await this.#mirror?.upload(snapshot.tree, cwd)
+        return snapshot
+      },
+      ensureTrees: (trees) => this.#ensure(trees),
     }
   }
 

@@ -67,6 +67,8 @@ export interface RestoreContext {
   snapshot: (cwd: string) => Promise<Snapshot>
   /** A snapshot re-reading only `paths` (see snapshotPaths). */
   snapshotPaths: (cwd: string, paths: readonly string[], skipped: readonly string[]) => Promise<Snapshot>
+  /** Fetches trees missing here from the store's objects (a shared store), before they are checked. */
+  ensureTrees?: (trees: readonly (string | null)[]) => Promise<void>
 }
 
 /** The tree `toSeq` stands for, and the snapshot event it came from (null for baseTree). */
@@ -96,6 +98,7 @@ async function rewind(
   },
 ): Promise<RestoreResult> {
   for (const relative of [...options.paths, ...(options.outside ?? [])]) assertSafeRelativePath(relative)
+  await context.ensureTrees?.([options.tree, options.expectTree])
   await assertTreesAvailable(
     context.repository,
     options.expectTree ? [options.tree, options.expectTree] : [options.tree],

@@ -154,7 +154,11 @@ async function materializeOverHead(context: WorktreeContext, target: string, tre
 export async function createWorktree(
   context: WorktreeContext,
   options: {
-    cwd: string
+    /**
+     * The project folder forked from; null when it is not on this machine (a session of another
+     * Host of a shared store): the worktree is then a plain copy of `tree`, which must be given.
+     */
+    cwd: string | null
     tree: string | null
     sessionId: string
     /** What the snapshot of `tree` left out (its `skipped`), when `tree` is given. */
@@ -163,15 +167,30 @@ export async function createWorktree(
 ): Promise<CreatedWorktree> {
   assertValidSessionId(options.sessionId)
   const { repository } = context
-  const source = await realDirectory(options.cwd)
-  // No tree known: the directory as it is now, and what that snapshot could not take.
-  const now = options.tree === null ? await context.snapshot(source) : null
+  const root = path.join(worktreesDirectory(repository), options.sessionId)
+  let source: string
+  let now: Snapshot | null = null
+  let specials: string[] = []
+  if (options.cwd === null) {
+    if (options.tree === null) {
+      throw new TangentError(
+        'snapshot-unavailable',
+        'A worktree without a folder of the project on this machine needs the tree to copy: none was given.',
+        { trees: [] },
+      )
+    }
+    // No folder to come from: the copy is its own source (keepWorktree then needs a destination).
+    source = root
+  } else {
+    source = await realDirectory(options.cwd)
+    // No tree known: the directory as it is now, and what that snapshot could not take.
+    now = options.tree === null ? await context.snapshot(source) : null
+    // Git never lists special files (FIFOs, sockets), so no snapshot names them: looked for here.
+    specials = await findSpecialFiles(repository, await resolveDirectory(repository, source))
+  }
   const tree = now?.tree ?? (options.tree as string)
-  // Git never lists special files (FIFOs, sockets), so no snapshot names them: looked for here.
-  const specials = await findSpecialFiles(repository, await resolveDirectory(repository, source))
   const leftOut = [...new Set([...(now?.skipped ?? options.skipped ?? []), ...specials])].sort()
   await assertTreesAvailable(repository, [tree])
-  const root = path.join(worktreesDirectory(repository), options.sessionId)
   if (existsSync(root) || existsSync(recordFile(repository, options.sessionId))) {
     throw new TangentError(
       'worktree-exists',
@@ -187,7 +206,7 @@ export async function createWorktree(
       ? diskFullError(worktreesDirectory(repository), 'making a worktree', error)
       : error
   })
-  const git = await userRepository(source)
+  const git = options.cwd === null ? null : await userRepository(source)
   let record: WorktreeRecord
   try {
     record = await materialize(context, { source, tree, root, sessionId: options.sessionId, git })
@@ -607,7 +626,8 @@ async function besideProject(repository: ShadowRepository, record: WorktreeRecor
   for (let depth = 0; base !== null && isInside(base, folder) && depth < 100; depth++) {
     const owner = path.relative(base, folder).split(path.sep)[0] ?? ''
     const parent = await readRecord(repository, owner).catch(() => null)
-    if (parent === null) return null
+    // A copy made without a folder of the project on this machine is its own source: no project.
+    if (parent === null || parent.sourceCwd === parent.root) return null
     // A copy's root is its source folder; a git worktree's root is its repository's top.
     const origin = parent.kind === 'git-worktree' && parent.repository ? parent.repository : parent.sourceCwd
     folder = path.join(origin, path.relative(parent.root, folder))

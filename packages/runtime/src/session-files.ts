@@ -2,7 +2,7 @@
 // worktrees), made on first use; the snapshot timeline; and restore and its undo, each recorded in
 // the session's log as a `files/restored` event between writing the files and removing the
 // journal, so a crash leaves either a journal to roll back or a record to finish.
-import { type Session, type SessionPersistence, TangentError } from '@tangent/core'
+import { type Session, type SessionPersistence, type SnapshotObjectStore, TangentError } from '@tangent/core'
 import type { FileState, RestoreResult as RestoreOutcome } from '@tangent/files'
 import type {
   FilesRestoredData,
@@ -33,6 +33,26 @@ export interface SessionFilesDeps {
   report(error: unknown): void
 }
 
+/**
+ * The store's snapshot objects for the file state (docs/architecture.md §4, "Where snapshot objects
+ * live"): with PostgreSQL, snapshots travel through the database. A read-only store fetches
+ * trees but stores none: it records no event that could name a tree this Host took.
+ */
+function objectsOption(store: SessionPersistence): { objects?: SnapshotObjectStore } {
+  const objects = store.snapshotObjects
+  if (objects === undefined) return {}
+  if (!store.readOnly) return { objects }
+  return {
+    objects: {
+      has: (ids) => objects.has(ids),
+      get: (ids) => objects.get(ids),
+      put: async () => undefined,
+      collect: () => objects.collect(),
+      bytes: () => objects.bytes(),
+    },
+  }
+}
+
 export class SessionFiles {
   readonly #deps: SessionFilesDeps
   readonly #store: SessionPersistence
@@ -49,6 +69,7 @@ export class SessionFiles {
       // or finished when its files/restored made it into a log.
       onRecovered: (recovered) => deps.report(describeRecovery(recovered)),
       isRecorded: (journal) => this.#restoreRecorded(journal),
+      ...objectsOption(deps.store),
     }
   }
 

@@ -38,6 +38,7 @@ import { SessionDeleter } from './session-delete.js'
 import { SessionIndex } from './session-index.js'
 import { SessionLoader } from './session-loader.js'
 import type { PgSessionWriter } from './session-writer.js'
+import { PgSnapshotObjects } from './snapshot-objects.js'
 import { StoreWarnings } from './warnings.js'
 
 export interface PostgresStoreOptions {
@@ -54,6 +55,8 @@ export interface PostgresStoreOptions {
   retryWindowMs?: number
   /** The largest event, as its JSON line, that is stored (default 64 MiB, as JSONL); for tests. */
   maxLineBytes?: number
+  /** How long snapshotObjects.collect() keeps an object no event names yet (default 10 minutes). */
+  objectGraceMs?: number
 }
 
 export class PostgresStore implements SessionPersistence {
@@ -65,6 +68,8 @@ export class PostgresStore implements SessionPersistence {
   readonly store: SessionStore
   /** This process's name in leases: hostname, pid and a random suffix. */
   readonly holder: string
+  /** The snapshot objects of the sessions, shared by every Host (snapshot-objects.ts). */
+  readonly snapshotObjects: PgSnapshotObjects
   readonly #db: Database
   readonly #warnings: StoreWarnings
   readonly #index = new SessionIndex()
@@ -90,6 +95,12 @@ export class PostgresStore implements SessionPersistence {
     const flush = (id: string) => this.flush(id)
     const db = new Database(pool, retryWindowMs, isClosed)
     this.#db = db
+    this.snapshotObjects = new PgSnapshotObjects({
+      db,
+      readOnly: this.readOnly,
+      isClosed,
+      ...(options.objectGraceMs !== undefined ? { graceMs: options.objectGraceMs } : {}),
+    })
     const { store, holder, readOnly } = this
     const writers = this.#writers
     const index = this.#index

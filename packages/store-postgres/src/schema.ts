@@ -53,6 +53,25 @@ export const migrations: readonly Migration[] = [
       CREATE SEQUENCE lease_tokens;
     `,
   },
+  {
+    version: 2,
+    name: 'snapshot objects',
+    // The git objects of the sessions' snapshot trees, once each by id (snapshot-objects.ts,
+    // docs/architecture.md §4 "Where snapshot objects live"). touched_at is when a Host last put
+    // or found the object for a tree it is about to record: collect() spares what was touched
+    // within its grace period, so an upload whose event is not written yet survives.
+    sql: `
+      CREATE TABLE snapshot_objects (
+        id text PRIMARY KEY,               -- the git object id (40 hex)
+        type text NOT NULL CHECK (type IN ('blob', 'tree')),
+        data bytea NOT NULL,               -- the content without git's header
+        bytes integer NOT NULL,            -- length(data), kept so sums need not read data
+        created_at timestamptz NOT NULL DEFAULT now(),
+        touched_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX snapshot_objects_touched ON snapshot_objects (touched_at);
+    `,
+  },
 ]
 
 export const schemaVersion = migrations.at(-1)!.version
