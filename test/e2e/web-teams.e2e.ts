@@ -82,7 +82,7 @@ describe.skipIf(!chromiumPath || pgMissing)('web UI: a teammate’s session from
     const dialog = page.getByTestId('fork-dialog')
     await dialog.waitFor()
     expect(await dialog.getByTestId('fork-elsewhere').textContent()).toContain('laptop-a')
-    expect(await dialog.getByTestId('fork-files-worktree').locator('input').isChecked()).toBe(true)
+    expect(await dialog.getByTestId('fork-files-worktree').isChecked()).toBe(true)
     await dialog.getByTestId('fork-folder').fill(b.workspace)
     expect(await dialog.getByTestId('fork-confirm').textContent()).toBe('Continue on this machine')
     expect(await axeViolations(page)).toEqual([])

@@ -95,15 +95,10 @@ export class Forks {
     const store = this.#store
     const { registry, machine: here } = this.#deps
     const source = await this.#deps.load(params.sessionId)
-    // The events as they are now: a running turn may append more, the boundary does not move.
-    const boundary = exactBoundary ?? resolveBoundary(source, params)
-    const latestModel = source.model
-    const sourceMeta = headerMetaOf(source.header)
-    const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
-    const baseTree = treeAt(source, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
     // A session whose files are on another machine (shared store): its workspace is that
     // machine's, never looked for here; a worktree fork takes its files from the store.
-    const elsewhere = store.shared && sourceMeta.machine !== undefined && sourceMeta.machine !== here
+    const sourceMachine = headerMetaOf(source.header).machine
+    const elsewhere = store.shared && sourceMachine !== undefined && sourceMachine !== here
     if (params.folder !== undefined && !(elsewhere && params.files === 'worktree')) {
       throw new TangentError(
         'invalid-params',
@@ -115,6 +110,12 @@ export class Forks {
         },
       )
     }
+    // The events as they are now: a running turn may append more, the boundary does not move.
+    const boundary = exactBoundary ?? resolveBoundary(source, params)
+    const latestModel = source.model
+    const sourceMeta = headerMetaOf(source.header)
+    const inheritsWholePrefix = boundary >= source.inheritedEventCount - 1
+    const baseTree = treeAt(source, boundary) ?? (inheritsWholePrefix ? (sourceMeta.baseTree ?? null) : null)
     const localFolder =
       elsewhere && params.files === 'worktree' ? await this.#localFolder(params, source) : null
     const sourceWorkspace = elsewhere
