@@ -14,7 +14,8 @@ export const errorCodes = {
   'foreign-origin':
     'the request names another Host (DNS rebinding) or comes from a foreign web page Origin (HTTP 403)',
   internal: 'an unexpected failure; the Host keeps running and logs it',
-  'connection-closed': 'client side: the connection closed before the answer came',
+  'connection-closed':
+    'client side: the connection closed before the answer came; `sent: false` when the call was never sent (safe to make again)',
   'host-unreachable': 'no Host answers at the URL (or with the token) a client was given',
   'host-running': 'tangent serve: a Host already serves this data directory',
   'port-in-use': 'the Host cannot listen: the port is taken by another process',
@@ -24,7 +25,7 @@ export const errorCodes = {
   'ambiguous-id': 'a session id prefix that more than one session starts with (data.candidates)',
   'session-busy': 'the session is running a turn, or a restore, undo or delete, and the call needs it idle',
   'session-elsewhere':
-    "the session's files live on another machine (shared PostgreSQL store): read, compare or fork it here, prompt it there",
+    'the session\'s files live on another machine (shared PostgreSQL store): read, compare or fork it here (a `files: "worktree"` fork continues it on this machine, its files from the store), prompt it there',
   'session-exists': 'a session with this id already exists (in memory or on disk)',
   'session-stale': 'a Session object that its store no longer holds',
   'invalid-session-id': 'a session id outside the pattern: 1-128 of A-Z a-z 0-9 _ -, starting alphanumeric',

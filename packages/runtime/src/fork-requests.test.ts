@@ -37,11 +37,17 @@ describe('ForkRequests', () => {
     expect(requests.get('r1')).toEqual({ sourceId: 'parent', childId: 'child', boundary: 7 })
   })
 
-  it('reads the headers only on first use, and only once', async () => {
+  it('reads the headers on first use, and looks through them again only for a requestId it has not seen', async () => {
     let reads = 0
+    const catalog = [
+      {
+        id: 'old',
+        header: { forkRequestId: 'r0', forkedAt: 2, parentSession: 'p' } as Record<string, unknown>,
+      },
+    ]
     const requests = ForkRequests.fromHeaders(() => {
       reads++
-      return [{ id: 'old', header: { forkRequestId: 'r0', forkedAt: 2, parentSession: 'p' } }]
+      return catalog
     })
     expect(reads).toBe(0)
     expect(await requests.run('r0', async () => ({ sourceId: 'x', childId: 'new', boundary: 9 }))).toEqual({
@@ -49,8 +55,17 @@ describe('ForkRequests', () => {
       childId: 'old',
       boundary: 2,
     })
+    expect(reads).toBe(1)
+    // Known: no second read.
+    expect(requests.get('r0')?.childId).toBe('old')
+    expect(reads).toBe(1)
+    // Another Host's fork joins the catalog: a retry here finds its child.
+    catalog.push({ id: 'theirs', header: { forkRequestId: 'r1', forkedAt: 4, parentSession: 'p' } })
+    expect(requests.get('r1')).toEqual({ sourceId: 'p', childId: 'theirs', boundary: 4 })
+    expect(reads).toBe(2)
+    // A deleted child is forgotten (its header left the catalog with it).
+    catalog.splice(0, 1)
     requests.forget('old')
     expect(requests.get('r0')).toBeUndefined()
-    expect(reads).toBe(1)
   })
 })
