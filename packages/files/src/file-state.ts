@@ -225,6 +225,28 @@ export class FileState {
   }
 
   /**
+   * Puts `trees` (and everything below them) into the store's objects, for sessions copied into a
+   * shared store (`tangent migrate`): in order, each one's new objects only, against the previous
+   * one of the same `series` (a session's directory). Trees this shadow repository lacks are
+   * returned, not uploaded. Without `objects`, nothing is uploaded.
+   */
+  async uploadTrees(
+    trees: readonly string[],
+    series: string,
+  ): Promise<{ uploaded: number; missing: string[] }> {
+    if (this.#mirror === undefined || trees.length === 0) return { uploaded: 0, missing: [] }
+    await this.repository.ensure()
+    const missing = new Set(await this.repository.missingTrees([...new Set(trees)]))
+    let uploaded = 0
+    for (const tree of trees) {
+      if (missing.has(tree)) continue
+      await this.#mirror.upload(tree, series)
+      uploaded++
+    }
+    return { uploaded, missing: [...missing] }
+  }
+
+  /**
    * Fetches the trees missing from the shadow repository from the store's objects, with everything
    * below them, each object checked against its id. Without `objects`, or for a tree the store
    * lacks too, nothing happens: the operation that needs the tree says snapshot-unavailable.

@@ -1,7 +1,11 @@
 // Copies sessions between stores (docs/architecture.md §4, "Moving in and out"): JSONL ⇄ PostgreSQL,
 // or between two data directories. Lineage and fork points stay: a fork whose parent is copied is
-// written as a fork of it (by reference: its own events only), parents before children. Files are
-// not copied: snapshots and worktrees stay with the machine that made them.
+// written as a fork of it (by reference: its own events only), parents before children. Into a
+// PostgreSQL store from a data directory, the snapshot trees a session names go into the store's
+// snapshot objects before its events, so another machine can fork it with its files; worktrees and
+// the local snapshot store stay with the machine that made them.
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import {
   isPostgresUrl,
   type Session,
@@ -27,6 +31,11 @@ export interface MigrateOptions {
 export interface MigrateResult {
   /** Sessions written to the target, parents first. */
   copied: string[]
+  /**
+   * Into a shared store from a data directory: how many snapshot trees went into its objects, and
+   * those the source's snapshot store no longer had (their sessions copy without those files).
+   */
+  trees?: { uploaded: number; missing: string[] }
   /** Of those, the forks written by reference to a copied parent. */
   forks: string[]
   /** Sessions left alone, and why (already in the target, or unreadable). */
@@ -63,6 +72,8 @@ async function copyAll(
   const wanted = options.ids ? withAncestors(options.ids, byId) : entries.map((entry) => entry.id)
   const result: MigrateResult = { copied: [], forks: [], skipped: [] }
   const inTarget = new Set((await target.list()).map((entry) => entry.id))
+  const trees = await treeUploader(source, target, options)
+  if (trees) result.trees = { uploaded: 0, missing: [] }
   for (const id of parentsFirst(wanted, byId)) {
     const entry = byId.get(id)!
     if (inTarget.has(id)) {
@@ -82,6 +93,12 @@ async function copyAll(
     }
     const parent = entry.parentSession
     const byReference = parent !== null && result.copied.includes(parent) && entry.forkedAt !== null
+    if (trees && result.trees) {
+      // Before the events that name them, as a Host writes them (docs/architecture.md §4.2).
+      const uploaded = await trees(session)
+      result.trees.uploaded += uploaded.uploaded
+      result.trees.missing.push(...uploaded.missing)
+    }
     await target.claim(id)
     try {
       const copy = byReference
@@ -103,6 +120,42 @@ async function copyAll(
     inTarget.add(id)
   }
   return result
+}
+
+/**
+ * Uploads the trees a session names into the target's snapshot objects, from the source data
+ * directory's snapshot store; null when there is nothing to do (the target keeps no objects, or the
+ * source is no data directory with snapshots).
+ */
+async function treeUploader(
+  source: SessionPersistence,
+  target: SessionPersistence,
+  options: MigrateOptions,
+): Promise<((session: Session) => Promise<{ uploaded: number; missing: string[] }>) | null> {
+  const objects = target.snapshotObjects
+  if (objects === undefined || isPostgresUrl(options.from) || source.engine !== 'jsonl') return null
+  if (!existsSync(path.join(options.from, 'snapshots'))) return null
+  const { FileState } = await import('@tangent/files')
+  const files = new FileState({ home: options.from, objects })
+  return (session) => files.uploadTrees(namedTrees(session), `migrate:${session.id}`)
+}
+
+/** The snapshot trees a session names, in order: its header's base tree, then its events' (`tree`, `…Tree`). */
+export function namedTrees(session: Session): string[] {
+  const trees = new Set<string>()
+  const add = (value: unknown) => {
+    if (typeof value === 'string' && /^[0-9a-f]{40}$/.test(value)) trees.add(value)
+  }
+  const walk = (value: unknown, depth: number): void => {
+    if (typeof value !== 'object' || value === null || depth > 4) return
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'tree' || key.endsWith('Tree')) add(inner)
+      else walk(inner, depth + 1)
+    }
+  }
+  add(session.header.baseTree)
+  for (const event of session.events) walk(event.data, 0)
+  return [...trees]
 }
 
 /** The header fields a copy keeps (lineage is the target's own: it is written as a fork or a root). */

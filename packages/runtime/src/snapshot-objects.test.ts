@@ -11,6 +11,7 @@ import {
   type TestPostgres,
 } from '@tangent/store-postgres/test-support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrateSessions } from './migrate.js'
 import { Runtime } from './runtime.js'
 import { tempDirs } from './temp-dirs.test-helper.js'
 
@@ -87,6 +88,40 @@ describe.skipIf(pgMissing)('snapshot objects through PostgreSQL', () => {
       await expect(files.diffTrees(null, trees[0]!)).rejects.toMatchObject({ code: 'snapshot-unavailable' })
     } finally {
       await jsonl.close()
+    }
+  })
+
+  it('tangent migrate from a data directory stores the trees its sessions name: another machine forks them with files', async () => {
+    const url = await server.createDatabase('objects_migrate')
+    const home = temp()
+    const project = temp()
+    const local = await Runtime.open({ home, startFolder: project, env: {} })
+    let sessionId: string
+    try {
+      sessionId = (await local.createSession({ title: 'local' })).id
+      await local.prompt({ sessionId, text: 'write notes.txt: from the laptop' })
+    } finally {
+      await local.close()
+    }
+    const result = await migrateSessions({ from: home, to: url, machine: 'laptop' })
+    expect(result.copied).toEqual([sessionId])
+    expect(result.trees?.uploaded).toBeGreaterThan(0)
+    expect(result.trees?.missing).toEqual([])
+    // The laptop and its project are gone; machine B forks the session with its files.
+    fs.rmSync(project, { recursive: true, force: true })
+    fs.rmSync(home, { recursive: true, force: true })
+    const b = await Runtime.open({
+      home: temp(),
+      startFolder: temp(),
+      env: { TANGENT_MACHINE: 'desk' },
+      store: url,
+    })
+    try {
+      const fork = await b.fork({ sessionId, files: 'worktree' })
+      expect(fork.session.files).toMatchObject({ mode: 'worktree', machine: 'desk' })
+      expect(fs.readFileSync(path.join(fork.session.cwd, 'notes.txt'), 'utf8')).toBe('from the laptop\n')
+    } finally {
+      await b.close()
     }
   })
 })

@@ -25,7 +25,7 @@ export function registerMigrateCommand(program: Command, context: CliContext): v
       '--from <store>',
       'source: a postgres:// URL or a data directory (default TANGENT_STORE, else TANGENT_HOME)',
     )
-    .option('--json', 'print {copied, forks, skipped}')
+    .option('--json', 'print {copied, forks, skipped, trees?: {uploaded, missing}}')
     .argument('[ids...]', 'only these sessions, by id or unique prefix (with their ancestors); default all')
     .action(async (ids: string[], flags: MigrateFlags) => migrate(context, ids, flags))
 }
@@ -46,6 +46,12 @@ async function migrate(context: CliContext, ids: string[], flags: MigrateFlags):
   context.stdout.write(
     `Copied ${result.copied.length} session(s) from ${name(from)} to ${name(to)} (${result.forks.length} fork(s) by reference to their parent)\n`,
   )
+  if (result.trees) {
+    const missing = result.trees.missing.length
+    context.stdout.write(
+      `  ${result.trees.uploaded} snapshot tree(s) stored in the database, so other machines can fork these sessions with their files${missing > 0 ? `; ${missing} no longer in ${name(from)}'s snapshot store (forks at those points start without files)` : ''}\n`,
+    )
+  }
   for (const skipped of result.skipped)
     context.stdout.write(`  skipped ${safeLine(skipped.id)}: ${safeLine(skipped.reason)}\n`)
 }
