@@ -5,6 +5,7 @@
 // loses nothing a prompt acknowledged. The server is a throwaway one in a temp dir.
 import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
+import path from 'node:path'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '@tangent/store-postgres/test-support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cliMain, createSandbox, removeSandbox, tangent, tangentJsonChild } from './cli-harness.js'
@@ -93,9 +94,10 @@ describe.skipIf(pgMissing)('two Hosts on one PostgreSQL database', () => {
     )
     const again = await a.call('session.fork', { sessionId: session.id, requestId: 'req-1' })
     expect(again.session.id).toBe(first.session.id)
-    // Machine m2 may fork it too (shared files stay on m1; a worktree fork needs m1's files).
-    const onC = await rpcFailure(c.call('session.fork', { sessionId: session.id, files: 'worktree' }))
-    expect(onC.data).toMatchObject({ code: 'session-elsewhere' })
+    // Machine m2 continues it with its own worktree: the fork point's files come from the database.
+    const onC = await c.call('session.fork', { sessionId: session.id, files: 'worktree' })
+    expect(onC.session.files).toMatchObject({ mode: 'worktree', machine: 'm2' })
+    expect(fs.readFileSync(path.join(onC.session.cwd, 'a.txt'), 'utf8')).toBe('from A\n')
   })
 
   it('a Host killed mid-turn loses its claim; the next Host closes the turn interrupted and runs its own', async () => {
