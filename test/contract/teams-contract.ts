@@ -52,8 +52,11 @@ export function runTeamsContract(options: TeamsOptions): void {
       await a.close()
     })
     afterAll(removeTempDirs)
+    let homeB = ''
     const onB = async () => {
-      b = await options.open(opened('b'), 'machine-b', store)
+      const openedB = opened('b')
+      homeB = openedB.home
+      b = await options.open(openedB, 'machine-b', store)
       return b
     }
     /** Closes machine A, runs `meanwhile`, and opens it again on the same data directory. */
@@ -191,6 +194,15 @@ export function runTeamsContract(options: TeamsOptions): void {
         machineB.api.call('session.fork', { sessionId: own.id, files: 'worktree', folder: clone }),
       )
       expect(wrong.code).toBe('invalid-params')
+      // Never a folder inside a data directory (B's own, here: its snapshot store and worktrees).
+      const inData = await failure(
+        machineB.api.call('session.fork', { sessionId: session.id, files: 'worktree', folder: homeB }),
+      )
+      expect(inData.code).toBe('invalid-params')
+      const forks = (await machineB.api.call('session.list', {})).filter(
+        (row) => row.parentSession === session.id,
+      )
+      expect(forks.map((row) => row.id)).toEqual([fork.session.id])
     })
 
     it('one requestId forks once across Hosts: B’s retry of A’s fork answers A’s child', async () => {

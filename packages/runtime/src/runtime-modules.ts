@@ -117,7 +117,12 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     summary,
     fileState,
     machine: context.machine,
-    realFolder: (named) => folders.real(named),
+    // A folder a client names for a worktree: never inside the data directory (§7).
+    realFolder: async (named) => {
+      const real = await folders.real(named)
+      folders.assertOutsideData(real)
+      return real
+    },
   })
   const announcements = new Announcements({
     store,
