@@ -195,7 +195,7 @@ export const suite: BenchSuite = {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-bench-engines-'))
     let server: TestPostgres | null = null
     try {
-      server = await startTestPostgres()
+      server = await startTestPostgres({ durable: true })
       const url = server.url
       const jsonl = await measure({ name: 'jsonl', open: () => JsonlStore.open({ dir: root }) })
       const postgres = await measure({ name: 'postgres', open: () => PostgresStore.open({ url }) })

@@ -1,6 +1,6 @@
 // The generated git project the file benchmarks run on, and git run without the caller's
 // GIT_* variables (a hook's GIT_DIR must not point the benchmark at another repository).
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -46,4 +46,45 @@ export async function generateProject(root: string): Promise<string> {
 /** The path of the project's file `i`, relative to it. */
 export function projectFile(i: number): string {
   return `src/module${i % 20}/part${Math.floor(i / 20) % 10}/file${i}.ts`
+}
+
+/** The path of file `i` of the generated monorepo: 100 packages × 10 folders × 100 files. */
+export function monorepoFile(i: number): string {
+  return `packages/pkg${i % 100}/src/mod${Math.floor(i / 100) % 10}/file${i}.ts`
+}
+
+/**
+ * A committed git repository of `count` small files with unique contents, in `root/monorepo`:
+ * the objects are written by one `git fast-import` (a pack, as a clone has), then checked out.
+ */
+export async function generateMonorepo(root: string, count: number): Promise<string> {
+  const cwd = path.join(root, 'monorepo')
+  mkdirSync(cwd, { recursive: true })
+  await git(cwd, 'init', '--quiet')
+  const chunks: string[] = []
+  for (let i = 0; i < count; i++) {
+    const content = `export const value${i} = ${i}\n`
+    chunks.push(`blob\nmark :${i + 1}\ndata ${Buffer.byteLength(content)}\n${content}`)
+  }
+  const message = 'generated\n'
+  chunks.push(
+    `commit refs/heads/main\ncommitter bench <b@b> 1700000000 +0000\ndata ${message.length}\n${message}`,
+  )
+  for (let i = 0; i < count; i++) chunks.push(`M 100644 :${i + 1} ${monorepoFile(i)}\n`)
+  chunks.push('\n')
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('git', ['fast-import', '--quiet'], {
+      cwd,
+      env: gitEnv(),
+      stdio: ['pipe', 'ignore', 'inherit'],
+    })
+    child.on('error', reject)
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`git fast-import exited ${code}`)),
+    )
+    child.stdin.end(chunks.join(''))
+  })
+  await git(cwd, 'symbolic-ref', 'HEAD', 'refs/heads/main')
+  await git(cwd, 'reset', '--quiet', '--hard')
+  return cwd
 }

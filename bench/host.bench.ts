@@ -3,7 +3,9 @@
 // `session.list` of 10,000 sessions from a cold start of the Host and JsonlStore.list, against
 // a raw readdir + read of every log's header line, and the fan-out of a turn of 1,000 tool calls
 // to 100 WebSocket subscribers (another process) against the same turn with none, with the
-// latency of `GET /healthz` meanwhile. TANGENT_BENCH_HOST=fork,list,fanout picks parts.
+// latency of `GET /healthz` meanwhile; and (issue 33) `/healthz` beside a plain Node server during a
+// 1,000-tool turn with 20 subscribers and during a first snapshot of a 100,000-file repository.
+// TANGENT_BENCH_HOST=fork,list,fanout,responsive picks parts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -13,6 +15,7 @@ import { type RunningHost, rpcSocketUrl, startHost } from '@tangent/host'
 import { createRpcClient, type RpcClient, type SocketLike } from '@tangent/protocol'
 import { JsonlStore } from '@tangent/store-jsonl'
 import { WebSocket } from 'ws'
+import { generateMonorepo } from './git-project.js'
 import { type BenchRow, type BenchSuite, median, percentile } from './table.js'
 
 const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..')
@@ -418,6 +421,20 @@ function helper(script: string, env: Record<string, string>): Helper {
   }
 }
 
+/** A JSON-RPC call over HTTP to `host`, answered in-process (no socket). */
+function hostRpc(host: RunningHost): (method: string, params: unknown) => Promise<Record<string, unknown>> {
+  return async (method, params) => {
+    const response = await host.request('/rpc', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${host.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+    const answer = (await response.json()) as { result?: unknown; error?: { message: string } }
+    if (answer.error) throw new Error(answer.error.message)
+    return answer.result as Record<string, unknown>
+  }
+}
+
 interface FanoutRun {
   turnMs: number
   healthz: number[]
@@ -442,16 +459,7 @@ async function fanoutTurn(root: string, tools: number, subscribers: number, run:
     defaultCwd: cwd,
     log: () => {},
   })
-  const rpc = async (method: string, params: unknown) => {
-    const response = await host.request('/rpc', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${host.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    })
-    const answer = (await response.json()) as { result?: unknown; error?: { message: string } }
-    if (answer.error) throw new Error(answer.error.message)
-    return answer.result as Record<string, unknown>
-  }
+  const rpc = hostRpc(host)
   let watchers: Helper | null = null
   let prober: Helper | null = null
   try {
@@ -549,16 +557,155 @@ async function fanoutRows(root: string): Promise<BenchRow[]> {
   ]
 }
 
+/**
+ * Issue 33: a plain Node HTTP server (another process, nothing else to do) and the Host's
+ * `/healthz`, probed together every 20 ms from a third process: both answers of a probe share
+ * the moment and the machine, so what the Host adds is the difference.
+ */
+const plainServerScript = `
+  const http = await import('node:http')
+  const server = http.createServer((request, response) => response.end('ok'))
+  server.listen(0, '127.0.0.1', () => process.stdout.write('http://127.0.0.1:' + server.address().port + '/\\n'))
+  process.stdin.resume()
+  process.stdin.on('end', () => process.exit(0))
+`
+const pairProberScript = `
+  const urls = [process.env.BENCH_URL, process.env.BENCH_PLAIN_URL]
+  const times = [[], []]
+  let stop = false
+  process.stdin.resume()
+  process.stdin.on('end', () => { stop = true })
+  const probe = async (url) => {
+    const start = performance.now()
+    await fetch(url).then((r) => r.text()).catch(() => fetch(url).then((r) => r.text()))
+    return performance.now() - start
+  }
+  while (!stop) {
+    const [host, plain] = await Promise.all(urls.map(probe))
+    times[0].push(host)
+    times[1].push(plain)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  process.stdout.write(JSON.stringify(times) + '\\n')
+`
+
+interface ResponsiveRun {
+  host: number[]
+  plain: number[]
+  loopMaxMs: number
+  turnMs: number
+}
+
+/** One turn (`text`) in `cwd` on a fresh Host, `subscribers` watching, the pair prober meanwhile. */
+async function responsiveTurn(
+  root: string,
+  cwd: string,
+  text: string,
+  subscribers: number,
+): Promise<ResponsiveRun> {
+  const home = fs.mkdtempSync(path.join(root, 'responsive-home-'))
+  const host = await startHost({
+    home,
+    port: 0,
+    env: {},
+    handleSignals: false,
+    defaultCwd: cwd,
+    log: () => {},
+  })
+  const rpc = hostRpc(host)
+  const helpers: Helper[] = []
+  try {
+    // As `tangent serve` does once it listens (a person's first turn comes later).
+    await host.runtime.warm()
+    const session = (await rpc('session.create', { cwd })) as { id: string }
+    if (subscribers > 0) {
+      const watchers = helper(subscriberScript, {
+        BENCH_URL: rpcSocketUrl(host.url, host.token),
+        BENCH_SESSION: session.id,
+        BENCH_COUNT: String(subscribers),
+      })
+      helpers.push(watchers)
+      if ((await watchers.line()) !== 'ready') throw new Error('subscribers did not start')
+    }
+    const plain = helper(plainServerScript, {})
+    helpers.push(plain)
+    const plainUrl = await plain.line()
+    const prober = helper(pairProberScript, { BENCH_URL: `${host.url}/healthz`, BENCH_PLAIN_URL: plainUrl })
+    helpers.push(prober)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const loop = monitorEventLoopDelay({ resolution: 5 })
+    loop.enable()
+    const turn = await timed(() => rpc('session.prompt', { sessionId: session.id, text }))
+    loop.disable()
+    if (turn.value.reason !== 'completed') throw new Error(`the turn ended ${String(turn.value.reason)}`)
+    prober.child.stdin!.end()
+    const [hostTimes, plainTimes] = JSON.parse(await prober.line()) as [number[], number[]]
+    return { host: hostTimes, plain: plainTimes, loopMaxMs: loop.max / 1e6, turnMs: turn.ms }
+  } finally {
+    for (const running of helpers) running.child.kill()
+    await host.close()
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+}
+
+function responsiveRow(name: string, runs: ResponsiveRun[]): BenchRow {
+  const host = runs.flatMap((run) => run.host)
+  const plain = runs.flatMap((run) => run.plain)
+  const hostMax = Math.max(...host)
+  const hostP99 = percentile(host, 99)
+  return {
+    name: `GET /healthz during ${name} (every 20 ms, ${host.length} probes; median column: max)`,
+    medianMs: hostMax,
+    baseline: {
+      name: 'a plain Node HTTP server probed at the same moments (max)',
+      medianMs: Math.max(...plain),
+    },
+    extra: {
+      'p50 / p99 Host': `${median(host).toFixed(1)} / ${hostP99.toFixed(1)} ms`,
+      'p50 / p99 plain': `${median(plain).toFixed(1)} / ${percentile(plain, 99).toFixed(1)} ms`,
+      'Host event loop, longest block': `${Math.max(...runs.map((run) => run.loopMaxMs)).toFixed(0)} ms`,
+      turn: `${median(runs.map((run) => run.turnMs)).toFixed(0)} ms`,
+    },
+    target: { text: 'max < 100 ms and p99 < 50 ms', met: hostMax < 100 && hostP99 < 50 },
+  }
+}
+
+/** Issue 33: the Host during a 1,000-tool turn with 20 subscribers, and during a first snapshot of 100,000 files. */
+async function responsiveRows(root: string): Promise<BenchRow[]> {
+  const runs = 3
+  const work = path.join(root, 'responsive-work')
+  fs.mkdirSync(work, { recursive: true })
+  fs.writeFileSync(path.join(work, 'f.txt'), 'a line of the file\n')
+  const tools = Array.from({ length: 1_000 }, () => 'read f.txt').join('\n')
+  await responsiveTurn(root, work, 'read f.txt', 2) // warm-up
+  const fanout: ResponsiveRun[] = []
+  for (let run = 0; run < runs; run++) fanout.push(await responsiveTurn(root, work, tools, 20))
+  const files = Number(process.env.TANGENT_BENCH_MONOREPO_FILES ?? 100_000)
+  const repo = await generateMonorepo(path.join(root, 'responsive-monorepo'), files)
+  const first: ResponsiveRun[] = []
+  // A fresh data directory each time: the turn's first snapshot of the repository.
+  for (let run = 0; run < runs; run++)
+    first.push(await responsiveTurn(root, repo, `write notes-${run}.txt: hi`, 0))
+  return [
+    responsiveRow('a turn of 1,000 tool calls, 20 WebSocket subscribers', fanout),
+    responsiveRow(
+      `a first turn (its first snapshot) in a committed repository of ${files.toLocaleString('en-US')} files`,
+      first,
+    ),
+  ]
+}
+
 export const suite: BenchSuite = {
   title: '@tangent/host: session.fork RPC vs copy, session.list at 10k sessions, fan-out to subscribers',
   async run() {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-host-bench-'))
-    const parts = (process.env.TANGENT_BENCH_HOST ?? 'fork,list,fanout').split(',')
+    const parts = (process.env.TANGENT_BENCH_HOST ?? 'fork,list,fanout,responsive').split(',')
     try {
       return [
         ...(parts.includes('fork') ? await forkRows(root) : []),
         ...(parts.includes('list') ? await listRows(root) : []),
         ...(parts.includes('fanout') ? await fanoutRows(root) : []),
+        ...(parts.includes('responsive') ? await responsiveRows(root) : []),
       ]
     } finally {
       fs.rmSync(root, { recursive: true, force: true })

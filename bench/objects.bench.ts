@@ -42,7 +42,7 @@ export const suite: BenchSuite = {
   title: `Snapshot objects in PostgreSQL, ${projectFileCount.toLocaleString('en')}-file project (baseline: the same snapshot without a database)`,
   async run(): Promise<BenchRow[]> {
     const root = mkdtempSync(path.join(os.tmpdir(), 'tangent-bench-objects-'))
-    const server = await startTestPostgres()
+    const server = await startTestPostgres({ durable: true })
     const url = await server.createDatabase('bench_objects')
     const store = await PostgresStore.open({ url })
     const client = new pg.Client({ connectionString: url })

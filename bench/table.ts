@@ -13,6 +13,8 @@ export interface BenchRow {
   extra?: Record<string, string | number>
   /** The target, in words, and whether this run met it. */
   target?: { text: string; met: boolean }
+  /** What `medianMs` and the baseline's median hold when not milliseconds: bytes (shown in MiB). */
+  unit?: 'bytes'
 }
 
 export interface BenchSuite {
@@ -62,11 +64,13 @@ export function renderTable(title: string, rows: readonly BenchRow[]): string {
   const lines = [`### ${title}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`]
   for (const row of rows) {
     const ratio = row.baseline ? row.medianMs / row.baseline.medianMs : undefined
+    const format =
+      row.unit === 'bytes' ? (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB` : formatMs
     const cells = [
       row.name,
-      formatMs(row.medianMs),
+      format(row.medianMs),
       row.baseline?.name ?? '—',
-      row.baseline ? formatMs(row.baseline.medianMs) : '—',
+      row.baseline ? format(row.baseline.medianMs) : '—',
       formatRatio(ratio),
       ...extraKeys.map((k) => String(row.extra?.[k] ?? '')),
       row.target ? `${row.target.met ? 'met' : 'MISSED'}: ${row.target.text}` : '',

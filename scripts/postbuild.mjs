@@ -15,7 +15,58 @@ const bin = `${cliDist}/main.js`
 // from node_modules at run time: zod (one instance per process: @tangent/core loads it through
 // require), the AI SDK, pg, the MCP and ACP SDKs, the sandbox runtime, ws, and anything with native
 // code or files of its own. A new dependency is external until it is listed here.
-const bundledPackages = new Set(['commander', 'picocolors', 'tokenlens', 'hono', '@hono/node-server'])
+const bundledPackages = new Set([
+  'commander',
+  'picocolors',
+  'tokenlens',
+  'hono',
+  '@hono/node-server',
+  // `tangent tui` (issue 34): Ink, React and what they import, pure JS (Yoga's wasm is inlined as
+  // base64), ~60 small modules that cost more to resolve one by one than to load as one chunk. They
+  // stay in the chunk `tangent tui` loads; no other command imports it.
+  ...[
+    '@alcalzone/ansi-tokenize',
+    'ansi-escapes',
+    'ansi-regex',
+    'ansi-styles',
+    'auto-bind',
+    'chalk',
+    'cli-boxes',
+    'cli-cursor',
+    'cli-truncate',
+    'code-excerpt',
+    'color-convert',
+    'color-name',
+    'convert-to-spaces',
+    'emoji-regex',
+    'environment',
+    'es-toolkit',
+    'escape-string-regexp',
+    'indent-string',
+    'ink',
+    'is-fullwidth-code-point',
+    'is-in-ci',
+    'mimic-fn',
+    'onetime',
+    'patch-console',
+    'quick-lru',
+    'react',
+    'react-reconciler',
+    'restore-cursor',
+    'scheduler',
+    'signal-exit',
+    'slice-ansi',
+    'stack-utils',
+    'string-width',
+    'strip-ansi',
+    'tagged-tag',
+    'terminal-size',
+    'type-fest',
+    'widest-line',
+    'wrap-ansi',
+    'yoga-layout',
+  ],
+])
 const bundledScopes = ['@tangent/', '@tokenlens/']
 
 function packageOf(id) {
@@ -25,6 +76,8 @@ function packageOf(id) {
 
 function isExternal(id, _importer, isResolved) {
   if (isResolved || id.startsWith('.') || id.startsWith('/') || id.startsWith('\0')) return false
+  // A package's own subpath import (`#ansi-styles` in chalk): resolved inside the bundled package.
+  if (id.startsWith('#')) return false
   if (id.startsWith('node:')) return !builtinsOnFirstCall.includes(id)
   const name = packageOf(id)
   if (bundledPackages.has(name)) return false
@@ -150,6 +203,9 @@ const bundle = await rolldown({
   input: { main: entry },
   platform: 'node',
   external: isExternal,
+  // React's production build (the development one checks every render): only the terminal UI's
+  // chunk reads NODE_ENV.
+  transform: { define: { 'process.env.NODE_ENV': '"production"' } },
   plugins: [builtinsOnFirstCallPlugin, builtinsWithoutFacades, oldNodeGuard],
   // The time the plugins took is a report, not a fault: on a busy machine it would fail the build.
   checks: { bundlerTimings: false },

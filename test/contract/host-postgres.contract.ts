@@ -38,6 +38,7 @@ describe.skipIf(pgMissing)('contract: Hosts over JSON-RPC on PostgreSQL', () => 
         home,
         start,
         homeDir,
+        connect: () => connectHostApi({ url: host.url, token: host.token }),
         close: async () => {
           await api.close()
           await host.close()

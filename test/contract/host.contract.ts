@@ -5,7 +5,7 @@ import { runSessionContract } from './session-contract.js'
 
 describe('contract: Host over JSON-RPC', () => {
   runSessionContract({
-    open: async ({ home, start, homeDir, demoDelayMs }) => {
+    open: async ({ home, start, homeDir, demoDelayMs, fileSourceTimeoutMs, env }) => {
       const host = await startHost({
         home,
         port: 0,
@@ -13,15 +13,19 @@ describe('contract: Host over JSON-RPC', () => {
         defaultCwd: start,
         homeDir,
         demoDelayMs,
-        env: {},
+        fileSourceTimeoutMs,
+        env,
         log: () => {},
       })
       const api = await connectHostApi({ url: host.url, token: host.token })
       return {
         api,
+        // Trees come from files the Host reads (its session.import): the Host's runtime makes them.
+        importTree: (tree, importOptions) => host.runtime.importTree(tree, importOptions),
         home,
         start,
         homeDir,
+        connect: () => connectHostApi({ url: host.url, token: host.token }),
         close: async () => {
           await api.close()
           await host.close()

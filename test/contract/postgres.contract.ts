@@ -37,7 +37,16 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
       start,
       homeDir,
       demoDelayMs,
-    }: { home: string; start: string; homeDir: string; demoDelayMs: number },
+      fileSourceTimeoutMs,
+      env = {},
+    }: {
+      home: string
+      start: string
+      homeDir: string
+      demoDelayMs: number
+      fileSourceTimeoutMs?: number
+      env?: Record<string, string>
+    },
     store: string,
     machine: string,
   ) => {
@@ -47,10 +56,22 @@ describe.skipIf(pgMissing)('contract: runtime in-process on PostgreSQL', () => {
       startFolder: start,
       homeDir,
       demoDelayMs,
-      env: { TANGENT_MACHINE: machine },
+      ...(fileSourceTimeoutMs !== undefined ? { fileSourceTimeoutMs } : {}),
+      env: { ...env, TANGENT_MACHINE: machine },
       report: () => {},
     })
-    return { api: inProcessApi(runtime), home, start, homeDir, close: () => runtime.close() }
+    return {
+      api: inProcessApi(runtime),
+      importTree: (
+        tree: Parameters<Runtime['importTree']>[0],
+        importOptions?: Parameters<Runtime['importTree']>[1],
+      ) => runtime.importTree(tree, importOptions),
+      home,
+      start,
+      homeDir,
+      connect: async () => inProcessApi(runtime, { close: async () => {} }),
+      close: () => runtime.close(),
+    }
   }
   runSessionContract({
     open: async (opened) => {

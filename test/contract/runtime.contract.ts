@@ -5,16 +5,26 @@ import { runSessionContract } from './session-contract.js'
 
 describe('contract: runtime in-process', () => {
   runSessionContract({
-    open: async ({ home, start, homeDir, demoDelayMs }) => {
+    open: async ({ home, start, homeDir, demoDelayMs, fileSourceTimeoutMs, env }) => {
       const runtime = await Runtime.open({
         home,
         startFolder: start,
         homeDir,
         demoDelayMs,
-        env: {},
+        fileSourceTimeoutMs,
+        env,
         report: () => {},
       })
-      return { api: inProcessApi(runtime), home, start, homeDir, close: () => runtime.close() }
+      return {
+        api: inProcessApi(runtime),
+        importTree: (tree, importOptions) => runtime.importTree(tree, importOptions),
+        home,
+        start,
+        homeDir,
+        // A second api over the same runtime: closing it ends what it holds, not the runtime.
+        connect: async () => inProcessApi(runtime, { close: async () => {} }),
+        close: () => runtime.close(),
+      }
     },
   })
 })

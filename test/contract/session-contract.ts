@@ -8,9 +8,14 @@ import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
-import { SessionSummary } from '@tangent/protocol'
-import type { SessionApi } from '@tangent/runtime'
+import { type SessionGetResult, SessionSummary } from '@tangent/protocol'
+import type { Runtime, SessionApi } from '@tangent/runtime'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runAttachedMcpContract } from './attached-mcp-contract.js'
+import { fileSourceContract } from './file-source-contract.js'
+import { runHooksContract } from './hooks-contract.js'
+import { importContract } from './import-contract.js'
+import { importFromContract } from './import-from-contract.js'
 
 export interface ContractFixture {
   api: SessionApi
@@ -20,6 +25,13 @@ export interface ContractFixture {
   start: string
   /** Where `~` points for this runtime. */
   homeDir: string
+  /**
+   * The runtime's importTree behind the front-end (a Host's own runtime): trees come from files a
+   * Host or the CLI reads, so no client sends one; what it makes is then used through `api`.
+   */
+  importTree?: Runtime['importTree']
+  /** A second client of the same runtime (another connection to the Host); the test closes it. */
+  connect(): Promise<SessionApi>
   close(): Promise<void>
 }
 
@@ -47,12 +59,19 @@ function jsonlDamage(home: string): StorageDamage {
 }
 
 export interface ContractOptions {
-  /** Opens a fresh runtime (demo model, streaming delay `demoDelayMs`) behind the front-end under test. */
+  /**
+   * Opens a fresh runtime (demo model, streaming delay `demoDelayMs`) behind the front-end under
+   * test, with `env` in its environment: a provider key so a model without image input can be
+   * chosen (its server is never contacted).
+   */
   open(options: {
     home: string
     start: string
     homeDir: string
     demoDelayMs: number
+    /** How long a file source may take to answer a read (RuntimeOptions `fileSourceTimeoutMs`). */
+    fileSourceTimeoutMs: number
+    env: Record<string, string>
   }): Promise<ContractFixture>
   /** How to damage the storage of `home` (default: JSONL files); opening `home` again reopens it. */
   damage?: (home: string) => StorageDamage
@@ -113,6 +132,9 @@ export function gitProject(): { repo: string; git: (...args: string[]) => string
   return { repo, git }
 }
 
+/** Short, so a silent source costs the suite little; long enough for a loaded machine's answers. */
+const fileSourceTimeoutMs = 1500
+
 const longPrompt = `Tell me a story about ${'forks and branches '.repeat(10)}`
 
 export function runSessionContract(options: ContractOptions): void {
@@ -127,6 +149,8 @@ export function runSessionContract(options: ContractOptions): void {
       start,
       homeDir: tempDir('tangent-userhome-'),
       demoDelayMs: 4,
+      fileSourceTimeoutMs,
+      env: { DEEPSEEK_API_KEY: 'sk-contract-never-sent', DEEPSEEK_BASE_URL: 'http://127.0.0.1:9/v1' },
     }
     f = await options.open(opened)
   })
@@ -188,6 +212,64 @@ export function runSessionContract(options: ContractOptions): void {
       expect((await failure(f.api.call('session.get', { sessionId: created.id, last: 0 }))).code).toBe(
         'invalid-params',
       )
+    })
+
+    it('usage: false pages the same events without usage, from storage too (before any load), and refuses a damaged range as a load does', async () => {
+      const parent = SessionSummary.parse(await f.api.call('session.create', {}))
+      await turn(parent.id, 'one')
+      await turn(parent.id, 'two')
+      const fork = await f.api.call('session.fork', { sessionId: parent.id })
+      await turn(fork.session.id, 'three')
+      const broken = SessionSummary.parse(await f.api.call('session.create', {}))
+      await turn(broken.id, 'four')
+      await turn(broken.id, 'five')
+      const brokenCount = (await f.api.call('session.get', { sessionId: broken.id })).session.eventCount
+      const damage = (options.damage ?? jsonlDamage)(f.home)
+      // Only on storage now; the damage is inside the tail, not its last event (that would be a torn write).
+      await reopen(async () => damage.corrupt(broken.id, brokenCount - 3))
+      const pages = (count: number, inherited: number) => [
+        { fromSeq: count - 4 },
+        { last: 3 },
+        { beforeSeq: count - 2, last: 2 },
+        { fromSeq: 0 },
+        // Across the fork point: the inherited events are in the parent's storage.
+        { fromSeq: Math.max(0, inherited - 2) },
+        { fromSeq: count },
+        { fromSeq: count + 5 },
+        { fromSeq: 3, beforeSeq: 1 },
+      ]
+      // Every lean page first: the sessions are not loaded by any of them (a full get would load).
+      const leanPages: { id: string; page: object; lean: SessionGetResult }[] = []
+      for (const id of [parent.id, fork.session.id]) {
+        const summary = (await f.api.call('session.list', {})).find((entry) => entry.id === id)!
+        for (const page of pages(summary.eventCount, summary.inheritedEventCount)) {
+          const lean = await f.api.call('session.get', { sessionId: id, ...page, usage: false })
+          expect(lean.usage, JSON.stringify(page)).toBeUndefined()
+          expect({ ...lean.session, updatedAt: 0 }).toEqual({ ...summary, updatedAt: 0 })
+          leanPages.push({ id, page, lean })
+          if ('fromSeq' in page && page.fromSeq === summary.eventCount - 4)
+            expect(lean.events).toHaveLength(4)
+        }
+      }
+      for (const { id, page, lean } of leanPages) {
+        const full = await f.api.call('session.get', { sessionId: id, ...page })
+        expect(full.usage).toBeDefined()
+        expect(lean.events, `${id} ${JSON.stringify(page)}`).toEqual(full.events)
+      }
+      // Once loaded, the same answers from the live session.
+      for (const { id, page, lean } of leanPages)
+        expect((await f.api.call('session.get', { sessionId: id, ...page, usage: false })).events).toEqual(
+          lean.events,
+        )
+      // A range over the damaged line is refused as the load refuses the session.
+      expect(
+        (
+          await failure(
+            f.api.call('session.get', { sessionId: broken.id, fromSeq: brokenCount - 5, usage: false }),
+          )
+        ).code,
+      ).toBe('corrupt-log')
+      expect((await failure(f.api.call('session.get', { sessionId: broken.id }))).code).toBe('corrupt-log')
     })
 
     it('refuses unknown ids with session-not-found in every operation, and malformed params with invalid-params', async () => {
@@ -307,6 +389,212 @@ export function runSessionContract(options: ContractOptions): void {
       await f.api.call('session.delete', { sessionId: second.id })
       expect((await failure(resolve(second.id))).code).toBe('session-not-found')
       expect(await resolve(first.id.slice(0, 4))).toEqual({ sessionId: first.id })
+    })
+  })
+
+  describe('bundles (session.export, session.import)', () => {
+    const exportAll = async (sessionId: string, format: 'jsonl' | 'md' | 'html' = 'jsonl', tree = false) => {
+      let content = ''
+      let cursor: string | undefined
+      do {
+        const page = await f.api.call('session.export', {
+          sessionId,
+          format,
+          ...(tree ? { tree } : {}),
+          ...(cursor ? { cursor } : {}),
+        })
+        content += page.content
+        cursor = page.nextCursor
+      } while (cursor !== undefined)
+      return content
+    }
+
+    it('exports a fork with its ancestor; importing it back is a no-op, and brings back a deleted fork whole', async () => {
+      const root = await f.api.call('session.create', { title: 'Root' })
+      await turn(root.id, 'first words')
+      const fork = (await f.api.call('session.fork', { sessionId: root.id, title: 'Branch' })).session
+      await turn(fork.id, 'branch words')
+      const bundle = await exportAll(fork.id)
+      const kinds = bundle
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { kind?: string; header?: { id: string } })
+      expect(kinds.filter((line) => line.kind === 'session').map((line) => line.header!.id)).toEqual([
+        root.id,
+        fork.id,
+      ])
+      const again = await f.api.call('session.import', { content: bundle })
+      expect(again.sessions.map((item) => [item.id, item.status, item.source])).toEqual([
+        [root.id, 'existing', 'tangent'],
+        [fork.id, 'existing', 'tangent'],
+      ])
+      const before = await f.api.call('session.get', { sessionId: fork.id })
+      await f.api.call('session.delete', { sessionId: fork.id })
+      const back = await f.api.call('session.import', { content: bundle })
+      expect(back.sessions.map((item) => item.status)).toEqual(['existing', 'created'])
+      expect(back.sessions[1]).toMatchObject({ parentSession: root.id, title: 'Branch' })
+      const after = await f.api.call('session.get', { sessionId: fork.id })
+      expect(after.events).toEqual(before.events)
+      expect(after.session).toMatchObject({ parentSession: root.id, forkedAt: before.session.forkedAt })
+      const markdown = await exportAll(fork.id, 'md')
+      expect(markdown).toContain('first words')
+      expect(markdown).toContain('branch words')
+    })
+
+    it('exports HTML: the history alone, or with tree every session of the tree and the links between them', async () => {
+      const root = await f.api.call('session.create', { title: 'Root <b>' })
+      await turn(root.id, 'first words')
+      const fork = (await f.api.call('session.fork', { sessionId: root.id, title: 'Branch' })).session
+      await turn(fork.id, 'branch words')
+      const other = (await f.api.call('session.fork', { sessionId: root.id, title: 'Other' })).session
+      await turn(other.id, 'other words')
+      const alone = await exportAll(fork.id, 'html')
+      expect(alone).toMatch(/^<!doctype html>/)
+      expect(alone).toContain('first words')
+      expect(alone).toContain('branch words')
+      expect(alone).not.toContain('other words')
+      expect(alone).not.toContain('<nav class="tree-nav"')
+      const tree = await exportAll(fork.id, 'html', true)
+      expect(tree).toContain('<h1>Session tree: Root &lt;b&gt;</h1>')
+      for (const id of [root.id, fork.id, other.id])
+        expect(tree).toContain(`<section class="session" id="s-${id}"`)
+      expect(tree).toContain('other words')
+      expect(tree).toContain(`<a href="#s-${fork.id}" aria-current="true">Branch</a>`)
+      expect(tree).toContain(`<a href="#s-${root.id}-t1">Root &lt;b&gt;</a>, after turn 1`)
+      // Exported from a branch or from the root, the tree is the same sessions.
+      const fromRoot = await exportAll(root.id, 'html', true)
+      for (const id of [root.id, fork.id, other.id]) expect(fromRoot).toContain(`id="s-${id}"`)
+    })
+
+    it('exports a fork as a Claude Code session: its path through the fork, and where Claude Code looks', async () => {
+      const root = await f.api.call('session.create', { title: 'Root' })
+      await turn(root.id, 'first words')
+      const fork = (await f.api.call('session.fork', { sessionId: root.id, title: 'Branch' })).session
+      await turn(fork.id, 'branch words')
+      await turn(root.id, 'root only words')
+      const page = await f.api.call('session.export', { sessionId: fork.id, format: 'claude' })
+      expect(page.nextCursor).toBeUndefined()
+      const uuid = page.file!.sessionId
+      expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(page.file).toEqual({
+        tool: 'claude',
+        sessionId: uuid,
+        path: `projects/${fork.cwd.replace(/[^a-zA-Z0-9]/g, '-')}/${uuid}.jsonl`,
+      })
+      const records = page.content
+        .trim()
+        .split('\n')
+        .map(
+          (line) => JSON.parse(line) as { type: string; sessionId: string; message?: { content: unknown } },
+        )
+      expect(records.every((record) => record.sessionId === uuid)).toBe(true)
+      const users = records
+        .filter((record) => record.type === 'user')
+        .map((record) => record.message!.content)
+      expect(users).toEqual(['first words', 'branch words'])
+      expect(records.filter((record) => record.type === 'assistant')).toHaveLength(2)
+      // The same session exports to the same file.
+      expect((await f.api.call('session.export', { sessionId: fork.id, format: 'claude' })).content).toBe(
+        page.content,
+      )
+    })
+
+    it('refuses a bundle that contradicts this store, a broken line, and an unknown session', async () => {
+      const root = await f.api.call('session.create', {})
+      await turn(root.id, 'original')
+      const lines = (await exportAll(root.id)).trim().split('\n')
+      const index = lines.findIndex((line) => line.includes('"original"'))
+      lines[index] = lines[index]!.replace('"original"', '"forged"')
+      expect(await failure(f.api.call('session.import', { content: lines.join('\n') }))).toMatchObject({
+        code: 'import-conflict',
+        data: { sessionId: root.id },
+      })
+      expect(await failure(f.api.call('session.import', { content: `${lines[0]}\n{oops` }))).toMatchObject({
+        code: 'invalid-bundle',
+        data: { line: 2 },
+      })
+      expect((await failure(f.api.call('session.export', { sessionId: 'NOSUCHSESSION' }))).code).toBe(
+        'session-not-found',
+      )
+      expect(
+        (await f.api.call('session.get', { sessionId: root.id })).events.some((event) =>
+          JSON.stringify(event).includes('forged'),
+        ),
+      ).toBe(false)
+    })
+
+    it('exports a tree as one pi session file: every branch in it, the exported one last; again the same file', async () => {
+      const root = await f.api.call('session.create', { title: 'Root' })
+      await turn(root.id, 'first words')
+      const fork = (await f.api.call('session.fork', { sessionId: root.id, title: 'Branch' })).session
+      await turn(root.id, 'root words')
+      await turn(fork.id, 'branch words')
+      const page = await f.api.call('session.export', { sessionId: fork.id, format: 'pi' })
+      expect(page.nextCursor).toBeUndefined()
+      expect(page.file).toMatchObject({ tool: 'pi', sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) })
+      expect(page.file!.path).toMatch(
+        new RegExp(`^sessions/--[^/]+--/[^/]+_${page.file!.sessionId}\\.jsonl$`),
+      )
+      const lines = page.content
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(lines[0]).toMatchObject({ type: 'session', version: 3, id: page.file!.sessionId })
+      expect(page.content).toContain('root words')
+      expect(JSON.stringify(lines.at(-1))).toContain('branch words')
+      const again = await f.api.call('session.export', { sessionId: fork.id, format: 'pi' })
+      expect(again).toEqual(page)
+    })
+
+    it('exports a fork as a Codex rollout of its whole history, named for Codex; it imports back with the texts', async () => {
+      const root = await f.api.call('session.create', { title: 'Root' })
+      await turn(root.id, 'first words')
+      const fork = (await f.api.call('session.fork', { sessionId: root.id })).session
+      await turn(fork.id, 'branch words')
+      const page = await f.api.call('session.export', { sessionId: fork.id, format: 'codex' })
+      expect(page.nextCursor).toBeUndefined()
+      const uuid = page.file!.sessionId
+      expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+      expect(page.file).toEqual({
+        tool: 'codex',
+        sessionId: uuid,
+        path: expect.stringMatching(
+          new RegExp(`^sessions/\\d{4}/\\d\\d/\\d\\d/rollout-[0-9T-]+-${uuid}\\.jsonl$`),
+        ),
+      })
+      // The same id and file at every export of the session; another session has its own
+      expect((await f.api.call('session.export', { sessionId: fork.id, format: 'codex' })).file).toEqual(
+        page.file,
+      )
+      expect(
+        (await f.api.call('session.export', { sessionId: root.id, format: 'codex' })).file!.sessionId,
+      ).not.toBe(uuid)
+      const records = page.content
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as { type: string; payload: { type?: string; role?: string; id?: string } },
+        )
+      expect(records[0]).toMatchObject({ type: 'session_meta', payload: { id: uuid } })
+      const users = records.filter(
+        (record) => record.payload.type === 'message' && record.payload.role === 'user',
+      )
+      expect(users.map((record) => JSON.stringify(record.payload))).toEqual([
+        expect.stringContaining('first words'),
+        expect.stringContaining('branch words'),
+      ])
+      const imported = await f.api.call('session.import', {
+        content: page.content,
+        fileName: 'rollout.jsonl',
+      })
+      expect(imported.sessions).toMatchObject([{ source: 'codex', status: 'created' }])
+      const texts = async (sessionId: string) =>
+        (await f.api.call('session.get', { sessionId })).events
+          .filter((event) => event.type === 'user/message' || event.type === 'assistant/message')
+          .map((event) => JSON.stringify(event.data))
+          .filter((data) => data.includes('"text"'))
+      expect(await texts(imported.sessions[0]!.id)).toEqual(await texts(fork.id))
     })
   })
 
@@ -990,6 +1278,27 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.readFileSync(path.join(start, 'notes.txt'), 'utf8')).toBe('mine\n')
     }, 120_000)
 
+    it('with wait, answers only once every branch turn ended and its check is recorded', async () => {
+      const parent = await f.api.call('session.create', {})
+      await turn(parent.id, 'write base.txt: base')
+      const explored = await f.api.call('session.explore', {
+        sessionId: parent.id,
+        branches: [{ prompt: 'write a.txt: from A' }, { prompt: 'write b.txt: from B' }],
+        check: 'test -f b.txt',
+        wait: true,
+      })
+      // Nothing polled: the answer itself comes after the branches' ends.
+      expect(explored.sessions.map((session) => session.status)).toEqual(['idle', 'idle'])
+      for (const session of explored.sessions) {
+        const { events } = await f.api.call('session.get', { sessionId: session.id })
+        expect(session.eventCount).toBe(events.length)
+        const own = events.slice(session.inheritedEventCount).map((event) => event.type)
+        expect([own.includes('turn/end'), own.at(-1)]).toEqual([true, 'check/ran'])
+      }
+      const board = await f.api.call('session.board', { sessionIds: explored.sessions.map((s) => s.id) })
+      expect(board.branches.map((branch) => branch.check?.ok)).toEqual([false, true])
+    })
+
     it('names the files its worktree branches could not be given', async () => {
       const work = tempDir('tangent-work-')
       execFileSync('mkfifo', [path.join(work, 'pipe')])
@@ -1368,6 +1677,107 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.existsSync(path.join(start, 'd.txt'))).toBe(false)
     })
 
+    it('modes: plan refuses what is not a read, a fork inherits the mode and keeps its own, a bad mode is invalid-params', async () => {
+      fs.writeFileSync(path.join(start, 'notes.txt'), 'plan notes\n')
+      const session = await f.api.call('session.create', {})
+      expect(session.mode).toBe('edit')
+      const planned = await f.api.call('session.setMode', { sessionId: session.id, mode: 'plan' })
+      expect(planned.mode).toBe('plan')
+      // The same again records nothing more.
+      const eventCount = planned.eventCount
+      expect((await f.api.call('session.setMode', { sessionId: session.id, mode: 'plan' })).eventCount).toBe(
+        eventCount,
+      )
+      expect((await turn(session.id, 'write plan.txt: x\nrun: touch ran.txt\nread notes.txt')).reason).toBe(
+        'completed',
+      )
+      expect(fs.existsSync(path.join(start, 'plan.txt'))).toBe(false)
+      expect(fs.existsSync(path.join(start, 'ran.txt'))).toBe(false)
+      const [write, bash, read] = await results(session.id)
+      for (const refused of [write!, bash!]) {
+        expect(refused.isError).toBe(true)
+        expect(refused.output).toContain('plan mode')
+      }
+      expect(read).toMatchObject({ isError: false })
+      expect(JSON.stringify(read!.output)).toContain('plan notes')
+      const { events: planEvents } = await f.api.call('session.get', { sessionId: session.id })
+      expect(planEvents.filter((event) => event.type === 'session/mode').map((event) => event.data)).toEqual([
+        { mode: 'plan' },
+      ])
+      expect(planEvents.some((event) => event.type === 'permission/requested')).toBe(false)
+
+      // A fork inherits the mode; the parent back in edit writes, the fork stays in plan.
+      const atPlan = await f.api.call('session.fork', { sessionId: session.id })
+      expect(atPlan.session.mode).toBe('plan')
+      await f.api.call('session.setMode', { sessionId: session.id, mode: 'edit' })
+      expect((await turn(session.id, 'write edited.txt: y')).reason).toBe('completed')
+      expect(fs.readFileSync(path.join(start, 'edited.txt'), 'utf8')).toBe('y\n')
+      const atEnd = await f.api.call('session.fork', { sessionId: session.id })
+      expect(atEnd.session.mode).toBe('edit')
+      const listed = await f.api.call('session.list', {})
+      expect(listed.find((entry) => entry.id === atPlan.session.id)?.mode).toBe('plan')
+      expect(listed.find((entry) => entry.id === session.id)?.mode).toBe('edit')
+      expect((await turn(atPlan.session.id, 'write forked.txt: z')).reason).toBe('completed')
+      expect(fs.existsSync(path.join(start, 'forked.txt'))).toBe(false)
+      expect((await results(atPlan.session.id)).at(-1)!.output).toContain('plan mode')
+
+      // Reopened from storage (the catalog or the database), each still says its mode.
+      await reopen(async () => {})
+      const again = await f.api.call('session.list', {})
+      expect(again.find((entry) => entry.id === atPlan.session.id)?.mode).toBe('plan')
+      expect(again.find((entry) => entry.id === atEnd.session.id)?.mode).toBe('edit')
+      expect((await f.api.call('session.get', { sessionId: atPlan.session.id })).session.mode).toBe('plan')
+
+      for (const mode of ['yolo', 'PLAN', '', null, 3])
+        expect(
+          (await failure(f.api.call('session.setMode', { sessionId: session.id, mode } as never))).code,
+          String(mode),
+        ).toBe('invalid-params')
+      expect(
+        (await failure(f.api.call('session.setMode', { sessionId: 'no-such-session', mode: 'ask' }))).code,
+      ).toBe('session-not-found')
+      expect((await f.api.call('session.get', { sessionId: session.id })).session.mode).toBe('edit')
+    })
+
+    it('modes: ask makes even the demo model ask before a write; a switch to plan mid-turn refuses the next call; a fork has the mode of its fork point', async () => {
+      const session = await f.api.call('session.create', {})
+      await f.api.call('session.setMode', { sessionId: session.id, mode: 'ask' })
+      // Reads still run unasked.
+      fs.writeFileSync(path.join(start, 'r.txt'), 'r\n')
+      expect((await turn(session.id, 'read r.txt')).reason).toBe('completed')
+      const running = turn(session.id, 'write one.txt: 1\nwrite two.txt: 2')
+      const asked = await waitingCall(session.id, 1)
+      expect(fs.existsSync(path.join(start, 'one.txt'))).toBe(false)
+      // Allowed while the turn runs: counted from the turn's next tool call.
+      const switched = await f.api.call('session.setMode', { sessionId: session.id, mode: 'plan' })
+      expect(switched).toMatchObject({ mode: 'plan', status: 'running' })
+      await f.api.call('session.answerPermission', {
+        sessionId: session.id,
+        callId: asked.callId,
+        decision: 'once',
+      })
+      expect((await running).reason).toBe('completed')
+      expect(fs.readFileSync(path.join(start, 'one.txt'), 'utf8')).toBe('1\n')
+      expect(fs.existsSync(path.join(start, 'two.txt'))).toBe(false)
+      const last = (await results(session.id)).at(-1)!
+      expect(last.isError).toBe(true)
+      expect(last.output).toContain('plan mode')
+      const { events } = await f.api.call('session.get', { sessionId: session.id })
+      expect(events.filter((event) => event.type === 'permission/requested')).toHaveLength(1)
+      // The mode of a fork is the one in force at its fork point: ask after the first turn
+      // (the switch came inside the second), plan after the second.
+      const firstTurnEnd = events.find((event) => event.type === 'turn/end')!.seq
+      const afterFirst = await f.api.call('session.fork', { sessionId: session.id, atSeq: firstTurnEnd })
+      const afterSecond = await f.api.call('session.fork', { sessionId: session.id })
+      expect(afterFirst.session.mode).toBe('ask')
+      expect(afterSecond.session.mode).toBe('plan')
+      const asking = turn(afterFirst.session.id, 'write three.txt: 3')
+      await waitingCall(afterFirst.session.id, 1)
+      await f.api.call('session.abort', { sessionId: afterFirst.session.id })
+      expect((await asking).reason).toBe('aborted')
+      expect(fs.existsSync(path.join(start, 'three.txt'))).toBe(false)
+    })
+
     it('a project config’s ask and deny always apply, from every folder up; its allow only once the user trusts the project', async () => {
       userConfig({ permission: { bash: 'ask' } })
       fs.mkdirSync(path.join(start, '.tangent'))
@@ -1448,6 +1858,9 @@ export function runSessionContract(options: ContractOptions): void {
       expect(JSON.stringify(reply)).toContain('Echo: hello from mcp')
     }, 90_000)
   })
+
+  runAttachedMcpContract(() => f)
+  runHooksContract(() => f)
 
   describe('bad input', () => {
     it('refuses a session directory inside the data directory, and a subscription past the end', async () => {
@@ -1585,6 +1998,164 @@ export function runSessionContract(options: ContractOptions): void {
       expect((await third).reason).toBe('aborted')
     })
   })
+
+  describe('the list of sessions, followed (onSessionsChanged)', () => {
+    it('tells a made, forked, running and deleted session to whoever follows the list', async () => {
+      const changes: { kind: string; id: string; status?: string }[] = []
+      const off = f.api.onSessionsChanged((change) =>
+        changes.push(
+          change.kind === 'deleted'
+            ? { kind: 'deleted', id: change.sessionId }
+            : { kind: change.kind, id: change.session.id, status: change.session.status },
+        ),
+      )
+      try {
+        const session = await f.api.call('session.create', { title: 'Followed' })
+        await waitFor(async () =>
+          changes.some((change) => change.kind === 'created' && change.id === session.id),
+        )
+        await turn(session.id, 'one')
+        // Its turn ran and ended: said as updates, the last one idle.
+        await waitFor(async () =>
+          changes.some(
+            (change) => change.kind === 'updated' && change.id === session.id && change.status === 'running',
+          ),
+        )
+        await waitFor(async () => changes.findLast((change) => change.id === session.id)?.status === 'idle')
+        const { session: child } = await f.api.call('session.fork', { sessionId: session.id })
+        await waitFor(async () =>
+          changes.some((change) => change.kind === 'created' && change.id === child.id),
+        )
+        await f.api.call('session.delete', { sessionId: child.id })
+        await waitFor(async () =>
+          changes.some((change) => change.kind === 'deleted' && change.id === child.id),
+        )
+      } finally {
+        off()
+      }
+      // Unsubscribed: nothing more arrives.
+      const count = changes.length
+      await f.api.call('session.create', { title: 'Not followed' })
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(changes).toHaveLength(count)
+    })
+  })
+
+  describe('images', () => {
+    // A real 1x1 PNG (70 bytes) and GIF (42 bytes).
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+    const gif = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7'
+    /** PNG-headed bytes of `bytes` in all, as base64. */
+    const pngOf = (bytes: number) =>
+      Buffer.concat([Buffer.from(png, 'base64'), Buffer.alloc(bytes - 70)]).toString('base64')
+    const prompt = (sessionId: string, text: string, images: { mediaType: string; data: string }[]) =>
+      f.api.call('session.prompt', { sessionId, text, images })
+    const lastText = (events: readonly { type: string; data: unknown }[]) =>
+      (
+        events.findLast((event) => event.type === 'assistant/message')!.data as {
+          content: { text?: string }[]
+        }
+      ).content
+        .map((part) => part.text ?? '')
+        .join('')
+
+    it('a prompt with images logs them as file parts of its user/message, and the model receives them', async () => {
+      const session = await f.api.call('session.create', {})
+      // 2 MiB: over the 1 MiB of an ordinary message, which a prompt with images may pass.
+      const large = pngOf(2 * 1024 * 1024)
+      const result = await prompt(session.id, 'what are these?', [
+        { mediaType: 'image/png', data: large },
+        { mediaType: 'image/gif', data: gif },
+      ])
+      expect(result.reason).toBe('completed')
+      const { events } = await f.api.call('session.get', { sessionId: session.id })
+      expect(events.find((event) => event.type === 'user/message')!.data).toEqual({
+        content: [
+          { type: 'text', text: 'what are these?' },
+          { type: 'file', mediaType: 'image/png', data: large },
+          { type: 'file', mediaType: 'image/gif', data: gif },
+        ],
+      })
+      expect(lastText(events)).toBe(
+        `Turn 1: you said "what are these?". Received 2 images: image/png (${2 * 1024 * 1024} bytes), image/gif (42 bytes).`,
+      )
+      // Text may be empty when there are images, and a fork keeps the images of its prefix.
+      await prompt(session.id, '', [{ mediaType: 'image/png', data: png }])
+      const fork = await f.api.call('session.fork', { sessionId: session.id })
+      const child = await f.api.call('session.get', { sessionId: fork.session.id })
+      const messages = child.events.filter((event) => event.type === 'user/message')
+      expect(messages.at(-1)!.data).toEqual({
+        content: [{ type: 'file', mediaType: 'image/png', data: png }],
+      })
+      expect(lastText(child.events)).toBe('Turn 2: Received 1 image: image/png (70 bytes).')
+    })
+
+    it('refuses images to a model that does not take them (images-unsupported); the log is unchanged', async () => {
+      // host.info says which models take images, as the prompt decides.
+      const listed = (await f.api.call('host.info', {})).models
+      expect(listed.find((model) => model.id === 'demo:scripted')?.images).toBe(true)
+      expect(listed.find((model) => model.id === 'openai:gpt-4.1')?.images).toBe(true)
+      expect(listed.find((model) => model.id === 'deepseek:deepseek-chat')?.images).toBe(false)
+      const session = await f.api.call('session.create', {})
+      await turn(session.id, 'one')
+      await f.api.call('session.setModel', { sessionId: session.id, model: 'deepseek:deepseek-chat' })
+      const before = await f.api.call('session.get', { sessionId: session.id })
+      const refused = await failure(prompt(session.id, 'look', [{ mediaType: 'image/png', data: png }]))
+      expect(refused.code).toBe('images-unsupported')
+      expect(refused.data).toMatchObject({ model: 'deepseek:deepseek-chat', images: 1 })
+      const after = await f.api.call('session.get', { sessionId: session.id })
+      expect(after.events).toEqual(before.events)
+      expect(after.session.status).toBe('idle')
+    })
+
+    it('refuses what is not an image it takes, or too much, with invalid-params; nothing is logged', async () => {
+      const session = await f.api.call('session.create', {})
+      await turn(session.id, 'one')
+      const before = await f.api.call('session.get', { sessionId: session.id })
+      const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').toString(
+        'base64',
+      )
+      const third = pngOf(2.6 * 1024 * 1024)
+      const attacks: [string, { mediaType: string; data: string }[], string][] = [
+        ['wrong magic bytes', [{ mediaType: 'image/jpeg', data: png }], 'image/jpeg'],
+        ['text named a PNG', [{ mediaType: 'image/png', data: Buffer.from('hello').toString('base64') }], ''],
+        ['bad base64', [{ mediaType: 'image/png', data: `${png.slice(0, 20)}!!${png.slice(22)}` }], ''],
+        ['a data: URL', [{ mediaType: 'image/png', data: `data:image/png;base64,${png}` }], ''],
+        ['SVG', [{ mediaType: 'image/svg+xml', data: svg }], ''],
+        ['one image over 3.75 MiB', [{ mediaType: 'image/png', data: pngOf(4 * 1024 * 1024) }], ''],
+        ['7.8 MiB together', [third, third, third].map((data) => ({ mediaType: 'image/png', data })), ''],
+        ['1000 tiny images', Array.from({ length: 1000 }, () => ({ mediaType: 'image/gif', data: gif })), ''],
+        ['an empty image', [{ mediaType: 'image/png', data: '' }], ''],
+      ]
+      for (const [what, images] of attacks) {
+        const refused = await failure(prompt(session.id, 'look', images))
+        expect(refused.code, what).toBe('invalid-params')
+      }
+      // No text and no image is no prompt.
+      expect((await failure(prompt(session.id, '', []))).code).toBe('invalid-params')
+      expect((await failure(f.api.call('session.prompt', { sessionId: session.id, text: '' }))).code).toBe(
+        'invalid-params',
+      )
+      const after = await f.api.call('session.get', { sessionId: session.id })
+      expect(after.events).toEqual(before.events)
+      expect(after.session.status).toBe('idle')
+      // The session still takes a good prompt.
+      expect((await prompt(session.id, 'fine', [{ mediaType: 'image/gif', data: gif }])).reason).toBe(
+        'completed',
+      )
+    })
+  })
+
+  fileSourceContract({ fixture: () => f, tempDir, timeoutMs: fileSourceTimeoutMs })
+
+  importContract(() => {
+    const importTree = f.importTree
+    if (!importTree) throw new Error('this front-end fixture gives no importTree')
+    return { api: f.api, importTree }
+  }, tempDir)
+
+  importFromContract(() => ({ api: f.api, homeDir: f.homeDir }), tempDir)
 
   describe('a git project', () => {
     it('a worktree fork of a git project is a git worktree on its own branch', async () => {

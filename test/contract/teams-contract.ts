@@ -205,6 +205,29 @@ export function runTeamsContract(options: TeamsOptions): void {
       expect(forks.map((row) => row.id)).toEqual([fork.session.id])
     })
 
+    it('a mode set on A is what B lists, what a fork made on B starts in, and B’s change reaches A', async () => {
+      const work = tempDir('tangent-work-mode-')
+      const session = await a.api.call('session.create', { cwd: work })
+      await a.api.call('session.setMode', { sessionId: session.id, mode: 'plan' })
+      await turnOn(a.api, session.id, 'write plan.txt: x')
+      expect(fs.existsSync(path.join(work, 'plan.txt'))).toBe(false)
+      const machineB = await onB()
+      const listedOnB = async (id: string) =>
+        (await machineB.api.call('session.list', {})).find((entry) => entry.id === id)?.mode
+      expect(await listedOnB(session.id)).toBe('plan')
+      const fork = await machineB.api.call('session.fork', { sessionId: session.id, files: 'worktree' })
+      expect(fork.session.mode).toBe('plan')
+      await turnOn(machineB.api, fork.session.id, 'write forked.txt: y')
+      expect(fs.existsSync(path.join(fork.session.files.path, 'forked.txt'))).toBe(false)
+      // B changes the mode of A's session (a log write, no files): A's list follows.
+      await machineB.api.call('session.setMode', { sessionId: session.id, mode: 'ask' })
+      await waitFor(async () => {
+        const entry = (await a.api.call('session.list', {})).find((listed) => listed.id === session.id)
+        return entry?.mode === 'ask' || false
+      })
+      expect((await a.api.call('session.get', { sessionId: session.id })).session.mode).toBe('ask')
+    })
+
     it('one requestId forks once across Hosts: B’s retry of A’s fork answers A’s child', async () => {
       const session = await a.api.call('session.create', { cwd: tempDir('tangent-work-a-') })
       await turnOn(a.api, session.id, 'one')

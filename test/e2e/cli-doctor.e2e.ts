@@ -1,6 +1,7 @@
 // `tangent doctor` names what stops Tangent from working (docs/architecture.md §9): a default model
-// that cannot run, a corrupt workspaces file, an MCP server whose command is missing — one line
-// each with what to do, exit 1 for the errors. And a corrupt workspaces file leaves the commands
+// that cannot run, a corrupt workspaces file, an MCP server whose command is missing, a bad hooks
+// config — one line each with what to do, exit 1 for the errors; and what hooks say reaches the
+// terminal (§12.7). And a corrupt workspaces file leaves the commands
 // that only read working (one warning) while the ones that write refuse and never overwrite it.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -94,6 +95,66 @@ describe('tangent doctor', () => {
     expect(problemLines(result.stdout)).toEqual([
       expect.stringMatching(
         /! MCP server "bad" \(.*config\.json\) will not start: command "tangent-no-such-mcp-server" is not found on PATH: install it/,
+      ),
+    ])
+  })
+})
+
+describe('tangent doctor and hooks', () => {
+  it('lists the hooks for the folder, says which project hooks do not run, and a bad hooks config is an error', async () => {
+    const sandbox = sandboxWith()
+    const configFile = path.join(sandbox.env.XDG_CONFIG_HOME!, 'tangent', 'config.json')
+    fs.mkdirSync(path.dirname(configFile), { recursive: true })
+    fs.writeFileSync(
+      configFile,
+      JSON.stringify({ hooks: { preToolUse: [{ command: './guard.sh', match: 'bash' }] } }),
+    )
+    fs.mkdirSync(path.join(sandbox.cwd, '.tangent'))
+    fs.writeFileSync(
+      path.join(sandbox.cwd, '.tangent', 'config.json'),
+      JSON.stringify({ hooks: { turnEnd: [{ command: 'notify-send done' }] } }),
+    )
+    const listed = await tangentInProcess(sandbox, ['doctor'])
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(/^Hooks {5}2 configured for /m)
+    expect(listed.stdout).toMatch(/^ {2}preToolUse \[bash\] {2}\.\/guard\.sh {2}runs {2}.*config\.json$/m)
+    expect(listed.stdout).toMatch(
+      /^ {2}turnEnd {2}notify-send done {2}does not run: the project is not trusted/m,
+    )
+
+    fs.writeFileSync(configFile, JSON.stringify({ hooks: { preToolUse: [{ command: 'x', timeoutMs: -5 }] } }))
+    const bad = await tangentInProcess(sandbox, ['doctor'])
+    expect(bad.code).toBe(1)
+    expect(problemLines(bad.stdout)).toContainEqual(
+      expect.stringMatching(
+        /✗ Config file .*config\.json is not valid: hooks\.preToolUse\.0\.timeoutMs: timeoutMs must be/,
+      ),
+    )
+  })
+})
+
+describe('hooks from the CLI', () => {
+  it('tangent run: a preToolUse hook’s denial is printed with its reason, a failing turnEnd hook is one warning line', async () => {
+    const sandbox = sandboxWith()
+    const configFile = path.join(sandbox.env.XDG_CONFIG_HOME!, 'tangent', 'config.json')
+    fs.mkdirSync(path.dirname(configFile), { recursive: true })
+    fs.writeFileSync(
+      configFile,
+      JSON.stringify({
+        hooks: {
+          preToolUse: [{ command: 'echo "not rm, please" >&2; exit 2', match: 'bash' }],
+          turnEnd: [{ command: 'echo boom >&2; exit 3' }],
+        },
+      }),
+    )
+    fs.writeFileSync(path.join(sandbox.cwd, 'keep.txt'), 'k\n')
+    const result = await tangentInProcess(sandbox, ['run', 'run: rm keep.txt'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(fs.existsSync(path.join(sandbox.cwd, 'keep.txt'))).toBe(true)
+    expect(result.stdout).toContain('✗ denied by a preToolUse hook: not rm, please')
+    expect(result.stderr.split('\n').filter((line) => line.includes('turnEnd hook'))).toEqual([
+      expect.stringMatching(
+        /^tangent: warning: the turnEnd hook `echo boom >&2; exit 3` \(.*config\.json\) failed \(exit 3\): boom\.$/,
       ),
     ])
   })

@@ -10,6 +10,7 @@ import {
   cliMain,
   createSandbox,
   removeSandbox,
+  repoRoot,
   type Sandbox,
   startProcess,
   stopProcess,
@@ -104,6 +105,39 @@ describe('tangent explore, compare, keep (in-process store)', () => {
       const own = (await eventsOf(sandbox, session.id)).slice(session.inheritedEventCount)
       expect(own.filter((event) => event.type === 'turn/end')).toHaveLength(1)
     }
+  }, 120_000)
+
+  it('explores an imported session whose provider Tangent lacks when every branch names a model (--models M,M)', async () => {
+    const fixture = path.join(repoRoot, 'test', 'fixtures', 'imports', 'codex', 'compacted.jsonl')
+    const imported = await tangentJson<{ sessions: { id: string }[] }>(sandbox, [
+      'import',
+      fixture,
+      '--cwd',
+      sandbox.cwd,
+      '--json',
+    ])
+    const id = imported.sessions[0]!.id
+    // Its branches would run Codex's provider ("fake", unknown here): refused before forking.
+    const own = await tangent(sandbox, ['explore', id, '-p', 'a', '-p', 'b'])
+    expect(own.code).toBe(1)
+    expect(own.stderr).toMatch(/Unknown provider "fake"/)
+    // Each branch with a model of its own: the session's model is not theirs.
+    const same = await tangent(sandbox, [
+      'explore',
+      id,
+      '-p',
+      'go on',
+      '--models',
+      'demo:scripted,demo:scripted',
+      '--json',
+    ])
+    expect(same.stderr).toBe('')
+    expect(same.code).toBe(0)
+    const explored = JSON.parse(same.stdout) as Explored
+    expect(explored.sessions.map((session) => session.model)).toEqual([
+      { provider: 'demo', model: 'scripted' },
+      { provider: 'demo', model: 'scripted' },
+    ])
   }, 120_000)
 
   it('refuses mixes of -p, -n and --models as bad usage before forking anything', async () => {

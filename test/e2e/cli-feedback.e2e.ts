@@ -63,10 +63,12 @@ describe('tangent run while the model works', () => {
   }, 60_000)
 
   it('on a pipe and with --json: nothing of it; --json has the answer text', async () => {
+    // Each retried at once (retry-after-ms): what is checked is that nothing of it is shown.
+    const soon = { 'retry-after-ms': '50' }
     const server = await startFakeProviderServer([
-      tooMany,
+      { ...tooMany, headers: soon },
       { frames: chatCompletionsWire.text('Piped answer.') },
-      { status: 500, json: { error: { message: 'boom' } } },
+      { status: 500, json: { error: { message: 'boom' } }, headers: soon },
       { frames: chatCompletionsWire.text('JSON answer.') },
     ])
     try {

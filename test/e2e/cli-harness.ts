@@ -61,10 +61,23 @@ export function tangent(
   args: readonly string[],
   options: { cwd?: string; input?: string } = {},
 ): Promise<CliResult> {
+  return runToEnd(process.execPath, [cliMain, ...args], {
+    cwd: options.cwd ?? sandbox.cwd,
+    env: sandbox.env,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+  })
+}
+
+/** Runs a program to its end and collects its output; killed (SIGKILL) after `timeoutMs` when given. */
+export function runToEnd(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string | undefined>; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliMain, ...args], {
-      cwd: options.cwd ?? sandbox.cwd,
-      env: sandbox.env as NodeJS.ProcessEnv,
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env as NodeJS.ProcessEnv,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
     if (options.input !== undefined) child.stdin?.end(options.input)
@@ -76,8 +89,13 @@ export function tangent(
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk
     })
+    const timer =
+      options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code: code ?? -1, stdout, stderr })
+    })
   })
 }
 

@@ -2,7 +2,7 @@
 // every method and the error codes of docs/protocol.md.
 import fs from 'node:fs'
 import path from 'node:path'
-import { HostInfoResult, maxMessageBytes, SessionSummary } from '@tangent/protocol'
+import { HostInfoResult, maxMessageBytes, maxPromptMessageBytes, SessionSummary } from '@tangent/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rpcFailure, startTestHost, type TestHost, tempDir } from './host-harness.js'
 
@@ -104,6 +104,14 @@ describe('HTTP auth and framing', () => {
     const error = await rpcFailure(t.call('session.subscribe', { sessionId: session.id }))
     expect(error.code).toBe(-32600)
   })
+
+  it('refuses session.attachMcpServers over HTTP (no connection to hold them)', async () => {
+    const session = await t.call('session.create', {})
+    const servers = [{ name: 'editor', command: process.execPath }]
+    const error = await rpcFailure(t.call('session.attachMcpServers', { sessionId: session.id, servers }))
+    expect(error.code).toBe(-32600)
+    expect(error.message).toMatch(/WebSocket/)
+  })
 })
 
 describe('HTTP over a real socket', () => {
@@ -118,12 +126,13 @@ describe('HTTP over a real socket', () => {
     expect(((await ok.json()) as { result: { dataDir: string } }).result.dataDir).toBe(t.home)
     const denied = await fetch(`${t.host.url}/rpc`, { method: 'POST', body })
     expect(denied.status).toBe(401)
-    // A streamed body without Content-Length is counted as it arrives.
+    // A streamed body without Content-Length is counted as it arrives: past the largest message
+    // (a prompt with images), it is cut.
     const chunk = new TextEncoder().encode('x'.repeat(256 * 1024))
     let sent = 0
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
-        if (sent++ < 6) controller.enqueue(chunk)
+        if (sent++ < maxPromptMessageBytes / chunk.byteLength + 2) controller.enqueue(chunk)
         else controller.close()
       },
     })

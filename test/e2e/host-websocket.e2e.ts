@@ -1,6 +1,6 @@
 // The Host over a real WebSocket on 127.0.0.1: upgrade auth and Origin, size limits,
 // every method, notifications, and gap-free event delivery to late subscribers.
-import { maxMessageBytes, type SessionEvent } from '@tangent/protocol'
+import { maxMessageBytes, maxWebSocketMessageBytes, type SessionEvent } from '@tangent/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { rpcFailure, startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'
@@ -123,7 +123,7 @@ describe('WebSocket framing', () => {
       socket.once('error', reject)
     })
     const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
-    socket.send('x'.repeat(5 * maxMessageBytes))
+    socket.send('x'.repeat(maxWebSocketMessageBytes + 1))
     expect(await closed).toBe(1009)
     expect((await bystander.call('host.info')).dataDir).toBe(t.home)
   })

@@ -1,8 +1,10 @@
 // MCP servers that fail (docs/architecture.md §14.3): a command that does not exist, a server that
 // never answers, and project servers the user has not trusted. Each gives the model an error result
 // and the user one line, and the turn completes.
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { inProcessApi, Runtime } from '@tangent/runtime'
@@ -131,6 +133,84 @@ describe('MCP tools', () => {
     expect(trusted.reports).toEqual([])
   })
 
+  it("a client's server that does not start: one line for the user, an error result, and a config server it hides is named once", async () => {
+    const { runtime, reports } = await open({
+      user: {
+        mcp: { servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } } },
+      },
+    })
+    const api = inProcessApi(runtime)
+    const session = await api.call('session.create', {})
+    const servers = [
+      { name: 'broken', command: 'tangent-no-such-mcp-server' },
+      { name: 'everything', url: 'http://127.0.0.1:9/mcp' },
+    ]
+    const attached = await api.call('session.attachMcpServers', { sessionId: session.id, servers })
+    // Attached again (an editor loading the session again): the same answer, the line not repeated.
+    expect(await api.call('session.attachMcpServers', { sessionId: session.id, servers })).toEqual(attached)
+    expect(attached.shadowed).toEqual([
+      { name: 'everything', source: expect.stringMatching(/config\.json$/) },
+    ])
+    expect(reports).toEqual([
+      expect.stringMatching(
+        /MCP server "everything" of .*config\.json is not used in session .*: a client attached/,
+      ),
+    ])
+    const result = await api.call('session.prompt', {
+      sessionId: session.id,
+      text: 'call mcp__broken__echo: {"message": "hi"}\ncall mcp__everything__echo: {"message": "hi"}',
+    })
+    expect(result.reason).toBe('completed')
+    const { events } = await api.call('session.get', { sessionId: session.id })
+    const results = events
+      .filter((event) => event.type === 'tool/result')
+      .map((event) => event.data as { output: string; isError: boolean })
+    // The config's "everything" did not run in its stead: the attached one (nothing listens on port 9) failed.
+    expect(results.map((item) => [item.isError, item.output])).toEqual([
+      [true, expect.stringMatching(/MCP server "broken" is not available: .*ENOENT.*The tool did not run/)],
+      [true, expect.stringMatching(/MCP server "everything" is not available: .*The tool did not run/)],
+    ])
+    const lines = reports.filter((line) => line.includes('did not start')).sort()
+    expect(lines).toEqual([
+      expect.stringMatching(/^MCP server "broken" \(attached by a client\) did not start: .*ENOENT/),
+      expect.stringMatching(/^MCP server "everything" \(attached by a client\) did not start: /),
+    ])
+  })
+
+  it("a client's HTTP server (Streamable HTTP on loopback) serves the session (headers accepted)", async () => {
+    const port = await freePort()
+    const server = spawn(process.execPath, [everythingServer, 'streamableHttp'], {
+      env: { PATH: process.env.PATH, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    cleanups.push(async () => {
+      server.kill()
+    })
+    await new Promise<void>((resolve, reject) => {
+      server.stderr.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('listening')) resolve()
+      })
+      server.once('exit', () => reject(new Error('the HTTP MCP server exited')))
+    })
+    const { runtime } = await open({})
+    const api = inProcessApi(runtime)
+    const session = await api.call('session.create', {})
+    await api.call('session.attachMcpServers', {
+      sessionId: session.id,
+      servers: [{ name: 'web', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Editor': 'zed' } }],
+    })
+    await api.call('session.prompt', {
+      sessionId: session.id,
+      text: 'call mcp__web__echo: {"message": "over http"}',
+    })
+    const { events } = await api.call('session.get', { sessionId: session.id })
+    expect(events.find((event) => event.type === 'tool/result')?.data).toMatchObject({
+      toolName: 'mcp__web__echo',
+      output: 'Echo: over http',
+      isError: false,
+    })
+  })
+
   it('a server still starting when the runtime closes is ended with it', async () => {
     const stuck = stuckServer({ stubborn: true })
     const { runtime, start } = await open({
@@ -163,3 +243,15 @@ describe('MCP tools', () => {
     expect(isRunning(pid)).toBe(false)
   })
 })
+
+/** A port nothing listens on now (taken from the kernel on loopback, then let go). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}

@@ -131,6 +131,30 @@ function methodSpecs(): Record<string, { valid: Record<string, unknown>; bad: Re
     'session.subscribe': { valid: { sessionId: id }, bad: { sessionId: badIds, fromSeq: badSeqs } },
     'session.unsubscribe': { valid: { sessionId: id }, bad: { sessionId: badIds } },
     'session.prompt': { valid: { sessionId: id, text: 'hi' }, bad: { sessionId: badIds, text } },
+    'session.attachMcpServers': {
+      valid: { sessionId: id, servers: [] },
+      bad: {
+        sessionId: badIds,
+        servers: [
+          5,
+          null,
+          {},
+          [{}],
+          [{ name: 'a__b', command: 'x' }],
+          [{ name: '../x', command: 'x' }],
+          [{ name: 'a', command: '' }],
+          [{ name: 'a', command: 'x', url: 'http://127.0.0.1:1/' }],
+          [{ name: 'a', url: 'file:///etc/passwd' }],
+          [{ name: 'a', command: 'x', env: { 'A=B': '1' } }],
+          [{ name: 'a', command: 'x', env: { A: 'x'.repeat(300_000) } }],
+          [{ name: 'a', url: 'http://127.0.0.1:1/', headers: { A: 'b\r\nC: d' } }],
+          [
+            { name: 'a', command: 'x' },
+            { name: 'a', command: 'y' },
+          ],
+        ],
+      },
+    },
     'session.abort': { valid: { sessionId: id }, bad: { sessionId: badIds } },
     'session.fork': {
       valid: { sessionId: id },
@@ -152,6 +176,10 @@ function methodSpecs(): Record<string, { valid: Record<string, unknown>; bad: Re
     'session.setModel': {
       valid: { sessionId: id, model: 'demo:scripted' },
       bad: { sessionId: badIds, model: badModels, reasoningEffort: ['', 5, 'x'.repeat(51)] },
+    },
+    'session.setMode': {
+      valid: { sessionId: id, mode: 'edit' },
+      bad: { sessionId: badIds, mode: ['', 'yolo', 'PLAN', 'plan ', '__proto__', 5, null, [], {}] },
     },
     'session.compare': { valid: { a: id, b: id }, bad: { a: badIds, b: badIds } },
     'snapshot.list': { valid: { sessionId: id }, bad: { sessionId: badIds } },
@@ -289,6 +317,7 @@ function applicationErrorCase(): Case {
     ['session.delete', { sessionId: ghost }, 'session-not-found', { sessionId: ghost }],
     ['session.abort', { sessionId: ghost }, 'session-not-found', { sessionId: ghost }],
     ['session.setModel', { sessionId: ghost, model: 'demo:scripted' }, 'session-not-found'],
+    ['session.setMode', { sessionId: ghost, mode: 'plan' }, 'session-not-found'],
     ['session.compare', { a: ghost, b: known }, 'session-not-found'],
     ['snapshot.list', { sessionId: ghost }, 'session-not-found'],
     ['snapshot.restore', { sessionId: ghost, seq: 0 }, 'session-not-found'],

@@ -56,7 +56,7 @@ const subscribersScript = `
   const stats = []
   await Promise.all(Array.from({ length: Number(COUNT) }, () => new Promise((resolve, reject) => {
     const socket = new WebSocket(url)
-    const state = { seqs: [], deltas: 0, text: '' }
+    const state = { seqs: [], deltas: 0, text: '', starts: [], inputs: [] }
     stats.push(state)
     socket.on('open', () => socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session.subscribe', params: { sessionId } })))
     socket.on('message', (data) => {
@@ -64,8 +64,14 @@ const subscribersScript = `
       if (message.id === 1) return message.error ? reject(new Error(message.error.message)) : resolve()
       if (message.method === 'session.event') state.seqs.push(message.params.event.seq)
       if (message.method === 'session.delta') {
-        state.deltas++
-        if (message.params.kind === 'text') state.text += message.params.text
+        // A call's start is its own notification (never merged); a call's input streams apart
+        // from another call's; text runs are merged.
+        if (message.params.kind === 'tool-start') state.starts.push(message.params.toolCallId)
+        if (message.params.kind === 'tool-input') state.inputs.push(message.params.toolCallId)
+        if (message.params.kind === 'text') {
+          state.deltas++
+          state.text += message.params.text
+        }
       }
     })
     socket.on('error', reject)
@@ -117,9 +123,22 @@ describe('fan-out to many subscribers', () => {
     const finalText = last.data.content.map((part) => part.text ?? '').join('')
     await new Promise((resolve) => setTimeout(resolve, 300)) // the last window of notifications
     subscribers.child.stdin!.end()
-    const stats = JSON.parse(await subscribers.line()) as { seqs: number[]; deltas: number; text: string }[]
+    const stats = JSON.parse(await subscribers.line()) as {
+      seqs: number[]
+      deltas: number
+      text: string
+      starts: string[]
+      inputs: (string | undefined)[]
+    }[]
     expect(stats).toHaveLength(200)
+    const callIds = events
+      .filter((e) => e.seq >= turn.turnStartSeq && e.type === 'tool/result')
+      .map((e) => (e.data as { callId: string }).callId)
+    expect(callIds).toHaveLength(300)
     for (const received of stats) {
+      // Every call's start, once each, in order (ACP's in_progress is made of these).
+      expect(received.starts).toEqual(callIds)
+      expect(received.inputs.every((id) => id !== undefined && callIds.includes(id))).toBe(true)
       expect(received.seqs).toEqual(turnSeqs)
       // Thousands of 4-character chunks arrive as a few notifications, the text whole.
       expect(received.text).toBe(finalText)

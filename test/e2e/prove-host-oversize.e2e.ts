@@ -1,7 +1,7 @@
-// A WebSocket message over the 4 MiB limit closes that socket (1009) and is one line in the
+// A WebSocket message over the 24 MiB limit (twice the largest prompt with images) closes that socket (1009) and is one line in the
 // Host's log, not a stack trace per message; the Host keeps serving.
 import { rpcSocketUrl } from '@tangent/host'
-import { maxMessageBytes } from '@tangent/protocol'
+import { maxWebSocketMessageBytes } from '@tangent/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { startTestHost, type TestHost, waitFor } from './host-harness.js'
@@ -21,7 +21,7 @@ async function sendOversized(): Promise<number> {
     socket.once('error', reject)
   })
   const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
-  socket.send('x'.repeat(4 * maxMessageBytes + 1))
+  socket.send('x'.repeat(maxWebSocketMessageBytes + 1))
   return closed
 }
 

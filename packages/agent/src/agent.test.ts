@@ -664,3 +664,98 @@ describe('Agent file tools and the path their permission was decided for', () =>
     expect(fs.readdirSync(path.join(cwd, 'ok'))).toEqual([])
   })
 })
+
+describe('Agent tool-call hooks', () => {
+  it('asks preToolUse before the policy for known tools only, records a refusal as a hook decision, and gives postToolUse what ran', async () => {
+    const model = new MockLanguageModelV4({
+      doStream: [
+        toolStep([
+          { id: 'w1', name: 'write', input: { path: 'kept.txt', content: 'k' } },
+          { id: 'w2', name: 'write', input: { path: 'refused.txt', content: 'r' } },
+          { id: 'u1', name: 'nope', input: {} },
+        ]),
+        textStep('done'),
+      ],
+    })
+    const seen: string[] = []
+    const decided: string[] = []
+    const { agent, session, cwd } = setup(
+      model,
+      {
+        permissions: async ({ toolName }) => {
+          decided.push(toolName)
+          return { action: 'allow', pattern: '**', reason: 'test' }
+        },
+        hooks: {
+          beforeToolCall: async (call) => {
+            seen.push(`pre ${call.id} ${call.name} ${JSON.stringify(call.input)}`)
+            return call.id === 'w2'
+              ? { reason: 'not this one', hook: { command: 'guard', source: 'cfg' } }
+              : null
+          },
+          afterToolCall: async (call, result) => {
+            seen.push(`post ${call.id} ${result.isError} ${String(result.output).slice(0, 20)}`)
+          },
+        },
+      },
+      withForkPointTree,
+    )
+    expect((await agent.prompt('go')).reason).toBe('completed')
+    expect(seen).toEqual([
+      `pre w1 write {"path":"kept.txt","content":"k"}`,
+      'post w1 false Wrote kept.txt (1 by',
+      `pre w2 write {"path":"refused.txt","content":"r"}`,
+    ])
+    // The refused call never reached the policy.
+    expect(decided).toEqual(['write'])
+    expect(fs.existsSync(path.join(cwd, 'refused.txt'))).toBe(false)
+    expect(dataOf(session.events, 'permission/answered')).toEqual([
+      {
+        callId: 'w2',
+        decision: 'deny',
+        reason: 'not this one',
+        by: 'hook',
+        hook: { command: 'guard', source: 'cfg' },
+      },
+    ])
+    const results = dataOf<{ callId: string; output: string }>(session.events, 'tool/result')
+    expect(results[1]!.output).toBe(
+      'Permission denied by a preToolUse hook: the tool did not run. Reason: not this one',
+    )
+    expectValidIdleLog(session.events)
+  })
+
+  it('an abort while a preToolUse hook runs ends the turn with the call unrun and nothing decided', async () => {
+    const model = new MockLanguageModelV4({
+      doStream: [toolStep([{ id: 'w1', name: 'write', input: { path: 'x.txt', content: 'x' } }])],
+    })
+    let started!: () => void
+    const running = new Promise<void>((resolve) => {
+      started = resolve
+    })
+    const { agent, session, cwd } = setup(
+      model,
+      {
+        hooks: {
+          beforeToolCall: (_call, signal) => {
+            started()
+            return new Promise((resolve) =>
+              signal.addEventListener('abort', () => resolve(null), { once: true }),
+            )
+          },
+          afterToolCall: async () => {
+            throw new Error('must not run')
+          },
+        },
+      },
+      withForkPointTree,
+    )
+    const pending = agent.prompt('go')
+    await running
+    agent.abort()
+    expect((await pending).reason).toBe('aborted')
+    expect(fs.existsSync(path.join(cwd, 'x.txt'))).toBe(false)
+    expect(dataOf(session.events, 'permission/answered')).toEqual([])
+    expectValidIdleLog(session.events)
+  })
+})

@@ -4,11 +4,15 @@ import {
   type CompactionData,
   closingEventsForOpenTurn,
   currentModel,
+  type PromptImage,
+  promptImageParts,
   type Session,
   TangentError,
   type TurnEndReason,
+  type UserPart,
 } from '@tangent/core'
 import { SessionContext } from './context/session-context.js'
+import type { HookToolCall, ToolCallHooks } from './hooks/tool-call-hooks.js'
 import { defaultModelId, ModelRegistry } from './model-registry.js'
 import { type AgentDelta, errorMessage, type ModelStepOutcome, runModelStep } from './model-step.js'
 import './providers.js'
@@ -20,7 +24,7 @@ import {
 } from './permissions/approvals.js'
 import { type PathGuard, realPathCheck } from './permissions/real-path-check.js'
 import { replayMessages } from './replay-messages.js'
-import type { AgentToolSet, ToolSource } from './tools/agent-tool.js'
+import type { AgentToolSet, FileDiff, FileSource, ToolSource } from './tools/agent-tool.js'
 import type { BashSandboxSetting } from './tools/bash.js'
 import { capToolOutput } from './tools/cap-tool-output.js'
 import { createDefaultTools } from './tools/default-tools.js'
@@ -57,6 +61,8 @@ export interface AgentOptions {
   tools?: AgentToolSet
   /** More tools, asked at the start of each turn (MCP servers, docs/architecture.md §14.3). */
   toolSource?: ToolSource
+  /** The text of files a client holds open (an editor's buffers), for `read` (docs/architecture.md §6.1). */
+  fileSource?: FileSource
   /** Default timeout of the bash tool (120 s). */
   bashTimeoutMs?: number
   /** The OS sandbox of the default bash tool (docs/architecture.md §12.2); none: bash runs unconfined. */
@@ -89,6 +95,11 @@ export interface AgentOptions {
    * through this delegate; consecutive `task` calls of a step run in parallel.
    */
   delegate?: TaskDelegate
+  /**
+   * Hooks around each tool call (docs/architecture.md §12.7): `preToolUse` before the policy (a
+   * refusal is recorded as `permission/answered` by `hook`), `postToolUse` after the call ran.
+   */
+  hooks?: ToolCallHooks
   /** Fraction of the model's context window past which a turn compacts the history first (default 0.8). */
   compactThreshold?: number
 }
@@ -206,14 +217,21 @@ export class Agent {
   }
 
   /**
-   * Runs one turn. Throws `session-busy` when a turn is running and `model-unavailable`
-   * before appending anything; every other failure ends the turn with a reason.
+   * Runs one turn. Throws before appending anything: `session-busy` when a turn is running,
+   * `model-unavailable`, `invalid-params` for an image that is not one (promptImageParts) and
+   * `images-unsupported` for images to a model that does not take them; every other failure
+   * ends the turn with a reason. `text` may be empty when there are images.
    */
-  async prompt(text: string): Promise<PromptResult> {
+  async prompt(text: string, images: readonly PromptImage[] = []): Promise<PromptResult> {
     this.#assertIdle()
+    const imageParts = promptImageParts(images)
+    if (text === '' && imageParts.length === 0)
+      throw new TangentError('invalid-params', 'A prompt needs text, or at least one image.')
     const selection = currentModel(this.session.events)
     const modelId = this.modelId
     const model = this.#options.models.resolve(modelId)
+    this.#options.models.assertTakesImages(modelId, imageParts.length)
+    const content: UserPart[] = [...(text === '' ? [] : [{ type: 'text' as const, text }]), ...imageParts]
     const providerOptions = this.#options.models.providerOptions(modelId, selection?.reasoningEffort)
     const controller = new AbortController()
     this.#controller = controller
@@ -222,7 +240,7 @@ export class Agent {
       let reason: TurnEndReason
       try {
         // Inside the try: a message the store refuses (too large) ends the turn as an error.
-        this.session.append('user/message', { content: [{ type: 'text', text }] })
+        this.session.append('user/message', { content })
         await this.#context.beginTurn()
         const more = await this.#options.toolSource?.tools(this.session.header.cwd, controller.signal)
         this.#turnTools = more ? { ...more, ...this.#tools } : this.#tools
@@ -341,6 +359,7 @@ export class Agent {
           toolName: call.toolName,
           output: capToolOutput(result.output),
           isError: result.isError,
+          ...(result.diff ? { diff: result.diff } : {}),
         })
       })
       i = end
@@ -353,7 +372,7 @@ export class Agent {
     call: ModelStepOutcome['toolCalls'][number],
     cwd: string,
     signal: AbortSignal,
-  ): Promise<{ output: string; isError: boolean; ran: boolean }> {
+  ): Promise<{ output: string; isError: boolean; ran: boolean; diff?: FileDiff }> {
     // After an abort the rest are answered at once, so the snapshot follows every result.
     const unrun = { output: `${abortedMessage} The tool did not run.`, isError: true, ran: false }
     if (signal.aborted) return unrun
@@ -364,7 +383,50 @@ export class Agent {
       return unrun
     }
     await this.#options.flush()
-    return { ...(await this.#runTool(call, cwd, signal)), ran: true }
+    const result = await this.#runTool(call, cwd, signal)
+    const hooks = this.#options.hooks
+    // As for preToolUse: calls of a known tool with valid input (not an unknown tool's error).
+    if (hooks && !signal.aborted && this.#turnTools[call.toolName] && call.invalidReason === undefined)
+      await hooks.afterToolCall(
+        this.#hookCall(call, cwd),
+        {
+          output: capToolOutput(result.output),
+          isError: result.isError,
+        },
+        signal,
+      )
+    return { ...result, ran: true }
+  }
+
+  #hookCall(call: ModelStepOutcome['toolCalls'][number], cwd: string): HookToolCall {
+    return { sessionId: this.session.id, cwd, id: call.toolCallId, name: call.toolName, input: call.input }
+  }
+
+  /**
+   * The `preToolUse` hooks' refusal of a call, recorded like any decision (`permission/answered`
+   * by `hook`), as the result the model reads; null when they leave it to the policy.
+   */
+  async #hookRefusal(
+    call: ModelStepOutcome['toolCalls'][number],
+    cwd: string,
+    signal: AbortSignal,
+  ): Promise<{ output: string; isError: boolean } | null> {
+    const hooks = this.#options.hooks
+    if (!hooks) return null
+    const refusal = await hooks.beforeToolCall(this.#hookCall(call, cwd), signal)
+    if (signal.aborted) return { output: `${abortedMessage} The tool did not run.`, isError: true }
+    if (!refusal) return null
+    this.session.append('permission/answered', {
+      callId: call.toolCallId,
+      decision: 'deny',
+      reason: refusal.reason,
+      by: 'hook',
+      hook: refusal.hook,
+    })
+    return {
+      output: `Permission denied by a preToolUse hook: the tool did not run. Reason: ${refusal.reason}`,
+      isError: true,
+    }
   }
 
   /**
@@ -377,13 +439,17 @@ export class Agent {
     cwd: string,
     signal: AbortSignal,
   ): Promise<{ output: string; isError: boolean } | null> {
+    if (!this.#turnTools[call.toolName] || call.invalidReason !== undefined) return null
+    const refused = await this.#hookRefusal(call, cwd, signal)
+    if (refused) return refused
     const decide = this.#options.permissions
-    if (!decide || !this.#turnTools[call.toolName] || call.invalidReason !== undefined) return null
+    if (!decide) return null
     const verdict = await decide({
       modelId: this.modelId,
       toolName: call.toolName,
       input: call.input,
       sessionRules: sessionPermissionRules(this.session),
+      mode: this.session.mode,
       cwd,
     })
     const approve = () => {
@@ -437,7 +503,7 @@ export class Agent {
     call: ModelStepOutcome['toolCalls'][number],
     cwd: string,
     signal: AbortSignal,
-  ): Promise<{ output: string; isError: boolean }> {
+  ): Promise<{ output: string; isError: boolean; diff?: FileDiff }> {
     const agentTool = this.#turnTools[call.toolName]
     const approvedRealPath = this.#approvedRealPaths.get(call.toolCallId)
     this.#approvedRealPaths.delete(call.toolCallId)
@@ -455,17 +521,29 @@ export class Agent {
       return { output: `Invalid input for ${call.toolName}: ${parsed.error.message}`, isError: true }
     }
     try {
-      const protectedPaths = this.#options.protectedPaths
+      const { protectedPaths, fileSource } = this.#options
       const checkRealPath = realPathCheck(call.toolName, cwd, approvedRealPath, this.#options.checkRealPath)
+      // Clients show the call running (ACP's `in_progress`): it has passed the policy and any ask.
+      this.#emit({
+        kind: 'tool-start',
+        text: call.toolName,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+      })
       const result = await agentTool.run(parsed.data, {
         cwd,
         signal,
         callId: call.toolCallId,
         ...(protectedPaths ? { protectedPaths } : {}),
         ...(checkRealPath ? { checkRealPath } : {}),
+        ...(fileSource ? { fileSource } : {}),
       })
       const stopped = signal.aborted ? `\n[${abortedMessage}]` : ''
-      return { output: `${result.output}${stopped}`, isError: (result.isError ?? false) || signal.aborted }
+      return {
+        output: `${result.output}${stopped}`,
+        isError: (result.isError ?? false) || signal.aborted,
+        ...(result.diff ? { diff: result.diff } : {}),
+      }
     } catch (error) {
       if (signal.aborted) return { output: `${abortedMessage} (${errorMessage(error)})`, isError: true }
       return { output: errorMessage(error), isError: true }

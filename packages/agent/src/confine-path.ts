@@ -57,6 +57,8 @@ export type OpenedPath =
       kind: 'file'
       path: ConfinedPath
       handle: FileHandle
+      /** True when the open made it (it did not exist: `create`). */
+      created: boolean
       /** The open folder holding the file, for a rename beside it. */
       parent: ConfinedDirectory
       name: string
@@ -143,6 +145,7 @@ export async function openConfined(
         kind: 'file',
         path: real,
         handle,
+        created: !located.exists,
         parent,
         name,
         close: async () => {

@@ -40,6 +40,31 @@ function lastAssistantText(events: readonly SessionEvent[]): string {
 }
 
 describe('Agent with the demo model', () => {
+  it('says how many images it received and their sizes, and does not count their bytes as tokens', async () => {
+    const { agent, session } = setup()
+    // A 1x1 PNG (70 bytes), then 3 MiB of PNG-headed bytes: the demo's 4096-token window must
+    // not see 1M "tokens" in them (no compaction, no context overflow).
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+    const large = Buffer.concat([Buffer.from(png, 'base64'), Buffer.alloc(3 * 1024 * 1024)]).toString(
+      'base64',
+    )
+    await agent.prompt('what are these?', [
+      { mediaType: 'image/png', data: png },
+      { mediaType: 'image/png', data: large },
+    ])
+    expect(lastAssistantText(session.events)).toBe(
+      `Turn 1: you said "what are these?". Received 2 images: image/png (70 bytes), image/png (${3 * 1024 * 1024 + 70} bytes).`,
+    )
+    await agent.prompt('', [{ mediaType: 'image/png', data: png }])
+    expect(lastAssistantText(session.events)).toBe('Turn 2: Received 1 image: image/png (70 bytes).')
+    expect(session.events.some((event) => event.type === 'context/compacted')).toBe(false)
+    const usage = session.events.findLast((event) => event.type === 'step/end')!.data as {
+      usage: { inputTokens: number }
+    }
+    expect(usage.usage.inputTokens).toBeLessThan(demoContextWindow)
+  })
+
   it('answers a plain message with the turn number and streams it in small deltas', async () => {
     const { agent, session } = setup()
     const deltas: string[] = []

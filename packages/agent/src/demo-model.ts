@@ -11,6 +11,7 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider'
+import { estimatedChars } from './context/estimated-chars.js'
 import { type DemoReply, planDemoReply } from './demo-script.js'
 
 /** Without a delay, the stream still lets the event loop run once per this many parts. */
@@ -111,7 +112,8 @@ function finishOf(
   reply: DemoReply,
   options: LanguageModelV4CallOptions,
 ): { finishReason: { unified: 'stop' | 'tool-calls'; raw: string }; usage: LanguageModelV4Usage } {
-  const inputTokens = Math.ceil(JSON.stringify(options.prompt).length / 4)
+  // An image counts as ~1,000 tokens, not as its bytes (estimated-chars.ts).
+  const inputTokens = Math.ceil(estimatedChars(options.prompt) / 4)
   const outputTokens = Math.ceil(
     (reply.kind === 'text' ? reply.text.length : JSON.stringify(reply.calls).length) / 4,
   )

@@ -4,7 +4,11 @@
 // answer then lists the notes from Tangent it read. A compaction's summary request gets a
 // summary that lists the user's messages. It acts on the user's own words only: a note replay
 // puts before them (a kept branch's summary) or a compaction's summary is context, never a command.
-import type { LanguageModelV4Prompt, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider'
+import type {
+  LanguageModelV4FilePart,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolResultOutput,
+} from '@ai-sdk/provider'
 import { compactionPreamble, isReplayNote } from '@tangent/core'
 import { compactionRequest } from './context/compaction-request.js'
 
@@ -57,7 +61,7 @@ export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {
   if (lastUser < 0) return { kind: 'text', text: 'Hello! Send me a message.' }
   const turn = prompt.filter((message) => message.role === 'user').length
   const after = prompt.slice(lastUser + 1)
-  const { text, notes } = userMessage(prompt[lastUser]!)
+  const { text, notes, images } = userMessage(prompt[lastUser]!)
   const heard = notes.map((note) => `\nNoted: ${firstLine(note)}`).join('')
   if (after.some((message) => message.role === 'tool')) return { kind: 'text', text: report(after) + heard }
 
@@ -69,24 +73,43 @@ export function planDemoReply(prompt: LanguageModelV4Prompt): DemoReply {
   }
   if (calls.length > 0) return { kind: 'tool-calls', calls }
   const quoted = text.length > 200 ? `${text.slice(0, 200)}…` : text
-  return { kind: 'text', text: `Turn ${turn}: you said "${quoted}".${heard}` }
+  const said = text === '' && images.length > 0 ? `Turn ${turn}:` : `Turn ${turn}: you said "${quoted}".`
+  const seen =
+    images.length === 0
+      ? ''
+      : ` Received ${images.length} image${images.length === 1 ? '' : 's'}: ${images.join(', ')}.`
+  return { kind: 'text', text: `${said}${seen}${heard}` }
 }
 
 /**
  * A user message split into the text the user wrote (its text parts, one line each) and the
  * notes from Tangent replay put before it; a compaction's summary joined to it is neither.
  */
-function userMessage(message: LanguageModelV4Prompt[number]): { text: string; notes: string[] } {
-  if (message.role !== 'user') return { text: '', notes: [] }
+function userMessage(message: LanguageModelV4Prompt[number]): {
+  text: string
+  notes: string[]
+  images: string[]
+} {
+  if (message.role !== 'user') return { text: '', notes: [], images: [] }
   const preamble = compactionPreamble('')
   const own: string[] = []
   const notes: string[] = []
+  const images: string[] = []
   for (const part of message.content) {
+    if (part.type === 'file') images.push(`${part.mediaType} (${fileBytes(part.data)} bytes)`)
     if (part.type !== 'text' || part.text.startsWith(preamble)) continue
     if (isReplayNote(part.text)) notes.push(part.text)
     else own.push(part.text)
   }
-  return { text: own.join('\n'), notes }
+  return { text: own.join('\n'), notes, images }
+}
+
+/** The size of a file part's bytes, as the demo reports it (so a test sees what arrived). */
+function fileBytes(data: LanguageModelV4FilePart['data']): number | string {
+  if (data.type !== 'data') return data.type
+  if (typeof data.data !== 'string') return data.data.byteLength
+  const padding = data.data.endsWith('==') ? 2 : data.data.endsWith('=') ? 1 : 0
+  return (data.data.length / 4) * 3 - padding
 }
 
 function firstLine(text: string): string {
@@ -100,6 +123,7 @@ function summary(history: LanguageModelV4Prompt): string {
   for (const message of history) {
     if (message.role !== 'user') continue
     for (const part of message.content) {
+      if (part.type === 'file') lines.push(`- The user sent an image (${part.mediaType})`)
       if (part.type !== 'text') continue
       if (part.text.startsWith(preamble)) {
         lines.push(...part.text.split('\n').filter((line) => line.startsWith('- ')))

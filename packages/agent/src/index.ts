@@ -26,6 +26,18 @@ export {
 export { recordInstructions, systemPromptWithInstructions } from './context/instructions.js'
 export { DemoLanguageModel, type DemoModelOptions } from './demo-model.js'
 export { type DemoReply, type DemoToolCall, parseDemoCommand, planDemoReply } from './demo-script.js'
+export { type HookCommandOptions, type HookCommandOutcome, runHookCommand } from './hooks/hook-command.js'
+export {
+  defaultHookTimeoutMs,
+  HookEntry,
+  type HookEventName,
+  HooksConfig,
+  hookEventNames,
+  hookMatchesTool,
+  maxHookTimeoutMs,
+  toolHookEvents,
+} from './hooks/hook-config.js'
+export type { HookToolCall, ToolCallHooks, ToolCallRefusal } from './hooks/tool-call-hooks.js'
 export { McpConnection, type McpConnectionOptions } from './mcp/mcp-connection.js'
 export {
   defaultMcpCallTimeoutMs,
@@ -47,6 +59,7 @@ export {
   providerNames,
 } from './model-registry.js'
 export type { AgentDelta } from './model-step.js'
+export { aiSdk as loadModelSdk } from './model-step.js'
 export * from './permissions/index.js'
 export {
   BashSandbox,
@@ -66,7 +79,16 @@ export {
   sandboxModes,
   sandboxStatusOf,
 } from './sandbox/sandbox-status.js'
-export type { AgentTool, AgentToolSet, ToolContext, ToolOutcome, ToolSource } from './tools/agent-tool.js'
+export type {
+  AgentTool,
+  AgentToolSet,
+  FileDiff,
+  FileSource,
+  FileSourceAnswer,
+  ToolContext,
+  ToolOutcome,
+  ToolSource,
+} from './tools/agent-tool.js'
 export { type BashSandboxSetting, type BashToolOptions, createBashTool } from './tools/bash.js'
 export { createDefaultTools } from './tools/default-tools.js'
 export { killGroup } from './tools/kill-group.js'

@@ -5,6 +5,16 @@
 export { type ConfinedPath, confinePath, isInside, resolveWorkingDirectory } from './confine-path.js'
 export { userInstructionsPath } from './context/instruction-files.js'
 export {
+  defaultHookTimeoutMs,
+  HookEntry,
+  type HookEventName,
+  HooksConfig,
+  hookEventNames,
+  hookMatchesTool,
+  maxHookTimeoutMs,
+  toolHookEvents,
+} from './hooks/hook-config.js'
+export {
   defaultMcpCallTimeoutMs,
   defaultMcpStartTimeoutMs,
   McpConfig,
@@ -22,4 +32,5 @@ export {
   type SandboxMode,
   sandboxStatusOf,
 } from './sandbox/sandbox-status.js'
+export { loggedDiff, maxLoggedDiffChars } from './tools/agent-tool.js'
 export { killGroup } from './tools/kill-group.js'

@@ -21,11 +21,14 @@ export const demoContextWindow = 4096
 const demoFacts: ModelFacts = {
   contextWindow: demoContextWindow,
   price: { inputPerMTokens: 0, outputPerMTokens: 0 },
+  // It takes images so prompts with images can be tried offline: it answers how many it got.
+  imageInput: true,
 }
 
 interface CatalogEntry {
   cost?: { input?: number; output?: number; cache_read?: number; reasoning?: number }
   limit?: { context?: number }
+  modalities?: { input?: readonly string[] }
 }
 
 const catalogs: Record<string, Record<string, CatalogEntry>> = {
@@ -45,6 +48,8 @@ export function modelFactsOf(modelId: string): ModelFacts | undefined {
   if (!entry) return undefined
   const facts: ModelFacts = {}
   if (entry.limit?.context) facts.contextWindow = entry.limit.context
+  const input = entry.modalities?.input
+  if (input) facts.imageInput = input.includes('image')
   const cost = entry.cost
   if (cost?.input !== undefined && cost.output !== undefined) {
     facts.price = { inputPerMTokens: cost.input, outputPerMTokens: cost.output }
@@ -52,4 +57,26 @@ export function modelFactsOf(modelId: string): ModelFacts | undefined {
     if (cost.reasoning !== undefined) facts.price.reasoningPerMTokens = cost.reasoning
   }
   return facts
+}
+
+/**
+ * Families that take images, for ids the catalog does not list (newer or dated names:
+ * `anthropic:claude-sonnet-4-5`, `openai:gpt-4o-2024-08-06`): Claude 3 and later, GPT-4o, GPT-4.1
+ * and GPT-5. The catalog's entry wins where it has one (`openai:o3-mini` takes none).
+ */
+const imageFamilies: Record<string, RegExp> = {
+  anthropic: /^claude-(?:3|(?:opus|sonnet|haiku)-[4-9])(?:$|[-.@])/,
+  openai: /^(?:gpt-4o|gpt-4\.1|gpt-5)(?:$|[-.])/,
+}
+
+/**
+ * Whether `provider:model` takes images: the catalog's input modalities, else its family
+ * (imageFamilies), else undefined — unknown, which callers treat as no (never a guess).
+ */
+export function imageInputOf(modelId: string): boolean | undefined {
+  const known = modelFactsOf(modelId)?.imageInput
+  if (known !== undefined) return known
+  const at = modelId.indexOf(':')
+  const family = imageFamilies[modelId.slice(0, at)]
+  return family?.test(modelId.slice(at + 1)) ? true : undefined
 }

@@ -8,6 +8,7 @@ import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import { TangentError } from '@tangent/core'
 import { contextWindowOf } from './context/context-window.js'
 import { DemoLanguageModel } from './demo-model.js'
+import { imageInputOf } from './model-facts.js'
 
 /** The AI SDK's provider factories: registered by ./providers.js, which the agent's module imports. */
 export interface ProviderFactories {
@@ -45,6 +46,11 @@ export interface ModelRegistryOptions {
    * catalog; for the demo model TANGENT_DEMO_CONTEXT_WINDOW, else 4096).
    */
   contextWindows?: Record<string, number>
+  /**
+   * Models declared to take images, by `provider:model` id, besides those the catalog or a known
+   * family says do (else TANGENT_IMAGE_MODELS, comma-separated): a local server's vision model.
+   */
+  imageModels?: readonly string[]
 }
 
 export interface ModelListing {
@@ -70,6 +76,7 @@ export class ModelRegistry {
   readonly #demoDelayMs: number
   readonly #custom: ReadonlyMap<string, LanguageModelV4>
   readonly #contextWindows: Record<string, number>
+  readonly #imageModels: ReadonlySet<string>
 
   constructor(options: ModelRegistryOptions = {}) {
     this.#env = { ...(options.env ?? process.env) }
@@ -82,6 +89,32 @@ export class ModelRegistry {
       ...(demoWindow > 0 ? { [defaultModelId]: demoWindow } : {}),
       ...options.contextWindows,
     }
+    const declared = options.imageModels ?? (this.#env.TANGENT_IMAGE_MODELS ?? '').split(',')
+    this.#imageModels = new Set(declared.map((id) => id.trim()).filter((id) => id !== ''))
+  }
+
+  /**
+   * Whether the model takes images in a prompt: declared (options.imageModels,
+   * TANGENT_IMAGE_MODELS), else what the catalog or its family says; a model nobody vouches for
+   * does not (imageInputOf).
+   */
+  takesImages(id: string): boolean {
+    return this.#imageModels.has(id) || imageInputOf(id) === true
+  }
+
+  /**
+   * `images-unsupported` for a prompt with `count` images to `id` when it does not take them:
+   * the message names the model and how to switch or declare one.
+   */
+  assertTakesImages(id: string, count: number): void {
+    if (count === 0 || this.takesImages(id)) return
+    const known = imageInputOf(id) === false
+    const why = known ? `${id} does not take images` : `Tangent does not know whether ${id} takes images`
+    throw new TangentError(
+      'images-unsupported',
+      `The prompt carries ${count} image${count === 1 ? '' : 's'} but ${why}: switch the session to a model that does (e.g. openai:gpt-4.1 or anthropic:claude-sonnet-4-5)${known ? '' : `, or, if it does, add ${id} to TANGENT_IMAGE_MODELS (comma-separated) where the runtime runs`}. Nothing was sent.`,
+      { model: id, images: count },
+    )
   }
 
   /** The model's context window in tokens, or undefined when unknown (docs/architecture.md §12.4). */

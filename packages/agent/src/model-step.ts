@@ -9,10 +9,13 @@ import { type LoggedAssistantPart, StepContent } from './step-content.js'
 import type { AgentToolSet } from './tools/agent-tool.js'
 
 export interface AgentDelta {
-  /** `retry`: the model call failed and is retried; one `retryLine` per retry. */
-  kind: 'text' | 'reasoning' | 'tool-input' | 'retry'
+  /**
+   * `retry`: the model call failed and is retried; one `retryLine` per retry. `tool-start`: a
+   * permitted call starts running now (`text` is its tool's name), after any approval.
+   */
+  kind: 'text' | 'reasoning' | 'tool-input' | 'retry' | 'tool-start'
   text: string
-  /** For `tool-input`: the call the input belongs to. */
+  /** For `tool-input` and `tool-start`: the call the delta belongs to. */
   toolCallId?: string
   toolName?: string
 }

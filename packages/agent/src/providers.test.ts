@@ -286,3 +286,97 @@ it('records the cached input and reasoning tokens OpenAI reports (Responses API)
     usage: { inputTokens: 12, outputTokens: 7, totalTokens: 19, cachedInputTokens: 5, reasoningTokens: 3 },
   })
 })
+
+describe('images in a prompt', () => {
+  // A real 1x1 PNG; every provider must receive these very bytes.
+  const png =
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+  const gif = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7'
+  const images = [
+    { mediaType: 'image/png', data: png },
+    { mediaType: 'image/gif', data: gif },
+  ]
+  type Body = Record<string, unknown>
+
+  /** The user message content the provider received, in its own wire format. */
+  function userContent(body: Body, key: 'input' | 'messages'): unknown[] {
+    const messages = body[key] as { role: string; content: unknown }[]
+    return messages.find((message) => message.role === 'user')!.content as unknown[]
+  }
+
+  it('OpenAI (Responses API) gets input_image parts carrying the bytes, after the text', async () => {
+    const { server, session, agent } = await setup(cases[0]!, [
+      { frames: openaiResponsesWire.text('A dot.') },
+    ])
+    expect((await agent.prompt('what is this?', images)).reason).toBe('completed')
+    expect(userContent(server.requests[0]!.body as Body, 'input')).toEqual([
+      { type: 'input_text', text: 'what is this?' },
+      { type: 'input_image', image_url: `data:image/png;base64,${png}` },
+      { type: 'input_image', image_url: `data:image/gif;base64,${gif}` },
+    ])
+    expect(session.events.find((event) => event.type === 'user/message')!.data).toEqual({
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'file', mediaType: 'image/png', data: png },
+        { type: 'file', mediaType: 'image/gif', data: gif },
+      ],
+    })
+  })
+
+  it('Anthropic (Messages API) gets base64 image blocks, and again when the log is replayed', async () => {
+    const { server, agent } = await setup(cases[1]!, [
+      { frames: anthropicWire.text('A dot.') },
+      { frames: anthropicWire.text('Still a dot.') },
+    ])
+    await agent.prompt('', [images[0]!])
+    await agent.prompt('and now?')
+    const expected = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }
+    expect(userContent(server.requests[0]!.body as Body, 'messages')).toEqual([expected])
+    // The second turn replays the first one's image from the log.
+    expect(userContent(server.requests[1]!.body as Body, 'messages')).toEqual([expected])
+  })
+
+  it('a local server declared in TANGENT_IMAGE_MODELS gets image_url data URLs (Chat Completions)', async () => {
+    const declared: ProviderCase = {
+      ...cases[3]!,
+      env: (url) => ({ ...cases[3]!.env(url), TANGENT_IMAGE_MODELS: 'openai-compatible:llama3' }),
+    }
+    const { server, agent } = await setup(declared, [{ frames: chatCompletionsWire.text('A dot.') }])
+    expect((await agent.prompt('look', [images[0]!])).reason).toBe('completed')
+    expect(userContent(server.requests[0]!.body as Body, 'messages')).toEqual([
+      { type: 'text', text: 'look' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+    ])
+  })
+
+  it.each([
+    { providerCase: cases[2]!, message: /deepseek:deepseek-chat does not take images/ },
+    {
+      providerCase: cases[3]!,
+      message: /does not know whether openai-compatible:llama3 takes images.*TANGENT_IMAGE_MODELS/,
+    },
+  ])(
+    '$providerCase.name refuses images before logging or sending anything',
+    async ({ providerCase, message }) => {
+      const { server, session, agent } = await setup(providerCase, [
+        { frames: chatCompletionsWire.text('no') },
+      ])
+      const refused = agent.prompt('look', [images[0]!])
+      await expect(refused).rejects.toMatchObject({ code: 'images-unsupported', message })
+      expect(session.events).toEqual([])
+      expect(server.requests).toEqual([])
+      // The same session still takes a prompt without images.
+      expect((await agent.prompt('hi')).reason).toBe('completed')
+    },
+  )
+
+  it('refuses a malformed image before anything is logged', async () => {
+    const { server, session, agent } = await setup(cases[0]!, [])
+    await expect(agent.prompt('x', [{ mediaType: 'image/jpeg', data: png }])).rejects.toMatchObject({
+      code: 'invalid-params',
+    })
+    await expect(agent.prompt('', [])).rejects.toMatchObject({ code: 'invalid-params' })
+    expect(session.events).toEqual([])
+    expect(server.requests).toEqual([])
+  })
+})

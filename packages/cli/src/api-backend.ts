@@ -2,8 +2,11 @@
 // process, or a running Host over JSON-RPC. Both return docs/protocol.md shapes, so every
 // command's output code is shared and neither path can drift from the other.
 import { TangentError } from '@tangent/core'
+import type { ExportFormat, SessionModeId } from '@tangent/protocol'
 import type { SessionApi } from '@tangent/runtime'
 import type {
+  AttachedMcpServer,
+  AttachMcpServersResult,
   Backend,
   BoardResult,
   CompactResult,
@@ -11,10 +14,16 @@ import type {
   DeleteResult,
   ExploreRequest,
   ExploreResult,
+  ExportPage,
   ForkRequest,
   ForkResult,
   HostInfo,
+  ImportFile,
+  ImportFromParams,
+  ImportFromResult,
+  ImportResult,
   KeepResult,
+  PromptImage,
   RestoreResult,
   SessionEvent,
   SessionSummary,
@@ -48,6 +57,40 @@ export class ApiBackend implements Backend {
     return this.#api.kind
   }
 
+  attachFileSource(
+    sessionId: string,
+    read: (absolutePath: string, signal?: AbortSignal) => Promise<string | null>,
+  ): Promise<() => Promise<void>> {
+    return this.#api.attachFileSource(sessionId, read)
+  }
+
+  async *exportSession(
+    sessionId: string,
+    format: ExportFormat,
+    options: { tree?: boolean } = {},
+  ): AsyncIterable<ExportPage> {
+    let cursor: string | undefined
+    do {
+      const page = await this.#api.call('session.export', {
+        sessionId,
+        format,
+        ...(options.tree ? { tree: true } : {}),
+        ...(cursor !== undefined ? { cursor } : {}),
+      })
+      yield { content: page.content, ...(page.file ? { file: page.file } : {}) }
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+  }
+
+  importFile(file: ImportFile): Promise<ImportResult> {
+    // Over a Host a file larger than one message is uploaded in pieces (host-api.ts).
+    return this.#api.call('session.import', file)
+  }
+
+  importFrom(params: ImportFromParams): Promise<ImportFromResult> {
+    return this.#api.call('session.importFrom', params)
+  }
+
   listSessions(options: { includeArchived: boolean }): Promise<SessionSummary[]> {
     return this.#api.call('session.list', { includeArchived: options.includeArchived })
   }
@@ -65,8 +108,13 @@ export class ApiBackend implements Backend {
   getSession(
     sessionId: string,
     fromSeq?: number,
+    options: { usage?: boolean } = {},
   ): Promise<{ session: SessionSummary; events: SessionEvent[]; usage?: SessionUsage | undefined }> {
-    return this.#api.call('session.get', { sessionId, ...(fromSeq !== undefined ? { fromSeq } : {}) })
+    return this.#api.call('session.get', {
+      sessionId,
+      ...(fromSeq !== undefined ? { fromSeq } : {}),
+      ...(options.usage === false ? { usage: false } : {}),
+    })
   }
 
   createSession(options: { cwd: string; title?: string | undefined; model?: string | undefined }) {
@@ -77,7 +125,12 @@ export class ApiBackend implements Backend {
     })
   }
 
-  async prompt(sessionId: string, text: string, observer: TurnObserver): Promise<TurnResult> {
+  async prompt(
+    sessionId: string,
+    text: string,
+    observer: TurnObserver,
+    options: { images?: readonly PromptImage[] | undefined } = {},
+  ): Promise<TurnResult> {
     let nextSeq = 0
     const unsubscribe = await this.#api.subscribe(
       sessionId,
@@ -94,7 +147,12 @@ export class ApiBackend implements Backend {
       if (activity.sessionIds.includes(sessionId)) observer.onSharedActivity?.(activity)
     })
     try {
-      const result = await this.#api.call('session.prompt', { sessionId, text })
+      const images = options.images ?? []
+      const result = await this.#api.call('session.prompt', {
+        sessionId,
+        text,
+        ...(images.length > 0 ? { images: [...images] } : {}),
+      })
       // Over a socket, notifications may trail the answer: fetch what the observer has not seen.
       if (nextSeq <= result.turnEndSeq) {
         const rest = await this.#api.call('session.get', { sessionId, fromSeq: nextSeq })
@@ -117,6 +175,22 @@ export class ApiBackend implements Backend {
     answer: { decision: 'once' | 'always' | 'deny'; reason?: string; by?: 'user' | 'flag' | 'no-terminal' },
   ): Promise<void> {
     await this.#api.call('session.answerPermission', { sessionId, callId, ...answer })
+  }
+
+  attachMcpServers(sessionId: string, servers: AttachedMcpServer[]): Promise<AttachMcpServersResult> {
+    return this.#api.call('session.attachMcpServers', { sessionId, servers })
+  }
+
+  watch(sessionId: string, fromSeq: number, observer: TurnObserver): Promise<() => Promise<void>> {
+    return this.#api.subscribe(
+      sessionId,
+      { fromSeq },
+      { onEvent: (event) => observer.onEvent(event), onDelta: (delta) => observer.onDelta(delta) },
+    )
+  }
+
+  onSessionsChanged(listener: () => void): () => void {
+    return this.#api.onSessionsChanged(() => listener())
   }
 
   async abort(sessionId: string): Promise<boolean> {
@@ -156,6 +230,10 @@ export class ApiBackend implements Backend {
       model,
       ...(reasoningEffort ? { reasoningEffort } : {}),
     })
+  }
+
+  setMode(sessionId: string, mode: SessionModeId): Promise<SessionSummary> {
+    return this.#api.call('session.setMode', { sessionId, mode })
   }
 
   info(): Promise<HostInfo> {

@@ -1,5 +1,5 @@
 import { TangentError } from '@tangent/core'
-import type { SessionApi } from '@tangent/runtime'
+import type { FileReader, SessionApi, SessionListener } from '@tangent/runtime'
 import { describe, expect, it } from 'vitest'
 import { failoverApi, type OpenedApi } from './failover-api.js'
 
@@ -11,10 +11,19 @@ function fakeHost(name: string, pid: number) {
   let closes = 0
   const activity = new Set<(event: Activity) => void>()
   const inFlight: (() => void)[] = []
+  const calls: { method: string; params: unknown }[] = []
+  /** The listeners subscribed on this connection. */
+  const listeners: SessionListener[] = []
+  /** The file sources attached on this connection, by session. */
+  const fileSources = new Map<string, FileReader>()
+  /** Sessions this Host does not know (deleted). */
+  const deleted = new Set<string>()
   const api: SessionApi = {
     kind: 'host',
-    async call(method) {
+    async call(method, params) {
       if (!up) throw new TangentError('connection-closed', 'closed', { sent: false })
+      calls.push({ method, params })
+      if (method === 'session.attachMcpServers') return { attached: [], shadowed: [] } as never
       if (method === 'session.prompt') {
         // Held until the Host goes away while it is on its way.
         return new Promise((_resolve, reject) =>
@@ -23,14 +32,25 @@ function fakeHost(name: string, pid: number) {
       }
       return [{ id: name }] as never
     },
-    async subscribe() {
+    async subscribe(sessionId, options, listener) {
       if (!up) throw new TangentError('connection-closed', 'closed', { sent: false })
+      calls.push({ method: 'subscribe', params: { sessionId, ...options } })
+      listeners.push(listener)
       return async () => undefined
+    },
+    async attachFileSource(sessionId, read) {
+      if (!up) throw new TangentError('connection-closed', 'closed', { sent: false })
+      if (deleted.has(sessionId)) throw new TangentError('session-not-found', 'no such session', {})
+      fileSources.set(sessionId, read)
+      return async () => {
+        fileSources.delete(sessionId)
+      }
     },
     onSharedActivity(listener) {
       activity.add(listener)
       return () => activity.delete(listener)
     },
+    onSessionsChanged: () => () => undefined,
     async close() {
       closes++
     },
@@ -38,6 +58,10 @@ function fakeHost(name: string, pid: number) {
   const opened: OpenedApi = { api, close: () => api.close(), hostPid: pid }
   return {
     opened,
+    calls,
+    fileSources,
+    deleted,
+    listeners,
     goAway() {
       up = false
       for (const reject of inFlight.splice(0)) reject()
@@ -55,6 +79,22 @@ const list = (api: SessionApi) =>
   api.call('session.list', {}) as Promise<unknown> as Promise<{ id: string }[]>
 
 describe('failoverApi', () => {
+  it('attaches the MCP servers it attached on the closed Host again on the next one (not those it detached)', async () => {
+    const first = fakeHost('first', 1)
+    const second = fakeHost('second', 2)
+    const api = failoverApi(first.opened, async () => second.opened)
+    const kept = { sessionId: 's1', servers: [{ name: 'editor', command: 'mcp-editor' }] }
+    await api.call('session.attachMcpServers', kept)
+    await api.call('session.attachMcpServers', { sessionId: 's2', servers: [{ name: 'x', command: 'x' }] })
+    await api.call('session.attachMcpServers', { sessionId: 's2', servers: [] })
+    first.goAway()
+    expect(await list(api)).toEqual([{ id: 'second' }])
+    expect(second.calls).toEqual([
+      { method: 'session.attachMcpServers', params: kept },
+      { method: 'session.list', params: {} },
+    ])
+  })
+
   it('makes a call the closed Host never got again on the next one, opened once', async () => {
     const first = fakeHost('first', 1)
     const second = fakeHost('second', 2)
@@ -90,6 +130,34 @@ describe('failoverApi', () => {
     expect(await list(api)).toEqual([{ id: 'second' }])
   })
 
+  it('attaches the file sources again on the next Host, and detaches them there', async () => {
+    const first = fakeHost('first', 1)
+    const second = fakeHost('second', 2)
+    const api = failoverApi(first.opened, async () => second.opened)
+    const read: FileReader = async () => 'buffer'
+    const detach = await api.attachFileSource('s1', read)
+    expect(first.fileSources.get('s1')).toBe(read)
+    first.goAway()
+    expect(await list(api)).toEqual([{ id: 'second' }])
+    expect(second.fileSources.get('s1')).toBe(read)
+    await detach()
+    expect(second.fileSources.has('s1')).toBe(false)
+    // Detached once: a second call changes nothing.
+    await detach()
+  })
+
+  it('drops a file source whose session went while the Host was replaced', async () => {
+    const first = fakeHost('first', 1)
+    const second = fakeHost('second', 2)
+    const api = failoverApi(first.opened, async () => second.opened)
+    await api.attachFileSource('gone', async () => null)
+    await api.attachFileSource('s1', async () => null)
+    second.deleted.add('gone')
+    first.goAway()
+    expect(await list(api)).toEqual([{ id: 'second' }])
+    expect([...second.fileSources.keys()]).toEqual(['s1'])
+  })
+
   it('makes a read that was on its way again on the next Host', async () => {
     const first = fakeHost('first', 1)
     const second = fakeHost('second', 2)
@@ -110,7 +178,9 @@ describe('failoverApi', () => {
         throw new TangentError('connection-closed', 'not a Host', { sent: false })
       },
       subscribe: async () => async () => undefined,
+      attachFileSource: async () => async () => undefined,
       onSharedActivity: () => () => undefined,
+      onSessionsChanged: () => () => undefined,
       close: async () => undefined,
     }
     const api = failoverApi({ api: local, close: () => local.close() }, async () => {
@@ -161,5 +231,20 @@ describe('failoverApi', () => {
     await expect(list(api)).rejects.toThrow('locked by process 9')
     expect(await list(api)).toEqual([{ id: 'second' }])
     expect(attempts).toBe(2)
+  })
+
+  it('subscribes again on the next Host from the seq after the last event seen', async () => {
+    const first = fakeHost('one', 1)
+    const second = fakeHost('two', 2)
+    const api = failoverApi(first.opened, async () => second.opened)
+    const seen: number[] = []
+    await api.subscribe('s1', { fromSeq: 3 }, { onEvent: (event) => seen.push(event.seq) })
+    for (const seq of [3, 4, 5]) first.listeners[0]!.onEvent({ seq, time: 0, type: 'step/start', data: {} })
+    first.goAway()
+    // The next call finds the Host gone and reconnects: the subscription goes with it.
+    await list(api)
+    expect(second.calls).toContainEqual({ method: 'subscribe', params: { sessionId: 's1', fromSeq: 6 } })
+    second.listeners[0]!.onEvent({ seq: 6, time: 0, type: 'step/end', data: {} })
+    expect(seen).toEqual([3, 4, 5, 6])
   })
 })

@@ -35,7 +35,9 @@ export async function lastStatuses(
       try {
         const own = session.eventCount - session.inheritedEventCount
         const fromSeq = Math.max(session.inheritedEventCount, session.eventCount - Math.min(own, tailEvents))
-        const { events } = await backend.getSession(session.id, fromSeq)
+        // Without usage: a session only on disk is then read for its tail alone, not loaded
+        // whole (a 100 MB imported log lists as fast as a small one).
+        const { events } = await backend.getSession(session.id, fromSeq, { usage: false })
         statuses.set(session.id, statusOf(session, events))
       } catch {
         // Unreadable (damaged, deleted meanwhile): `tangent show` says why.

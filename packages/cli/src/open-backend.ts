@@ -30,25 +30,45 @@ export interface OpenBackendOptions {
 const lockedWaitMs = 3000
 /** How long a serving command waits, after the turns it served, for their clients to read the answers and leave. */
 const servedClientsGraceMs = 5000
+/** How long a serving command stopped by SIGTERM/SIGHUP takes at most to close before it exits anyway. */
+const stopOnSignalMs = 1000
 
 // The Host is loaded on demand (not to dodge a cycle: for start-up time): a command that reads
 // never serves, and `--help` or a usage error needs none of it. The runtime is imported as any
 // module: in the bundle it is part of the read chunk, which every command that opens a backend
 // loads (scripts/postbuild.mjs), so importing it on demand would only look lazy.
 export async function openBackend(context: CliContext, options: OpenBackendOptions = {}): Promise<Backend> {
+  const opened = await openSessionApi(context, options)
+  return new ApiBackend(opened.api, opened.close, () => opened.hostPid)
+}
+
+/** What opening the data dir reads of the CLI's context (an embedder, @tangent/sdk, gives these). */
+export type OpenContext = Pick<CliContext, 'home' | 'env' | 'cwd' | 'stderr'>
+
+/**
+ * The SessionApi a command works with, opened as every command opens it: the data dir's Host, else
+ * the runtime in this process (served to other commands while it writes). @tangent/sdk's
+ * `Tangent.open` is this, so a program and a command share one data dir the same way.
+ */
+export async function openSessionApi(
+  context: OpenContext,
+  options: OpenBackendOptions = {},
+): Promise<OpenedApi> {
   assertHomeIsDirectory(context.home)
   const opened = await openApi(context, options)
-  if (!options.reopen || options.readOnly) return new ApiBackend(opened.api, opened.close, opened.hostPid)
+  if (!options.reopen || options.readOnly) return opened
   const api = failoverApi(opened, () => openApi(context, options))
-  return new ApiBackend(
+  return {
     api,
-    () => api.close(),
-    () => api.hostPid,
-  )
+    close: () => api.close(),
+    get hostPid() {
+      return api.hostPid
+    },
+  }
 }
 
 /** The Host when one serves the data dir, else the runtime in this process (served when it writes). */
-async function openApi(context: CliContext, options: OpenBackendOptions): Promise<OpenedApi> {
+async function openApi(context: OpenContext, options: OpenBackendOptions): Promise<OpenedApi> {
   const viaHost = await connectRunningHost(context)
   if (viaHost) return viaHost
   const runtimeOptions = {
@@ -83,7 +103,7 @@ async function openApi(context: CliContext, options: OpenBackendOptions): Promis
 }
 
 /** Serves the runtime on a free loopback port; the returned close waits for the turns it served. */
-async function serveWhileRunning(context: CliContext, runtime: Runtime): Promise<() => Promise<void>> {
+async function serveWhileRunning(context: OpenContext, runtime: Runtime): Promise<() => Promise<void>> {
   const { serveRuntime } = await import('@tangent/host')
   let host: Awaited<ReturnType<typeof serveRuntime>> | null = null
   try {
@@ -100,7 +120,22 @@ async function serveWhileRunning(context: CliContext, runtime: Runtime): Promise
     )
   }
   let closing: Promise<void> | null = null
+  // Asked to stop (an editor closing its agent after the grace it gives, a service manager): the
+  // turns served here end aborted and the data dir is let go (host.json removed) before exiting,
+  // not left to a default signal death that would leave host.json naming a dead process.
+  const onSignal = (signal: NodeJS.Signals) => {
+    const code = signal === 'SIGHUP' ? 129 : 143
+    setTimeout(() => process.exit(code), stopOnSignalMs).unref()
+    void (async () => {
+      await host?.close()
+      await runtime.close()
+    })().finally(() => process.exit(code))
+  }
+  process.once('SIGTERM', onSignal)
+  process.once('SIGHUP', onSignal)
   return () => {
+    process.off('SIGTERM', onSignal)
+    process.off('SIGHUP', onSignal)
     closing ??= (async () => {
       const running = runtime.runningSessions()
       if (running.length > 0) {
@@ -123,7 +158,7 @@ async function serveWhileRunning(context: CliContext, runtime: Runtime): Promise
   }
 }
 
-async function connectRunningHost(context: CliContext): Promise<OpenedApi | null> {
+async function connectRunningHost(context: OpenContext): Promise<OpenedApi | null> {
   // No discovery file, no Host: skip loading the Host's module just to learn that.
   if (!fs.existsSync(path.join(context.home, 'host.json'))) return null
   const { connectHostApi, readHostDiscovery } = await import('@tangent/host')
@@ -161,7 +196,7 @@ export async function connectViaDiscovery<D, A>(
  * to let the lock go (a command ending): the first is taken. Null when neither happened.
  */
 async function waitForHostOrLock(
-  context: CliContext,
+  context: OpenContext,
   open: () => Promise<Runtime>,
   timeoutMs: number,
 ): Promise<{ kind: 'host'; opened: OpenedApi } | { kind: 'runtime'; runtime: Runtime } | null> {

@@ -46,6 +46,7 @@ export type DirectAction = (
 export const commandModules: readonly CommandModule[] = [
   { names: ['run'], load: async () => (await import('./commands/run.js')).registerRunCommand },
   { names: ['chat'], load: async () => (await import('./commands/chat.js')).registerChatCommand },
+  { names: ['tui'], load: async () => (await import('./commands/tui.js')).registerTuiCommand },
   {
     names: ['sessions', 'ls'],
     load: async () => (await import('./commands/sessions.js')).registerSessionsCommand,
@@ -69,6 +70,7 @@ export const commandModules: readonly CommandModule[] = [
     names: ['rename', 'archive', 'unarchive'],
     load: async () => (await import('./commands/archive.js')).registerArchiveCommands,
   },
+  { names: ['mode'], load: async () => (await import('./commands/mode.js')).registerModeCommand },
   { names: ['compact'], load: async () => (await import('./commands/compact.js')).registerCompactCommand },
   { names: ['delete', 'rm'], load: async () => (await import('./commands/delete.js')).registerDeleteCommand },
   { names: ['models'], load: async () => (await import('./commands/models.js')).registerModelsCommand },
@@ -86,6 +88,8 @@ export const commandModules: readonly CommandModule[] = [
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['acp'], load: async () => (await import('./commands/acp.js')).registerAcpCommand },
   { names: ['migrate'], load: async () => (await import('./commands/migrate.js')).registerMigrateCommand },
+  { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
+  { names: ['import'], load: async () => (await import('./commands/import.js')).registerImportCommand },
 ]
 
 /**
@@ -149,6 +153,7 @@ Try it offline:
   tangent run "write notes.txt: hi" one turn in the current directory
   tangent sessions                  the tree of sessions and forks
   tangent show ID                   a transcript with seqs; fork with: tangent fork ID --at SEQ
+  tangent                           the full-screen terminal UI (also: tangent tui [ID], -c)
   tangent chat --continue           pick up the latest session of this folder
   tangent explore ID -p "try X" -p "try Y" --check "npm test"
                                     branches run in parallel; then compare and keep one
@@ -156,6 +161,8 @@ IDs: the whole id or any unique prefix of it (at least 4 characters, any case).
   tangent serve                     the web UI (other commands then go through it)
   tangent acp                       an ACP agent on stdio for editors (Zed, JetBrains, acpx)
   tangent migrate --to URL|DIR      copy sessions between a data dir and PostgreSQL
+  tangent export ID > s.jsonl       a session and its ancestors as a bundle (--format md: Markdown)
+  tangent import s.jsonl            a bundle into this data dir, ids and lineage kept
 
 Environment: TANGENT_HOME (data, now ${context.home}), TANGENT_STORE (postgres:// URL: sessions
 in PostgreSQL, shared by several Hosts; unset: JSONL under TANGENT_HOME), TANGENT_MODEL (default model of
@@ -173,6 +180,8 @@ Exit codes: 0 ok, 1 failure (error[code] on stderr), 2 bad usage, 130 a turn sto
 
 /** Runs one command line (without `node` and the script) and returns the exit code. */
 export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
+  // `tangent` alone at a terminal opens the terminal UI; without one it prints the help as before.
+  if (argv.length === 0 && context.stdin.isTTY === true && context.stdout.isTTY === true) argv = ['tui']
   try {
     const direct = directRouteFor(argv)
     if (direct) {

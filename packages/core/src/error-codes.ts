@@ -6,7 +6,8 @@
 export const errorCodes = {
   // JSON-RPC and transport
   'parse-error': 'the request body or WebSocket message is not valid JSON',
-  'invalid-request': 'not a JSON-RPC 2.0 request, an empty or oversized batch, or a subscription over HTTP',
+  'invalid-request':
+    'not a JSON-RPC 2.0 request, an empty or oversized batch, or a subscription or MCP servers attached over HTTP',
   'method-not-found': 'the method is not in the protocol',
   'invalid-params': 'params fail the method schema, or name a path or requestId the method cannot use',
   'payload-too-large': 'the HTTP body or WebSocket message exceeds the size limit',
@@ -27,6 +28,16 @@ export const errorCodes = {
   'session-elsewhere':
     'the session\'s files live on another machine (shared PostgreSQL store): read, compare or fork it here (a `files: "worktree"` fork continues it on this machine, its files from the store), prompt it there',
   'session-exists': 'a session with this id already exists (in memory or on disk)',
+  'invalid-bundle':
+    'session.import / tangent import: a bundle line that is not JSON, breaks the bundle grammar or the event grammar, an id outside the pattern, a parent cycle or a line too long (data.line: its 1-based number); nothing written',
+  'import-conflict':
+    'session.import: a session of the bundle exists here with other events or another lineage (data.sessionId); nothing written',
+  'import-unsupported':
+    'tangent import: a file whose format is not known, or known but not read yet (data.source); nothing written',
+  'export-conflict':
+    'tangent export to an agent (claude, codex or pi): the file there holds lines this export does not (the agent continued the session); nothing written',
+  'upload-not-found':
+    'session.import / session.importChunk: an upload id this connection did not begin, or that ended or expired (data.uploadId)',
   'session-stale': 'a Session object that its store no longer holds',
   'invalid-session-id': 'a session id outside the pattern: 1-128 of A-Z a-z 0-9 _ -, starting alphanumeric',
   'invalid-boundary':
@@ -44,6 +55,8 @@ export const errorCodes = {
   'store-write-failed': 'writing or closing a session log failed (disk full, permissions)',
   'store-unreachable':
     'the PostgreSQL database of TANGENT_STORE cannot be reached, refuses the login, or has no (or a newer) Tangent schema',
+  'invalid-import':
+    'an imported session that cannot become sessions: no entries, every entry in a loop of parents, too many branches, or events that break the turn grammar',
   'corrupt-log': 'a session log has a malformed line that is not a torn tail',
   'parent-log-missing': 'a fork reads its prefix from a parent log that is missing',
   'home-not-directory': 'the data directory (TANGENT_HOME) exists but is not a directory',
@@ -74,6 +87,8 @@ export const errorCodes = {
   'model-unavailable': 'the model provider is not configured (no API key or base URL)',
   'invalid-model':
     'a model id that is not provider:model of a known provider, or a model its provider does not have (demo has only demo:scripted)',
+  'images-unsupported':
+    'a prompt with images to a model that does not take them, or that Tangent does not know takes them (TANGENT_IMAGE_MODELS declares one)',
   'path-outside-cwd': 'a tool path that leads outside the session working directory',
   'cwd-missing': 'the session working directory is unset or no longer exists',
   'tool-failed': 'a tool could not do what was asked (reported to the model as an error result)',
@@ -85,6 +100,12 @@ export const errorCodes = {
   'nothing-to-compact': 'session.compact of a session with no completed turn since its last compaction',
   'already-kept': 'session.keep of a branch kept into its parent already, with nothing new since',
   'compaction-failed': 'session.compact: the model could not summarise the history (nothing was recorded)',
+
+  // Imports from other agents' session files
+  'not-a-session-file':
+    'a file given to import that is not a session file of the tool named (or of any tool Tangent reads)',
+  'unsupported-version':
+    'an imported session file of a format version its reader was not written and tested for (data.version, data.tested)',
 
   // The CLI
   'cwd-not-found': 'tangent run --cwd names something that is not a directory',

@@ -16,6 +16,8 @@ export const indexedEventTypes: readonly string[] = [
   'context/compacted',
   // "Always" answers: a session's permission rules are read before every tool call.
   'permission/answered',
+  // The session's mode: read before every tool call too.
+  'session/mode',
 ]
 const indexed: ReadonlySet<string> = new Set(indexedEventTypes)
 

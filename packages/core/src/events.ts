@@ -3,6 +3,7 @@
 // Parts use the AI SDK's shapes so replay is a direct mapping.
 import type { z } from 'zod'
 import { lazySchema } from './lazy-zod.js'
+import { sessionModeIds } from './session-modes.js'
 
 export type SessionSeq = number & { readonly __brand: 'SessionSeq' }
 
@@ -53,6 +54,9 @@ export const ModelSelectionData = lazySchema((z) =>
 export type ModelSelectionData = z.infer<typeof ModelSelectionData>
 export const SessionTitleData = lazySchema((z) => z.object({ title: z.string() }))
 export type SessionTitleData = z.infer<typeof SessionTitleData>
+/** The session's mode from here on (session-modes.ts); it may change while a turn runs. */
+export const SessionModeData = lazySchema((z) => z.object({ mode: z.enum(sessionModeIds) }))
+export type SessionModeData = z.infer<typeof SessionModeData>
 export const TurnStartData = lazySchema((z) => z.object({}).passthrough())
 export type TurnStartData = z.infer<typeof TurnStartData>
 export const UserMessageData = lazySchema((z) => z.object({ content: z.array(UserPart) }))
@@ -67,6 +71,10 @@ export const ToolResultData = lazySchema((z) =>
     toolName: z.string().min(1),
     output: z.unknown(),
     isError: z.boolean(),
+    /** `write`/`edit`: the file's text before (null: created) and after, for clients; never replayed to the model. */
+    diff: z
+      .object({ path: z.string().min(1), oldText: z.string().nullable(), newText: z.string() })
+      .optional(),
   }),
 )
 export type ToolResultData = z.infer<typeof ToolResultData>
@@ -134,10 +142,13 @@ export const PermissionAnsweredData = lazySchema((z) =>
     rule: z.object({ tool: z.string().min(1), pattern: z.string() }).optional(),
     /**
      * Who answered: a person (`user`), a run flag (`flag`), a command that had nobody to ask
-     * (`no-terminal`: a denial, its reason says what to pass), or the Host closing a waiting turn
-     * (`interrupted`).
+     * (`no-terminal`: a denial, its reason says what to pass), the Host closing a waiting turn
+     * (`interrupted`), or a `preToolUse` hook (`hook`: a denial before the policy was asked, with
+     * no `permission/requested` before it; docs/architecture.md §12.7).
      */
-    by: z.enum(['user', 'flag', 'no-terminal', 'interrupted']).optional(),
+    by: z.enum(['user', 'flag', 'no-terminal', 'interrupted', 'hook']).optional(),
+    /** With `by: hook`: the hook that decided, its command and the config file naming it. */
+    hook: z.object({ command: z.string(), source: z.string() }).optional(),
   }),
 )
 export type PermissionAnsweredData = z.infer<typeof PermissionAnsweredData>
@@ -170,6 +181,7 @@ export type CompactionData = z.infer<typeof CompactionData>
 export const eventDataSchemas = {
   'model/selection': ModelSelectionData,
   'session/title': SessionTitleData,
+  'session/mode': SessionModeData,
   'turn/start': TurnStartData,
   'user/message': UserMessageData,
   'step/start': StepStartData,
@@ -198,6 +210,7 @@ export const logOnlyEventTypes: ReadonlySet<string> = new Set([
   'permission/answered',
   'context/instructions',
   'context/compacted',
+  'session/mode',
 ])
 
 export function isCoreEventType(type: string): type is CoreEventType {

@@ -1,6 +1,7 @@
 // @tangent/core: the event log, Session, SessionStore and fork, replay, typed errors, the group
 // commit both store engines run. Pure: no I/O.
 export { type ForkAnchor, resolveForkAnchor } from './anchor.js'
+export { turnAnswerText } from './answer-text.js'
 export { type ErrorCode, errorCodeList, errorCodes, isErrorCode } from './error-codes.js'
 export { TangentError, type TangentErrorCode } from './errors.js'
 export { EventIndex, indexedEventTypes } from './event-index.js'
@@ -40,6 +41,18 @@ export type {
   StoreWarningLike,
 } from './persistence.js'
 export {
+  base64Length,
+  detectImageMediaType,
+  isPromptImageMediaType,
+  maxPromptImageBytes,
+  maxPromptImages,
+  maxPromptImagesTotalBytes,
+  type PromptImage,
+  type PromptImageMediaType,
+  promptImageMediaTypes,
+  promptImageParts,
+} from './prompt-images.js'
+export {
   compactionPreamble,
   currentModel,
   isReplayNote,
@@ -55,6 +68,14 @@ export {
   type SessionMeta,
   type SessionOrigin,
 } from './session.js'
+export {
+  defaultSessionMode,
+  isSessionModeId,
+  type SessionModeId,
+  type SessionModeInfo,
+  sessionModeIds,
+  sessionModes,
+} from './session-modes.js'
 export {
   type CreateSessionOptions,
   type ForkOptions,

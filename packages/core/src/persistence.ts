@@ -2,7 +2,9 @@
 // Two engines implement it — JSONL files (`@tangent/store-jsonl`, one machine) and PostgreSQL
 // (`@tangent/store-postgres`, several Hosts) — and one behaviour suite (test/contract/store.contract.ts)
 // runs against both. Types only: core does no I/O.
+import type { SessionEvent } from './events.js'
 import type { Session, SessionOrigin } from './session.js'
+import type { SessionModeId } from './session-modes.js'
 import type { SessionStore } from './store.js'
 
 /** A model as a log records it (`model/selection`). */
@@ -28,6 +30,11 @@ export interface StoredSession {
   /** The header as stored, extra meta included. */
   header: Record<string, unknown>
   model: StoredModelRef | null
+  /**
+   * The latest `session/mode` (inherited ones count); absent when the log has none or the engine's
+   * index predates modes (the summary then says `edit`).
+   */
+  mode?: SessionModeId | undefined
   /** Set when the chain of parents loops (damaged data): the ids on the loop, in order. */
   parentLoop?: string[] | undefined
 }
@@ -90,6 +97,17 @@ export interface SessionPersistence {
 
   /** The live session, or the one read (and, for a writer, repaired) from storage. */
   load(id: string): Promise<Session>
+  /**
+   * Optional: the events `fromSeq <= seq < beforeSeq` of a session that is not live in this
+   * process, read without loading it (`eventCount`: its length as the caller's index entry says).
+   * Null when only a load can answer (the range is not where the store can read it alone, or what
+   * it read is not what a load would serve): then load. JSONL reads the log's end, PostgreSQL
+   * the session's own rows of the range.
+   */
+  readEventRange?(
+    id: string,
+    range: { fromSeq: number; beforeSeq: number; eventCount: number },
+  ): Promise<SessionEvent[] | null>
   /** How many of the session's events may be served: all, except those not yet durable after a write failure. */
   servableEventCount(session: Session): number
   /** Resolves when everything appended so far (to `id`, or to every session) is durable. */

@@ -395,6 +395,26 @@ describe('toModelMessages after a compaction', () => {
   })
 })
 
+describe('toModelMessages: an imported branch summary', () => {
+  it('joins the next user message as a note before the user words', () => {
+    const s = new SessionStore().create()
+    simpleTurn(s, 'q1', 'a1')
+    s.append('import/branch-summary', { entryId: 'b1', text: 'We tried X; it failed.' })
+    simpleTurn(s, 'q2', 'a2')
+    const messages = toModelMessages(s.events)
+    expect(messages[2]).toEqual({
+      role: 'user',
+      content: [
+        {
+          type: 'text',
+          text: '[Tangent: a summary of another branch of this conversation, which it came back from.]\nWe tried X; it failed.',
+        },
+        { type: 'text', text: 'q2' },
+      ],
+    })
+  })
+})
+
 describe('toModelMessages: a kept branch and the undo of its keep', () => {
   const kept = (s: Session, restoreSeq: number) =>
     s.append('branch/kept', {

@@ -69,7 +69,8 @@ export function isReplayNote(text: string): boolean {
  * `summary`, which opens with `replayNoteOpening`) joins the next user message as a part of its
  * own, before the user's words, so the next turn knows what the branch did. The undo of a keep's
  * restore (`files/restored` with `undoOf` = the keep's `restoreSeq`) is told too: in place of the
- * keep's summary when the model has not read it yet, else as a note of its own.
+ * keep's summary when the model has not read it yet, else as a note of its own. An imported
+ * branch summary (`import/branch-summary`, pi's) is a note the same way.
  */
 class ReplayNotes {
   #pending: { text: string; restoreSeq?: number }[] = []
@@ -84,6 +85,15 @@ class ReplayNotes {
       if (restoreSeq !== undefined) this.#keeps.set(restoreSeq, keptBranchName(data))
       if (summary !== null)
         this.#pending.push({ text: summary, ...(restoreSeq !== undefined ? { restoreSeq } : {}) })
+      return
+    }
+    if (event.type === 'import/branch-summary') {
+      // A summary of another branch an imported session came back from (pi): told as the source did.
+      const text = typeof data.text === 'string' ? data.text.trim() : ''
+      if (text !== '')
+        this.#pending.push({
+          text: `${replayNoteOpening}a summary of another branch of this conversation, which it came back from.]\n${text}`,
+        })
       return
     }
     if (event.type !== 'files/restored' || typeof data.undoOf !== 'number') return
@@ -115,17 +125,19 @@ function keptBranchName(data: Record<string, unknown>): string {
 function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
   const messages: ModelMessage[] = []
   const notes = new ReplayNotes()
-  let pending: { toolCallId: string; toolName: string }[] = []
+  // The calls of the current step without a result yet, by id (in call order; a repeated id
+  // queues its names): a step of many thousands of calls is answered in linear time.
+  let pending = new Map<string, string[]>()
   let toolMessage: ToolModelMessage | null = null
 
   const closePendingCalls = () => {
-    if (pending.length > 0) {
+    if (pending.size > 0) {
       toolMessage ??= pushTool(messages)
-      for (const call of pending) {
-        toolMessage.content.push(resultPart(call.toolCallId, call.toolName, unansweredToolCallMessage, true))
-      }
+      for (const [toolCallId, names] of pending)
+        for (const toolName of names)
+          toolMessage.content.push(resultPart(toolCallId, toolName, unansweredToolCallMessage, true))
     }
-    pending = []
+    pending = new Map()
     toolMessage = null
   }
 
@@ -159,7 +171,9 @@ function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
           role: 'assistant',
           content: content.map((part) => {
             if (part.type === 'tool-call') {
-              pending.push({ toolCallId: part.toolCallId, toolName: part.toolName })
+              const names = pending.get(part.toolCallId)
+              if (names) names.push(part.toolName)
+              else pending.set(part.toolCallId, [part.toolName])
               return {
                 type: 'tool-call' as const,
                 toolCallId: part.toolCallId,
@@ -175,9 +189,10 @@ function replayEvents(events: readonly SessionEvent[]): ModelMessage[] {
       }
       case 'tool/result': {
         const data = event.data as ToolResultData
-        const index = pending.findIndex((c) => c.toolCallId === data.callId)
-        if (index < 0) break
-        pending.splice(index, 1)
+        const names = pending.get(data.callId)
+        if (!names) break
+        names.shift()
+        if (names.length === 0) pending.delete(data.callId)
         toolMessage ??= pushTool(messages)
         toolMessage.content.push(resultPart(data.callId, data.toolName, data.output, data.isError))
         break

@@ -9,11 +9,13 @@ import {
   isCoreEventType,
   type ModelSelectionData,
   type SessionEvent,
+  type SessionModeData,
   type SessionSeq,
 } from './events.js'
 import { deepFreeze } from './freeze.js'
 import type { GrammarSnapshot, GrammarState } from './grammar.js'
 import type { SessionId } from './ids.js'
+import { defaultSessionMode, isSessionModeId, type SessionModeId } from './session-modes.js'
 
 export type SessionOrigin = 'user' | 'fork' | 'subagent'
 
@@ -119,6 +121,20 @@ export class Session {
   get model(): ModelSelectionData | null {
     const event = this.latestOfType('model/selection')
     return event ? (event.data as ModelSelectionData) : null
+  }
+
+  /**
+   * The mode in force: the latest `session/mode` naming a mode this version knows (inherited ones
+   * count; a loaded log's events are not schema-checked, and the catalogs skip the same ones), else
+   * the default `edit`.
+   */
+  get mode(): SessionModeId {
+    const seqs = this.seqsOfType('session/mode')
+    for (let i = seqs.length - 1; i >= 0; i--) {
+      const mode = (this.#events[seqs[i]!]!.data as Partial<SessionModeData> | null)?.mode
+      if (isSessionModeId(mode)) return mode
+    }
+    return defaultSessionMode
   }
 
   /**

@@ -15,6 +15,8 @@ export interface ModelPrice {
 export interface ModelFacts {
   contextWindow?: number
   price?: ModelPrice
+  /** Whether the model takes images in its input (the catalog's input modalities). */
+  imageInput?: boolean
 }
 
 /** Facts of a `provider:model` id, or undefined when nothing is known of it. */

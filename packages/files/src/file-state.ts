@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import type { SessionEvent, SnapshotObjectStore } from '@tangent/core'
+import { type SessionEvent, type SnapshotObjectStore, TangentError } from '@tangent/core'
 import { assertTreesAvailable, changedPaths, type DiffOptions, diffTrees, type FileDiff } from './diff.js'
 import { realDirectory, resolveDirectory } from './directory.js'
 import { mergeTrees, type TreeMerge } from './merge.js'
@@ -27,6 +27,7 @@ import {
   removeJournal,
   rollBack,
 } from './restore-journal.js'
+import { dropLostAlternates, dropRefsToMissingObjects } from './seed.js'
 import { ShadowRepository } from './shadow-repository.js'
 import { type Snapshot, snapshotPaths, type TurnStartSnapshot, takeSnapshot } from './snapshot.js'
 import { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
@@ -164,7 +165,8 @@ export class FileState {
    */
   snapshotTurnStart(cwd: string, since: string | null): Promise<TurnStartSnapshot | null> {
     return this.#inOrder(cwd, async (real) => {
-      const snapshot = await this.#snapshotUnlocked(real)
+      // A session's first tree lists no change: not worth a diff against nothing of every file.
+      const snapshot = await this.#snapshotUnlocked(real, { listFirstChanges: since !== null })
       const first: TurnStartSnapshot = { tree: snapshot.tree, changed: [], skipped: snapshot.skipped }
       if (since === null) return first
       if (snapshot.tree === since) return null
@@ -356,7 +358,22 @@ export class FileState {
     return this.#queue.exclusive(async () => {
       await this.repository.ensure()
       const bytesBefore = await this.#storeBytes()
-      await this.repository.git(['gc', '--quiet', '--prune=now'])
+      await dropLostAlternates(this.repository)
+      const collected = await this.repository.git(['gc', '--quiet', '--prune=now'], {
+        allowedExitCodes: [128],
+      })
+      if (collected.exitCode !== 0) {
+        // A project whose repository lent a seed its objects is gone: the snapshots naming them
+        // cannot be restored any more, and would stop every gc. Their refs go; the rest is kept.
+        if ((await dropRefsToMissingObjects(this.repository)) === 0) {
+          throw new TangentError('git-failed', `git gc failed: ${collected.stderr.trim().slice(0, 2000)}`, {
+            args: ['gc'],
+            stderr: collected.stderr,
+            cwd: this.repository.gitDir,
+          })
+        }
+        await this.repository.git(['gc', '--quiet', '--prune=now'])
+      }
       // The prune may have removed trees the mirror knew as local (fetched ones no ref holds).
       this.#mirror?.forget()
       const objects = await this.#objects?.collect()
@@ -422,12 +439,13 @@ export class FileState {
   }
 
   /** Every snapshot goes through here: its tree is in the store's objects before it is returned. */
-  async #snapshotUnlocked(cwd: string): Promise<Snapshot> {
+  async #snapshotUnlocked(cwd: string, options: { listFirstChanges?: boolean } = {}): Promise<Snapshot> {
     await this.repository.ensure()
     const snapshot = await takeSnapshot(
       this.repository,
       await resolveDirectory(this.repository, cwd),
       this.maxFileBytes,
+      options,
     )
     await this.#mirror?.upload(snapshot.tree, cwd)
     return snapshot

@@ -64,7 +64,7 @@ describe('FileState.snapshot', () => {
     expect(next.changed.sort()).toEqual(['edit.txt', 'gone/old.txt', 'new/added.txt'])
   })
 
-  it('leaves the user repository untouched: status, HEAD, refs and index bytes', async () => {
+  it('leaves the user repository untouched but for the seed ref: status, HEAD, branches and index bytes', async () => {
     const { root, files } = setup()
     const cwd = makeRepository(path.join(root, 'repo'), { 'a.txt': 'a\n', 'b.txt': 'b\n' })
     write(cwd, 'a.txt', 'changed\n')
@@ -82,7 +82,13 @@ describe('FileState.snapshot', () => {
     await files.snapshot(cwd)
     expect(git(cwd, 'status', '--porcelain')).toBe(before.status)
     expect(git(cwd, 'rev-parse', 'HEAD')).toBe(before.head)
-    expect(git(cwd, 'for-each-ref')).toBe(before.refs)
+    // One ref more, and only that (docs/architecture.md §5, seeded snapshots): a tree ref under
+    // refs/tangent/seeds/ keeping the objects the snapshots borrow; `git log --all` ignores it.
+    const seedRefs = git(cwd, 'for-each-ref', 'refs/tangent/').trim().split('\n')
+    expect(seedRefs).toHaveLength(1)
+    expect(seedRefs[0]).toMatch(/^([0-9a-f]{40}) tree\trefs\/tangent\/seeds\/[0-9a-f]{24}\/\1$/)
+    expect(git(cwd, 'for-each-ref').replace(`${seedRefs[0]}\n`, '')).toBe(before.refs)
+    expect(git(cwd, 'log', '--all', '--format=%H')).toBe(git(cwd, 'log', '--format=%H', 'HEAD'))
     expect(readFileSync(path.join(cwd, '.git', 'index')).equals(before.index)).toBe(true)
     // The working files are what was snapshotted, and nothing of .git is.
     expect(await treeFiles(files, snapshot.tree)).toEqual(['a.txt', 'b.txt', 'untracked.txt'])

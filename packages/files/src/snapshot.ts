@@ -1,6 +1,7 @@
 // Takes a snapshot of a directory as a git tree: stage it into the directory's private index
 // (`git add -A`, fast on an unchanged tree thanks to the stat and untracked caches), write the
 // tree, and record it under the directory's refs so `git gc` keeps it.
+import { existsSync } from 'node:fs'
 import { lstat, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
@@ -8,6 +9,7 @@ import { changedPaths } from './diff.js'
 import type { SnapshotDirectory } from './directory.js'
 import { splitNul } from './git.js'
 import { privateFileMode } from './private-files.js'
+import { seedIndex } from './seed.js'
 import { emptyTree, type ShadowRepository } from './shadow-repository.js'
 
 export interface Snapshot {
@@ -219,8 +221,20 @@ export async function takeSnapshot(
   repository: ShadowRepository,
   directory: SnapshotDirectory,
   maxFileBytes: number,
+  options: {
+    /** With no previous snapshot, list every file as changed (default); false: `changed` is []. */
+    listFirstChanges?: boolean
+  } = {},
 ): Promise<Snapshot> {
   const scope = scopeOf(directory)
+  const changesFrom = (previous: string | null, tree: string) =>
+    previous === null && options.listFirstChanges === false ? [] : changedPaths(repository, previous, tree)
+  // A directory's first snapshot in a git project starts from the project's index (seed.ts):
+  // the walk below then finds only what differs from it, and nothing else is read or hashed.
+  if (!existsSync(directory.indexFile)) {
+    const seeded = await seedIndex(repository, directory)
+    if (seeded.seeded) await rememberIndexTree(directory, seeded.tree)
+  }
   const baseExcludes = directory.excludedHome === null ? [] : [excludePathspec(directory.excludedHome)]
   // One walk says what is untracked (`?`) and which tracked files changed or went (`C`, `R`).
   const [previous, listing, indexTree] = await Promise.all([
@@ -253,6 +267,13 @@ export async function takeSnapshot(
   // with very many paths) stage everything but what is skipped.
   const skippedSet = new Set(skipped)
   const listed = [...tracked, ...untracked.filter((relative) => !skippedSet.has(relative))]
+  // Nothing to stage and the index's tree is known (a seeded first snapshot of a clean project,
+  // or another writer's snapshot moved the ref): that tree is the directory's.
+  if (listed.length === 0 && indexTree !== null) {
+    const changed = await changesFrom(previous, indexTree)
+    await recordTree(repository, directory, previous, indexTree)
+    return { tree: indexTree, changed, skipped: [...new Set(skipped)].sort() }
+  }
   const everything = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
   const stage = (pathspecs: readonly string[]) =>
     repository.git(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
@@ -285,9 +306,12 @@ export async function takeSnapshot(
     return { tree: unchanged, changed: [], skipped: [...new Set(skipped)].sort() }
   }
   let tree = await writeTree(repository, directory)
-  let changed = await changedPaths(repository, previous, tree)
-  // A tracked file that grew past the limit was just hashed once; drop it from now on.
-  const grown = await findGrown(directory, changed, maxFileBytes)
+  let changed = await changesFrom(previous, tree)
+  // A tracked file that grew past the limit was just hashed once; drop it from now on. Only one
+  // the walk found modified can have (untracked ones over the limit are skipped before staging):
+  // an unchanged file a seed took from the project's index is the project's own blob, kept at no
+  // cost whatever its size.
+  const grown = await findGrown(directory, tracked, maxFileBytes)
   if (grown.length > 0) {
     await repository.git(
       ['rm', '--cached', '--quiet', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'],
@@ -298,7 +322,7 @@ export async function takeSnapshot(
     )
     skipped.push(...grown)
     tree = await writeTree(repository, directory)
-    changed = await changedPaths(repository, previous, tree)
+    changed = await changesFrom(previous, tree)
   }
   await recordTree(repository, directory, previous, tree)
   await rememberIndexTree(directory, tree)

@@ -21,6 +21,8 @@ export class ConnectionHub {
   readonly #connections = new Set<Connection>()
   /** Per connection: session id → its unsubscribe (null while the subscription is being made). */
   readonly #subscriptions = new Map<Connection, Map<string, Unsubscribe | null>>()
+  /** Per connection: what else ends with it (its file sources, docs/protocol.md). */
+  readonly #onRemove = new Map<Connection, Set<() => void>>()
 
   add(connection: Connection): void {
     this.#connections.add(connection)
@@ -32,6 +34,34 @@ export class ConnectionHub {
     this.#connections.delete(connection)
     for (const unsubscribe of this.#subscriptions.get(connection)?.values() ?? []) unsubscribe?.()
     this.#subscriptions.delete(connection)
+    const cleanups = this.#onRemove.get(connection)
+    this.#onRemove.delete(connection)
+    for (const cleanup of cleanups ?? []) cleanup()
+  }
+
+  /** True while the connection is open (added and not removed). */
+  has(connection: Connection): boolean {
+    return this.#connections.has(connection)
+  }
+
+  /**
+   * Runs `cleanup` when the connection is removed (closed); returns the function that cancels
+   * that. A connection already removed runs it at once.
+   */
+  onRemove(connection: Connection, cleanup: () => void): () => void {
+    if (!this.#connections.has(connection)) {
+      cleanup()
+      return () => {}
+    }
+    let cleanups = this.#onRemove.get(connection)
+    if (!cleanups) {
+      cleanups = new Set()
+      this.#onRemove.set(connection, cleanups)
+    }
+    cleanups.add(cleanup)
+    return () => {
+      cleanups.delete(cleanup)
+    }
   }
 
   get size(): number {

@@ -2,8 +2,16 @@
 // a Host serves the data dir, and the contract suite's second front-end. Host errors become
 // TangentErrors with the Host's `data.code`, so callers see the same errors as in-process.
 import { TangentError } from '@tangent/core'
-import { type RpcClient, RpcError } from '@tangent/protocol'
-import type { SessionApi, SessionListener } from '@tangent/runtime'
+import {
+  fitsOneImportMessage,
+  importChunks,
+  maxMessageBytes,
+  type RpcClient,
+  RpcError,
+  type SessionImportParams,
+  type SessionImportResult,
+} from '@tangent/protocol'
+import type { FileReader, SessionApi, SessionListener } from '@tangent/runtime'
 import { connectHost } from './connect-host.js'
 
 export async function connectHostApi(address: { url: string; token: string }): Promise<SessionApi> {
@@ -22,13 +30,22 @@ export function hostApi(rpc: RpcClient): SessionApi {
       listener.onEvent(event)
     }
   })
-  rpc.onNotification('session.delta', ({ sessionId, kind, text }) => {
-    for (const listener of subscribed.get(sessionId)?.keys() ?? []) listener.onDelta?.({ kind, text })
+  /** Per session: the file source this client attached (docs/protocol.md `session.attachFileSource`). */
+  const fileSources = new Map<string, FileReader>()
+  rpc.onNotification('session.readFile', ({ requestId, sessionId, path }) => {
+    void answerRead(rpc, requestId, fileSources.get(sessionId), path)
+  })
+  rpc.onNotification('session.delta', ({ sessionId, kind, text, toolCallId }) => {
+    const delta = { kind, text, ...(toolCallId !== undefined ? { toolCallId } : {}) }
+    for (const listener of subscribed.get(sessionId)?.keys() ?? []) listener.onDelta?.(delta)
   })
 
   return {
     kind: 'host',
     call(method, params) {
+      // A file's text larger than one message goes up in pieces (session.importBegin/importChunk).
+      if (method === 'session.import')
+        return translate(importOverHost(rpc, params as SessionImportParams)) as Promise<never>
       return translate(rpc.call(method, ...([params] as never as [never])))
     },
     async subscribe(sessionId, options, listener) {
@@ -71,11 +88,88 @@ export function hostApi(rpc: RpcClient): SessionApi {
         }
       }
     },
+    async attachFileSource(sessionId, read) {
+      fileSources.set(sessionId, read)
+      try {
+        await translate(rpc.call('session.attachFileSource', { sessionId }))
+      } catch (error) {
+        if (fileSources.get(sessionId) === read) fileSources.delete(sessionId)
+        throw error
+      }
+      return async () => {
+        if (fileSources.get(sessionId) !== read) return
+        fileSources.delete(sessionId)
+        if (!rpc.closed) await rpc.call('session.detachFileSource', { sessionId }).catch(ignoreClosed)
+      }
+    },
     onSharedActivity: (listener) => rpc.onNotification('files.sharedActivity', listener),
+    onSessionsChanged(listener) {
+      const offs = [
+        rpc.onNotification('session.created', ({ session }) => listener({ kind: 'created', session })),
+        rpc.onNotification('session.updated', ({ session }) => listener({ kind: 'updated', session })),
+        rpc.onNotification('session.deleted', ({ sessionId }) => listener({ kind: 'deleted', sessionId })),
+      ]
+      return () => {
+        for (const off of offs) off()
+      }
+    },
     async close() {
       rpc.close()
     },
   }
+}
+
+/**
+ * `session.import` over a Host: `content` within one message goes as it is; a larger one is
+ * uploaded in order (docs/protocol.md, `session.importBegin`) and imported by its upload id.
+ */
+async function importOverHost(rpc: RpcClient, params: SessionImportParams): Promise<SessionImportResult> {
+  const { content, ...rest } = params
+  const others = Buffer.byteLength(JSON.stringify(rest))
+  if (others > maxMessageBytes - 4 * 1024)
+    throw new TangentError(
+      'payload-too-large',
+      `The import's other params (subagent files) take ${others} bytes: more than a running Host takes in one message (${maxMessageBytes}).`,
+      { limit: maxMessageBytes },
+    )
+  if (content === undefined || fitsOneImportMessage(content, others + 4 * 1024))
+    return rpc.call('session.import', params)
+  const { uploadId } = await rpc.call('session.importBegin', {
+    size: content.length,
+    ...(params.fileName !== undefined ? { fileName: params.fileName } : {}),
+  })
+  let index = 0
+  for (const data of importChunks(content))
+    await rpc.call('session.importChunk', { uploadId, index: index++, data })
+  return rpc.call('session.import', { ...rest, uploadId })
+}
+
+/** Room left in one message for the answer's envelope (JSON-RPC fields, request id). */
+const answerOverheadBytes = 1024
+
+/**
+ * Answers one `session.readFile` with what `read` gives: a failure, or a text too large for one
+ * message, is answered as an error (the Host reads the disk and says why).
+ */
+async function answerRead(
+  rpc: RpcClient,
+  requestId: string,
+  read: FileReader | undefined,
+  path: string,
+): Promise<void> {
+  let answer: { text: string | null; error?: string }
+  try {
+    // The Host bounds the wait itself; this side has nothing to abort.
+    const text = read ? await read(path, new AbortController().signal) : null
+    answer =
+      text !== null && Buffer.byteLength(JSON.stringify(text)) > maxMessageBytes - answerOverheadBytes
+        ? { text: null, error: `the text is too large for one message (${maxMessageBytes} bytes)` }
+        : { text }
+  } catch (error) {
+    answer = { text: null, error: (error instanceof Error ? error.message : String(error)).slice(0, 1000) }
+  }
+  // A read the Host stopped waiting for answers `answered: false`; a closed connection has nobody to tell.
+  await rpc.call('session.answerReadFile', { requestId, ...answer }).catch(ignoreClosed)
 }
 
 async function translate<T>(call: Promise<T>): Promise<T> {

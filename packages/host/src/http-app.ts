@@ -1,13 +1,13 @@
 // The Host's HTTP surface as a Hono app: `GET /healthz`, `POST /rpc` (bearer token,
 // one request or a batch, size-limited), and the web UI for every other GET. Every request
 // must name this Host in `Host` and, when it has an `Origin`, come from the Host's own pages.
-import { maxMessageBytes } from '@tangent/protocol'
+import { maxPromptMessageBytes } from '@tangent/protocol'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { bearerToken, foreignRequestReason, tokensEqual } from './auth.js'
 import { healthProof, proofHeader } from './discovery.js'
 import { rpcError } from './rpc-errors.js'
-import type { RpcRouter } from './rpc-router.js'
+import { type RpcRouter, tooLargeError } from './rpc-router.js'
 import { serveWebUi } from './web-ui.js'
 
 export interface HttpAppOptions {
@@ -65,29 +65,19 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       }
       await next()
     },
+    // Past the largest message of all (a prompt with images), not even read; the router bounds
+    // the others by method.
     bodyLimit({
-      maxSize: maxMessageBytes,
-      onError: (c) =>
-        c.json(
-          {
-            jsonrpc: '2.0',
-            id: null,
-            error: rpcError(
-              'payload-too-large',
-              `Request too large: the limit is ${maxMessageBytes} bytes.`,
-              {
-                limit: maxMessageBytes,
-              },
-            ),
-          },
-          413,
-        ),
+      maxSize: maxPromptMessageBytes,
+      onError: (c) => c.json({ jsonrpc: '2.0', id: null, error: tooLargeError(maxPromptMessageBytes) }, 413),
     }),
     async (c) => {
       const text = await c.req.text()
       const answer = await options.router.handleText(text, { connection: null })
       if (answer === null) return c.body(null, 204)
-      return c.json(answer)
+      const tooLarge =
+        !Array.isArray(answer) && 'error' in answer && answer.error.data?.code === 'payload-too-large'
+      return c.json(answer, tooLarge ? 413 : 200)
     },
   )
 

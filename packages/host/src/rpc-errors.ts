@@ -15,6 +15,7 @@ const standardCodes: Record<string, number> = {
   // A malformed id or model name is a params problem, whoever noticed it.
   'invalid-session-id': rpcErrorCodes.invalidParams,
   'invalid-model': rpcErrorCodes.invalidParams,
+  'images-unsupported': rpcErrorCodes.invalidParams,
   'folder-not-found': rpcErrorCodes.invalidParams,
 }
 

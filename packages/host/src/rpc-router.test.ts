@@ -17,6 +17,11 @@ const handlers = {
     if (params.sessionId === 'boom') throw new Error('disk on fire')
     return { aborted: false }
   },
+  'session.prompt': async (params: { images?: unknown[] }) => ({
+    turnStartSeq: 0,
+    turnEndSeq: params.images?.length ?? 0,
+    reason: 'completed',
+  }),
 } as unknown as MethodHandlers
 
 function router() {
@@ -28,6 +33,38 @@ const call = (method: string, params?: unknown, id: number | string = 1) =>
   JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 describe('createRpcRouter', () => {
+  it('lets only a session.prompt with images past 1 MiB, up to 12 MiB', async () => {
+    const { router: r } = router()
+    const png = `iVBORw0KGgo${'A'.repeat(3 * 1024 * 1024 - 11)}`
+    const sessionId = 's1'
+    const withImage = call('session.prompt', {
+      sessionId,
+      text: 'x',
+      images: [{ mediaType: 'image/png', data: png }],
+    })
+    expect(await r.handleText(withImage, { connection: null })).toMatchObject({
+      id: 1,
+      result: { turnEndSeq: 1 },
+    })
+    const tooLarge = { id: null, error: { code: -32600, data: { code: 'payload-too-large' } } }
+    // The same bytes as text, or padding another method: the ordinary 1 MiB limit.
+    const asText = call('session.prompt', { sessionId, text: png })
+    expect(await r.handleText(asText, { connection: null })).toMatchObject(tooLarge)
+    const padded = call('host.info', { pad: png, images: [1] })
+    expect(await r.handleText(padded, { connection: null })).toMatchObject(tooLarge)
+    expect(await r.handleText(`[${withImage}]`, { connection: null })).toMatchObject(tooLarge)
+    expect(await r.handleText('x'.repeat(1024 * 1024 + 1), { connection: null })).toMatchObject(tooLarge)
+    // Four such images are over 12 MiB, wherever the transport cut it.
+    const four = call('session.prompt', {
+      sessionId,
+      text: 'x',
+      images: Array.from({ length: 4 }, () => ({ mediaType: 'image/png', data: png })),
+    })
+    expect(await r.handleText(four, { connection: null })).toMatchObject({
+      error: { data: { code: 'payload-too-large', limit: 12 * 1024 * 1024 } },
+    })
+  })
+
   it('answers a call with its id and result', async () => {
     const answer = await router().router.handleText(call('host.info', {}, 'x'), { connection: null })
     expect(answer).toEqual({

@@ -5,6 +5,8 @@ import {
   type MethodName,
   type MethodResult,
   type Methods,
+  maxMessageBytes,
+  messageByteLimit,
   parseMethodParams,
   type RpcErrorObject,
   type RpcId,
@@ -30,7 +32,11 @@ export type MethodHandlers = { [M in MethodName]: MethodHandler<M> }
 export const maxBatchLength = 100
 
 export interface RpcRouter {
-  /** Handles one message (request, notification or batch); null when nothing is to be answered. */
+  /**
+   * Handles one message (request, notification or batch); null when nothing is to be answered.
+   * A message over `maxMessageBytes` is answered `payload-too-large` unless it is a
+   * `session.prompt` with images within `maxPromptMessageBytes` (the transports cut before that).
+   */
   handleText(text: string, context: CallContext): Promise<RpcResponse | RpcResponse[] | null>
 }
 
@@ -77,11 +83,19 @@ export function createRpcRouter(handlers: MethodHandlers, report: (error: unknow
 
   return {
     async handleText(text, context) {
+      // Past the ordinary limit only a session.prompt with images may go: anything else, JSON
+      // or not, is too large.
+      const over = text.length > maxMessageBytes / 3 && Buffer.byteLength(text) > maxMessageBytes
       let value: unknown
       try {
         value = JSON.parse(text)
       } catch {
+        if (over) return failure(null, tooLargeError(maxMessageBytes))
         return failure(null, rpcError('parse-error', 'Parse error: the message is not valid JSON.'))
+      }
+      if (over) {
+        const limit = messageByteLimit(value)
+        if (Buffer.byteLength(text) > limit) return failure(null, tooLargeError(limit))
       }
       if (!Array.isArray(value)) return handleOne(value, context)
       if (value.length === 0)
@@ -97,6 +111,12 @@ export function createRpcRouter(handlers: MethodHandlers, report: (error: unknow
       return responses.length > 0 ? responses : null
     },
   }
+}
+
+/** `payload-too-large` for a message over `limit` bytes (HTTP answers it with 413). */
+export function tooLargeError(limit: number): RpcErrorObject {
+  const prompt = limit > maxMessageBytes ? ' (a session.prompt with images)' : ''
+  return rpcError('payload-too-large', `Message too large: the limit is ${limit} bytes${prompt}.`, { limit })
 }
 
 function failure(id: RpcId, error: RpcErrorObject): RpcResponse {

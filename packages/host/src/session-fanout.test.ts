@@ -194,7 +194,9 @@ describe('SessionFanout', () => {
       }, 5)
     })
     clearInterval(timer)
-    expect(ticks).toBeGreaterThan(5)
+    // The timer ran between slices (a burst sent in one go would let it run at most once). How
+    // often depends on the machine's load: a fresh-clone CI run saw exactly 5 once.
+    expect(ticks).toBeGreaterThan(1)
     expect(longest).toBeLessThan(250)
     for (const c of [clients[0]!, clients[100]!]) expect(eventSeqs(c)).toEqual(range(1, 3001))
   })

@@ -24,7 +24,7 @@ export interface FanoutSource {
     options: { fromSeq?: number | undefined },
     listener: {
       onEvent(event: SessionEvent): void
-      onDelta?(delta: { kind: DeltaKind; text: string }): void
+      onDelta?(delta: { kind: DeltaKind; text: string; toolCallId?: string }): void
     },
   ): Promise<() => void>
   getSession(params: { sessionId: string; fromSeq?: number }): Promise<{ events: SessionEvent[] }>
@@ -89,7 +89,7 @@ class Channel {
   queue: Outgoing[] = []
   queueHead = 0
   draining = false
-  heldDeltas: { kind: DeltaKind; text: string }[] = []
+  heldDeltas: { kind: DeltaKind; text: string; toolCallId?: string | undefined }[] = []
   heldChars = 0
   nextId = 0
 
@@ -197,7 +197,7 @@ export class SessionFanout {
       { fromSeq: 0 },
       {
         onEvent: (event) => this.#onEvent(channel, event),
-        onDelta: (delta) => this.#onDelta(channel, delta.kind, delta.text),
+        onDelta: (delta) => this.#onDelta(channel, delta.kind, delta.text, delta.toolCallId),
       },
     )
     return channel
@@ -221,11 +221,12 @@ export class SessionFanout {
     this.#scheduleDrain(channel)
   }
 
-  #onDelta(channel: Channel, kind: DeltaKind, text: string): void {
+  #onDelta(channel: Channel, kind: DeltaKind, text: string, toolCallId: string | undefined): void {
     if (channel.members.size === 0 || text === '') return
     const last = channel.heldDeltas.at(-1)
-    if (last?.kind === kind) last.text += text
-    else channel.heldDeltas.push({ kind, text })
+    // A run of one kind (and one call) is one notification; a call's start is never merged.
+    if (last?.kind === kind && last.toolCallId === toolCallId && kind !== 'tool-start') last.text += text
+    else channel.heldDeltas.push({ kind, text, ...(toolCallId !== undefined ? { toolCallId } : {}) })
     channel.heldChars += text.length
     if (channel.heldChars >= maxHeldDeltaChars) this.#releaseDeltas(channel)
     this.#scheduleDrain(channel)
@@ -233,11 +234,17 @@ export class SessionFanout {
 
   /** Moves the held deltas to the queue, one notification per run of a kind. */
   #releaseDeltas(channel: Channel): void {
-    for (const { kind, text } of channel.heldDeltas) {
+    for (const { kind, text, toolCallId } of channel.heldDeltas) {
+      const params = {
+        sessionId: channel.sessionId,
+        kind,
+        text,
+        ...(toolCallId !== undefined ? { toolCallId } : {}),
+      }
       channel.queue.push({
         id: channel.nextId++,
         seq: null,
-        message: encodeNotification('session.delta', { sessionId: channel.sessionId, kind, text }),
+        message: encodeNotification('session.delta', params),
       })
     }
     channel.heldDeltas = []

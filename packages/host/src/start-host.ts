@@ -21,6 +21,8 @@ import { type SnapshotGcSchedule, scheduleSnapshotGc } from './snapshot-gc.js'
 import { attachWebSocketRpc } from './websocket-rpc.js'
 
 export interface ServeOptions {
+  /** An import upload left this long without a chunk is dropped (default 10 minutes; tests shorten it). */
+  uploadIdleMs?: number
   /** Default 4317; 0 picks a free port. */
   port?: number
   /** Default 127.0.0.1. */
@@ -46,6 +48,8 @@ export interface HostOptions extends ServeOptions {
   defaultModel?: string
   /** Delay between demo model deltas (default: TANGENT_DEMO_DELAY_MS of `env`). */
   demoDelayMs?: number
+  /** How long a client's file source may take to answer a read before the disk is read (default 3000 ms). */
+  fileSourceTimeoutMs?: number
   /** The folder the Host starts in: cwd of sessions created without a workspace or cwd (default process.cwd()). */
   defaultCwd?: string
   /** Open `defaultCwd` as a workspace at start (what `tangent serve` does). Default false. */
@@ -80,6 +84,9 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     ...(options.env !== undefined ? { env: options.env } : {}),
     ...(options.defaultModel !== undefined ? { defaultModel: options.defaultModel } : {}),
     ...(options.demoDelayMs !== undefined ? { demoDelayMs: options.demoDelayMs } : {}),
+    ...(options.fileSourceTimeoutMs !== undefined
+      ? { fileSourceTimeoutMs: options.fileSourceTimeoutMs }
+      : {}),
     ...(options.defaultCwd !== undefined ? { startFolder: options.defaultCwd } : {}),
     openStartFolder: options.openStartFolder === true,
     ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
@@ -119,7 +126,13 @@ async function serve_(runtime: Runtime, options: ServeOptions, ownsRuntime: bool
   // Wired before the first connection can arrive, so no change goes unannounced.
   const unwire = wireSessionNotifications(context)
   try {
-    const router = createRpcRouter(createMethodHandlers(context), report)
+    const router = createRpcRouter(
+      createMethodHandlers(
+        context,
+        options.uploadIdleMs !== undefined ? { uploadIdleMs: options.uploadIdleMs } : {},
+      ),
+      report,
+    )
     // Empty until the server listens (no request can come before): then the names of its port.
     let allowedHosts: ReadonlySet<string> = new Set()
     const app = createHttpApp({

@@ -2,12 +2,11 @@
 // (401) or with a foreign Host or Origin (403); each socket is a Connection of the hub.
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { maxMessageBytes, type RpcResponse } from '@tangent/protocol'
+import { maxPromptMessageBytes, maxWebSocketMessageBytes, type RpcResponse } from '@tangent/protocol'
 import { type RawData, WebSocket, WebSocketServer } from 'ws'
 import { foreignRequestReason, tokensEqual } from './auth.js'
 import type { Connection, ConnectionHub } from './connections.js'
-import { rpcError } from './rpc-errors.js'
-import type { RpcRouter } from './rpc-router.js'
+import { type RpcRouter, tooLargeError } from './rpc-router.js'
 
 export interface WebSocketRpcOptions {
   token: string
@@ -34,8 +33,9 @@ export interface WebSocketRpc {
 }
 
 export function attachWebSocketRpc(server: Server, options: WebSocketRpcOptions): WebSocketRpc {
-  // Messages up to 4x the limit get a JSON-RPC error; beyond that ws closes with 1009.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * maxMessageBytes })
+  // Messages up to twice the largest (a prompt with images) get a JSON-RPC error; beyond that ws
+  // closes with 1009.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxWebSocketMessageBytes })
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? '/', 'http://host.invalid')
@@ -117,7 +117,7 @@ function serveSocket(ws: WebSocket, options: WebSocketRpcOptions): void {
   options.hub.add(connection)
   ws.on('close', () => options.hub.remove(connection))
   ws.on('error', (error) => {
-    // A client that breaks the protocol (a message over the 4 MiB limit: 1009, a bad frame)
+    // A client that breaks the protocol (a message over the 24 MiB limit: 1009, a bad frame)
     // is one line in the log, not a stack trace: ws closes that socket itself.
     const code = (error as NodeJS.ErrnoException).code
     if (typeof code === 'string' && code.startsWith('WS_ERR_')) {
@@ -128,15 +128,9 @@ function serveSocket(ws: WebSocket, options: WebSocketRpcOptions): void {
   })
   ws.on('message', (data: RawData) => {
     const bytes = toBuffer(data)
-    if (bytes.byteLength > maxMessageBytes) {
-      const error = rpcError(
-        'payload-too-large',
-        `Message too large: the limit is ${maxMessageBytes} bytes.`,
-        {
-          limit: maxMessageBytes,
-        },
-      )
-      send({ jsonrpc: '2.0', id: null, error } satisfies RpcResponse)
+    // Past the largest message of all, not even parsed; the router bounds the others by method.
+    if (bytes.byteLength > maxPromptMessageBytes) {
+      send({ jsonrpc: '2.0', id: null, error: tooLargeError(maxPromptMessageBytes) } satisfies RpcResponse)
       return
     }
     options.router

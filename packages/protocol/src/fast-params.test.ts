@@ -59,6 +59,7 @@ const valid: Record<string, readonly unknown[]> = {
   beforeSeq: [0, 2, 2 ** 53 - 1],
   last: [1, 2, maxLastEvents],
   includeArchived: [true, false],
+  usage: [true, false],
 }
 
 /** The values of the key's own type (right and wrong ones) each key is mostly drawn from. */
@@ -70,6 +71,7 @@ const pools: Record<string, readonly unknown[]> = {
   beforeSeq: numbers,
   last: numbers,
   includeArchived: [true, false, 'true', 0],
+  usage: [true, false, 'false', 0],
 }
 
 function pick<T>(next: () => number, values: readonly T[]): T {

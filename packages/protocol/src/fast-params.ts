@@ -27,7 +27,7 @@ export const fastParamChecks: Partial<Readonly<Record<MethodName, ObjectCheck>>>
   'session.resolve': { required: { id: isId }, optional: {} },
   'session.get': {
     required: { sessionId: isId },
-    optional: { fromSeq: isSeq, beforeSeq: isSeq, last: isLast },
+    optional: { fromSeq: isSeq, beforeSeq: isSeq, last: isLast, usage: isBoolean },
   },
   'session.list': { required: {}, optional: { workspaceId: isId, includeArchived: isBoolean } },
 }

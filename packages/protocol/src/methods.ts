@@ -2,13 +2,26 @@
 // and the `methods` map the Host routes by and the client types its calls with.
 import { lazySchema } from '@tangent/core/lazy-zod'
 import type { z } from 'zod'
+import { AttachedMcpServer } from './attached-mcp-server.js'
 import { FilePath, Seq, SessionId, WorkspaceId } from './ids.js'
-import { maxLastEvents, maxModelIdChars, maxPromptChars, maxRequestIdChars, maxTitleChars } from './limits.js'
+import {
+  maxAttachedMcpServers,
+  maxImportChars,
+  maxLastEvents,
+  maxMessageBytes,
+  maxModelIdChars,
+  maxPromptChars,
+  maxPromptImageBase64Chars,
+  maxPromptImages,
+  maxRequestIdChars,
+  maxTitleChars,
+} from './limits.js'
 import {
   FileDiff,
   FileMode,
   FolderEntry,
   SessionEvent,
+  SessionMode,
   SessionSummary,
   SessionUsage,
   SnapshotEntry,
@@ -48,7 +61,15 @@ export const HostInfoResult = lazySchema((z) =>
     version: z.string(),
     dataDir: z.string(),
     defaultModel: z.string(),
-    models: z.array(z.object({ id: z.string(), available: z.boolean(), reason: z.string().optional() })),
+    models: z.array(
+      z.object({
+        id: z.string(),
+        available: z.boolean(),
+        reason: z.string().optional(),
+        /** Extension: whether the model takes images in a prompt (`session.prompt` `images`). */
+        images: z.boolean().optional(),
+      }),
+    ),
     /** Extension: the folder the Host was started in (its workspace is opened at start). */
     startFolder: z.string().optional(),
     /** Extension: the user's home directory (what `~` means in folder paths). */
@@ -134,6 +155,11 @@ export const SessionGetParams = lazySchema((z) =>
      * `{beforeSeq: s, last: 2000}` the page just before `s` (a long session loaded tail first).
      */
     last: z.number().int().min(1).max(maxLastEvents).optional(),
+    /**
+     * Extension: `false` leaves `usage` out of the answer; a session only on disk is then not
+     * loaded when its store can read the range alone (a log's tail, for a listing's status).
+     */
+    usage: z.boolean().optional(),
   }),
 )
 export type SessionGetParams = z.infer<typeof SessionGetParams>
@@ -176,11 +202,84 @@ export type SessionUnsubscribeParams = z.infer<typeof SessionUnsubscribeParams>
 export const SessionUnsubscribeResult = Empty
 export type SessionUnsubscribeResult = z.infer<typeof SessionUnsubscribeResult>
 
-export const SessionPromptParams = lazySchema((z) =>
+/**
+ * Extension: this connection answers the session's file reads (docs/protocol.md
+ * `session.attachFileSource`): the Host sends it `session.readFile` and it answers with
+ * `session.answerReadFile`. WebSocket only; ends with `session.detachFileSource` or the socket.
+ */
+export const SessionAttachFileSourceParams = lazySchema((z) => z.object({ sessionId: SessionId }))
+export type SessionAttachFileSourceParams = z.infer<typeof SessionAttachFileSourceParams>
+export const SessionAttachFileSourceResult = Empty
+export type SessionAttachFileSourceResult = z.infer<typeof SessionAttachFileSourceResult>
+export const SessionDetachFileSourceParams = lazySchema((z) => z.object({ sessionId: SessionId }))
+export type SessionDetachFileSourceParams = z.infer<typeof SessionDetachFileSourceParams>
+export const SessionDetachFileSourceResult = Empty
+export type SessionDetachFileSourceResult = z.infer<typeof SessionDetachFileSourceResult>
+/** The answer to one `session.readFile`: the text the client holds, or null (the Host reads the disk). */
+export const SessionAnswerReadFileParams = lazySchema((z) =>
+  z.object({
+    requestId: z.string().min(1).max(maxRequestIdChars),
+    text: z.string().max(maxMessageBytes).nullable(),
+    /** Why the client has no text to give (it failed): the Host reads the disk and notes this. */
+    error: z.string().max(1000).optional(),
+  }),
+)
+export type SessionAnswerReadFileParams = z.infer<typeof SessionAnswerReadFileParams>
+/** `answered: false`: no such request waits on this connection (answered, timed out, or another's). */
+export const SessionAnswerReadFileResult = lazySchema((z) => z.object({ answered: z.boolean() }))
+export type SessionAnswerReadFileResult = z.infer<typeof SessionAnswerReadFileResult>
+
+/**
+ * Extension: the caller's MCP servers join the session's tools (docs/architecture.md §14.3) for as
+ * long as its connection lasts. Attaching again replaces the caller's set; `servers: []` detaches.
+ * Held in memory only: nothing of it is written to the log or any file.
+ */
+export const SessionAttachMcpServersParams = lazySchema((z) =>
   z.object({
     sessionId: SessionId,
-    text: z.string().min(1).max(maxPromptChars),
+    servers: z
+      .array(AttachedMcpServer)
+      .max(maxAttachedMcpServers)
+      .refine(
+        (servers) => new Set(servers.map((server) => server.name)).size === servers.length,
+        'two servers have the same name',
+      ),
   }),
+)
+export type SessionAttachMcpServersParams = z.infer<typeof SessionAttachMcpServersParams>
+export const SessionAttachMcpServersResult = lazySchema((z) =>
+  z.object({
+    /** The names now attached by this caller (started on the first turn that asks for tools). */
+    attached: z.array(z.string()),
+    /** Config-file servers of the session's directory that an attached one of the same name hides. */
+    shadowed: z.array(z.object({ name: z.string(), source: z.string() })),
+  }),
+)
+export type SessionAttachMcpServersResult = z.infer<typeof SessionAttachMcpServersResult>
+
+/**
+ * An image of a prompt: its media type and bytes as standard padded base64. The schema bounds
+ * sizes; the runtime checks the type, the base64 and the magic number (docs/protocol.md).
+ */
+export const PromptImage = lazySchema((z) =>
+  z.object({
+    mediaType: z.string().min(1).max(100),
+    data: z.string().min(1).max(maxPromptImageBase64Chars),
+  }),
+)
+export type PromptImage = z.infer<typeof PromptImage>
+export const SessionPromptParams = lazySchema((z) =>
+  z
+    .object({
+      sessionId: SessionId,
+      /** May be empty only when the prompt carries images. */
+      text: z.string().max(maxPromptChars),
+      images: z.array(PromptImage).max(maxPromptImages).optional(),
+    })
+    .refine((params) => params.text.length > 0 || (params.images?.length ?? 0) > 0, {
+      message: 'a prompt needs text, or at least one image',
+      path: ['text'],
+    }),
 )
 export type SessionPromptParams = z.infer<typeof SessionPromptParams>
 export const SessionPromptResult = lazySchema((z) =>
@@ -297,6 +396,163 @@ export const SessionDeleteResult = lazySchema((z) =>
 )
 export type SessionDeleteResult = z.infer<typeof SessionDeleteResult>
 
+/**
+ * Extension: a session as a Tangent bundle (`jsonl`: its events and its ancestors', importable
+ * elsewhere) or as Markdown (`md`), a page at a time: pass `nextCursor` back until it is absent.
+ */
+/** The formats `session.export` writes. */
+export const exportFormats = ['jsonl', 'md', 'html', 'claude', 'codex', 'pi'] as const
+export type ExportFormat = (typeof exportFormats)[number]
+
+export const SessionExportParams = lazySchema((z) =>
+  z.object({
+    sessionId: SessionId,
+    /** `jsonl` (a bundle), `md`, `html` (one offline file), or a file `claude` / `codex` / `pi` resumes. */
+    format: z.enum(exportFormats).default('jsonl'),
+    /** `html` only: every session of the exported one's tree, with navigation between branches. */
+    tree: z.boolean().optional(),
+    cursor: z.string().max(64).optional(),
+  }),
+)
+export type SessionExportParams = z.infer<typeof SessionExportParams>
+export const SessionExportResult = lazySchema((z) =>
+  z.object({
+    format: z.enum(exportFormats),
+    content: z.string(),
+    nextCursor: z.string().optional(),
+    /** `claude` / `codex` / `pi`: where that agent looks for the file (under its home) and the id it resumes. */
+    file: z
+      .object({ tool: z.enum(['claude', 'codex', 'pi']), sessionId: z.string(), path: z.string() })
+      .optional(),
+  }),
+)
+export type SessionExportResult = z.infer<typeof SessionExportResult>
+
+/** The characters of one `session.importChunk` (its message stays within the Host's 1 MiB limit for text that is mostly ASCII). */
+export const maxImportChunkChars = 512 * 1024
+
+/**
+ * Extension: imports a Tangent bundle or another tool's session file; a bundle all or nothing. The
+ * text is `content` (within one message over a Host), an upload of this connection (`uploadId`,
+ * `session.importBegin` / `session.importChunk`) or a file on the Host's machine (`path`): exactly
+ * one of them.
+ */
+export const SessionImportParams = lazySchema((z) =>
+  z
+    .object({
+      /** A Tangent bundle, or a Claude Code, Codex or pi session file (detected from its first line). */
+      content: z.string().min(1).max(maxImportChars).optional(),
+      /** An upload of this connection, complete (every chunk sent); it ends with this call. */
+      uploadId: z.string().min(1).max(64).optional(),
+      /** A file on the Host's machine (absolute; a regular file), read by the Host a chunk at a time. */
+      path: FilePath.optional(),
+      /** The file's name, for messages and Claude Code's (its session id). */
+      fileName: z.string().max(4096).optional(),
+      /** Another tool's session: the folder it works in here (default: the one it recorded, if it exists). */
+      cwd: FilePath.optional(),
+      /** A Claude Code session's subagent files (`<id>/subagents/agent-*.jsonl`). */
+      subagents: z
+        .array(z.object({ fileName: z.string().max(4096), content: z.string().max(maxImportChars) }))
+        .max(1000)
+        .optional(),
+    })
+    .refine(
+      (params) =>
+        [params.content, params.uploadId, params.path].filter((given) => given !== undefined).length === 1,
+      {
+        message:
+          'give one of content, uploadId (an upload of this connection) or path (a file on the Host machine)',
+      },
+    ),
+)
+export type SessionImportParams = z.infer<typeof SessionImportParams>
+export const ImportedSession = lazySchema((z) =>
+  z.object({
+    id: SessionId,
+    source: z.enum(['tangent', 'claude', 'codex', 'pi']),
+    parentSession: SessionId.optional(),
+    /** `created`; `existing` (already here with these events); `appended` (here with fewer: the rest was added). */
+    status: z.enum(['created', 'existing', 'appended']),
+    title: z.string().optional(),
+    /** Its events after the import, inherited ones included. */
+    events: z.number().int(),
+  }),
+)
+export type ImportedSession = z.infer<typeof ImportedSession>
+export const SessionImportResult = lazySchema((z) =>
+  z.object({
+    sessions: z.array(ImportedSession),
+    /** Another tool's file: lines that could not be read and entries left out (the rest was imported). */
+    problems: z.array(z.object({ line: z.number().int().optional(), message: z.string() })).optional(),
+  }),
+)
+export type SessionImportResult = z.infer<typeof SessionImportResult>
+
+/** Extension: starts an upload of one file's text for `session.import {uploadId}` (a WebSocket connection's own). */
+export const SessionImportBeginParams = lazySchema((z) =>
+  z.object({
+    /** The file's name, for messages. */
+    fileName: z.string().max(4096).optional(),
+    /** Its length in characters (UTF-16 code units, JavaScript's `length`): what the chunks add up to. */
+    size: z.number().int().min(1).max(maxImportChars),
+  }),
+)
+export type SessionImportBeginParams = z.infer<typeof SessionImportBeginParams>
+export const SessionImportBeginResult = lazySchema((z) =>
+  z.object({
+    uploadId: z.string(),
+    /** The most characters one chunk may carry. */
+    maxChunkChars: z.number().int(),
+  }),
+)
+export type SessionImportBeginResult = z.infer<typeof SessionImportBeginResult>
+
+/** Extension: the next piece of an upload, in order (`index` 0, 1, 2…). */
+export const SessionImportChunkParams = lazySchema((z) =>
+  z.object({
+    uploadId: z.string().min(1).max(64),
+    index: z.number().int().min(0),
+    data: z.string().min(1).max(maxImportChunkChars),
+  }),
+)
+export type SessionImportChunkParams = z.infer<typeof SessionImportChunkParams>
+export const SessionImportChunkResult = lazySchema((z) =>
+  z.object({
+    /** Characters received so far. */
+    received: z.number().int(),
+  }),
+)
+export type SessionImportChunkResult = z.infer<typeof SessionImportChunkResult>
+
+/** Extension: imports a tool's sessions from where it keeps them under the Host's home directory. */
+export const SessionImportFromParams = lazySchema((z) =>
+  z
+    .object({
+      tool: z.enum(['claude', 'codex', 'pi']),
+      /** The folder whose sessions to import (absolute). */
+      cwd: FilePath.optional(),
+      /** Every folder's sessions (instead of `cwd`). */
+      all: z.boolean().optional(),
+    })
+    .refine((params) => (params.all === true) !== (params.cwd !== undefined), {
+      message: 'give cwd (a folder) or all: true, not both',
+    })
+    .refine((params) => params.cwd === undefined || params.cwd.startsWith('/'), {
+      message: 'cwd must be an absolute path',
+    }),
+)
+export type SessionImportFromParams = z.infer<typeof SessionImportFromParams>
+export const SessionImportFromResult = lazySchema((z) =>
+  z.object({
+    sessions: z.array(ImportedSession),
+    /** Per file (its path): lines that could not be read, and files that could not be imported at all. */
+    problems: z.array(z.object({ file: z.string(), line: z.number().int().optional(), message: z.string() })),
+    /** How many session files were found. */
+    files: z.number().int(),
+  }),
+)
+export type SessionImportFromResult = z.infer<typeof SessionImportFromResult>
+
 export const SessionSetModelParams = lazySchema((z) =>
   z.object({
     sessionId: SessionId,
@@ -307,6 +563,12 @@ export const SessionSetModelParams = lazySchema((z) =>
 export type SessionSetModelParams = z.infer<typeof SessionSetModelParams>
 export const SessionSetModelResult = SessionSummary
 export type SessionSetModelResult = z.infer<typeof SessionSetModelResult>
+
+/** Sets the session's mode (a `session/mode` event); allowed while a turn runs: its next tool call reads it. */
+export const SessionSetModeParams = lazySchema((z) => z.object({ sessionId: SessionId, mode: SessionMode }))
+export type SessionSetModeParams = z.infer<typeof SessionSetModeParams>
+export const SessionSetModeResult = SessionSummary
+export type SessionSetModeResult = z.infer<typeof SessionSetModeResult>
 
 /**
  * Extension: summarise the session's history into a `context/compacted` event (docs/architecture.md
@@ -368,6 +630,11 @@ export const SessionExploreParams = lazySchema((z) =>
     /** Branches whose turns run at once (default 3). */
     concurrency: z.number().int().min(1).max(8).optional(),
     requestId: z.string().min(1).max(maxRequestIdChars).optional(),
+    /**
+     * Extension: answer only once every branch's first turn has ended and its check (with `check`)
+     * is recorded, with the branches' summaries as they are then (default false).
+     */
+    wait: z.boolean().optional(),
   }),
 )
 export type SessionExploreParams = z.infer<typeof SessionExploreParams>
@@ -562,6 +829,19 @@ export const methods = {
   'session.resolve': { params: SessionResolveParams, result: SessionResolveResult },
   'session.subscribe': { params: SessionSubscribeParams, result: SessionSubscribeResult },
   'session.unsubscribe': { params: SessionUnsubscribeParams, result: SessionUnsubscribeResult },
+  'session.attachFileSource': {
+    params: SessionAttachFileSourceParams,
+    result: SessionAttachFileSourceResult,
+  },
+  'session.detachFileSource': {
+    params: SessionDetachFileSourceParams,
+    result: SessionDetachFileSourceResult,
+  },
+  'session.answerReadFile': { params: SessionAnswerReadFileParams, result: SessionAnswerReadFileResult },
+  'session.attachMcpServers': {
+    params: SessionAttachMcpServersParams,
+    result: SessionAttachMcpServersResult,
+  },
   'session.prompt': { params: SessionPromptParams, result: SessionPromptResult },
   'session.abort': { params: SessionAbortParams, result: SessionAbortResult },
   'session.answerPermission': {
@@ -572,7 +852,13 @@ export const methods = {
   'session.rename': { params: SessionRenameParams, result: SessionRenameResult },
   'session.archive': { params: SessionArchiveParams, result: SessionArchiveResult },
   'session.delete': { params: SessionDeleteParams, result: SessionDeleteResult },
+  'session.export': { params: SessionExportParams, result: SessionExportResult },
+  'session.import': { params: SessionImportParams, result: SessionImportResult },
+  'session.importBegin': { params: SessionImportBeginParams, result: SessionImportBeginResult },
+  'session.importChunk': { params: SessionImportChunkParams, result: SessionImportChunkResult },
+  'session.importFrom': { params: SessionImportFromParams, result: SessionImportFromResult },
   'session.setModel': { params: SessionSetModelParams, result: SessionSetModelResult },
+  'session.setMode': { params: SessionSetModeParams, result: SessionSetModeResult },
   'session.compare': { params: SessionCompareParams, result: SessionCompareResult },
   'session.explore': { params: SessionExploreParams, result: SessionExploreResult },
   'session.board': { params: SessionBoardParams, result: SessionBoardResult },

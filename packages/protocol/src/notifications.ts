@@ -17,7 +17,13 @@ export const SessionEventNotification = lazySchema((z) =>
 export type SessionEventNotification = z.infer<typeof SessionEventNotification>
 /** Streaming text of the running step (not part of the log). */
 export const SessionDeltaNotification = lazySchema((z) =>
-  z.object({ sessionId: SessionId, kind: DeltaKind, text: z.string() }),
+  z.object({
+    sessionId: SessionId,
+    kind: DeltaKind,
+    text: z.string(),
+    /** `tool-input` and `tool-start`: the tool call the delta belongs to. */
+    toolCallId: z.string().optional(),
+  }),
 )
 export type SessionDeltaNotification = z.infer<typeof SessionDeltaNotification>
 /** Two or more sessions run turns in one directory at once. */
@@ -25,6 +31,15 @@ export const FilesSharedActivityNotification = lazySchema((z) =>
   z.object({ cwd: z.string(), sessionIds: z.array(SessionId) }),
 )
 export type FilesSharedActivityNotification = z.infer<typeof FilesSharedActivityNotification>
+
+/**
+ * Extension: to the connection that attached a file source to the session (`session.attachFileSource`):
+ * the text of `path` (absolute, inside the session's folder), answered with `session.answerReadFile`.
+ */
+export const SessionReadFileNotification = lazySchema((z) =>
+  z.object({ requestId: z.string(), sessionId: SessionId, path: z.string() }),
+)
+export type SessionReadFileNotification = z.infer<typeof SessionReadFileNotification>
 
 /** Notification name → its params schema. */
 export const notifications = {
@@ -34,6 +49,7 @@ export const notifications = {
   'session.event': SessionEventNotification,
   'session.delta': SessionDeltaNotification,
   'files.sharedActivity': FilesSharedActivityNotification,
+  'session.readFile': SessionReadFileNotification,
 } as const
 
 export type Notifications = typeof notifications

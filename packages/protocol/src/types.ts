@@ -1,6 +1,7 @@
 // The shared value types of docs/protocol.md ("Types"): what the Host says about sessions,
 // events, workspaces and file diffs.
 import { lazySchema } from '@tangent/core/lazy-zod'
+import { sessionModeIds } from '@tangent/core/session-modes'
 import type { z } from 'zod'
 import { Seq } from './ids.js'
 
@@ -49,6 +50,10 @@ export type SessionStatus = z.infer<typeof SessionStatus>
 export const SessionOrigin = lazySchema((z) => z.enum(['user', 'fork', 'subagent']))
 export type SessionOrigin = z.infer<typeof SessionOrigin>
 
+/** A session mode's id (`ask`, `edit`, `plan`): how much the agent may do unasked (docs/architecture.md §12.1). */
+export const SessionMode = lazySchema((z) => z.enum(sessionModeIds))
+export type SessionMode = z.infer<typeof SessionMode>
+
 export const SessionSummary = lazySchema((z) =>
   z.object({
     id: z.string(),
@@ -67,6 +72,8 @@ export const SessionSummary = lazySchema((z) =>
     status: SessionStatus,
     archived: z.boolean(),
     model: ModelSelection.nullable(),
+    /** The mode in force (the latest `session/mode` event, inherited ones count); `edit` without one. */
+    mode: SessionMode,
     files: SessionFiles,
     /**
      * Extension: set when damaged headers make this session's parents a loop (A's parent is B,
@@ -78,6 +85,10 @@ export const SessionSummary = lazySchema((z) =>
     exploration: z.object({ id: z.string(), label: z.string() }).optional(),
     /** Extension: a subagent (origin `subagent`): the parent's `task` tool call that spawned it, and its depth. */
     subagentOf: z.object({ callId: z.string(), depth: z.number().int() }).optional(),
+    /** Extension: made by an import of another agent's session file: that tool, its session id, the entry a branch left at. */
+    imported: z
+      .object({ source: z.string(), sourceId: z.string(), branchOf: z.string().optional() })
+      .optional(),
   }),
 )
 export type SessionSummary = z.infer<typeof SessionSummary>
@@ -108,7 +119,7 @@ export const TurnEndReason = lazySchema((z) =>
 export type TurnEndReason = z.infer<typeof TurnEndReason>
 
 /** `retry`: the model call failed and is retried, one line per retry (`retry 1/2 in 2000 ms: REASON`). */
-export const DeltaKind = lazySchema((z) => z.enum(['text', 'reasoning', 'tool-input', 'retry']))
+export const DeltaKind = lazySchema((z) => z.enum(['text', 'reasoning', 'tool-input', 'retry', 'tool-start']))
 export type DeltaKind = z.infer<typeof DeltaKind>
 
 export const SnapshotEntry = lazySchema((z) =>

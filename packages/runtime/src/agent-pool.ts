@@ -1,7 +1,7 @@
 // The live agents of a runtime, one per session, created lazily (on the first prompt or
 // model change) so sessions that are only read or forked never start one.
 import type { Agent, AgentDelta, CompactResult, PromptResult } from '@tangent/agent'
-import type { Session } from '@tangent/core'
+import type { PromptImage, Session } from '@tangent/core'
 
 /** Makes the live agent of a session. */
 export type AgentFactory = (session: Session) => Agent
@@ -39,8 +39,8 @@ export class AgentPool {
   }
 
   /** Runs one turn through the session's agent; `settled()` waits for it. */
-  prompt(session: Session, text: string): Promise<PromptResult> {
-    return this.#track(this.obtain(session).prompt(text))
+  prompt(session: Session, text: string, images: readonly PromptImage[] = []): Promise<PromptResult> {
+    return this.#track(this.obtain(session).prompt(text, images))
   }
 
   /** Compacts the session's history through its agent; `settled()` waits for it too. */

@@ -2,8 +2,9 @@
 // loop, the AI SDK, tools, the MCP client, the OS sandbox) loads before the first agent or sandbox
 // probe needs it, with the bash tool's sandbox; the standard agent takes file snapshots, the
 // permission decider and what of the data directory no tool may write; each agent gets its
-// session's flush, the `task` tool's delegate, the models and the MCP servers' tools.
-import type { Agent, AgentOptions, BashSandbox } from '@tangent/agent'
+// session's flush, the `task` tool's delegate, the models, the MCP servers' tools and the file
+// source a client attached to it (an editor's buffers).
+import type { Agent, AgentOptions, BashSandbox, ToolCallHooks } from '@tangent/agent'
 import {
   type BashSandboxStatus,
   loadBashGrammar,
@@ -15,11 +16,14 @@ import {
 import type { Session, SessionPersistence } from '@tangent/core'
 import type { FileState } from '@tangent/files'
 import type { AgentFactory } from './agent-pool.js'
+import type { AttachedMcpServers } from './attached-mcp-servers.js'
 import type { ConfigFiles } from './config.js'
+import type { FileSources } from './file-sources.js'
 import { latestTree } from './fork-point.js'
-import type { McpServers } from './mcp-servers.js'
+import { headerMetaOf } from './header-meta.js'
 import { filePathGuard, permissionDecider } from './permission-policy.js'
 import { dataFilesOf, passEnvOf, type RuntimeOptions } from './runtime-options.js'
+import type { HookRunner } from './session-hooks.js'
 import type { Subagents } from './subagents.js'
 
 type CreateAgent = NonNullable<RuntimeOptions['createAgent']>
@@ -57,6 +61,16 @@ export class AgentModule {
       this.#bashSandbox = new agentModule.BashSandbox({ dataDirectory: this.#realHome })
   }
 
+  /**
+   * Loads what a first turn loads (the agent's module, then the AI SDK its first model step
+   * imports), so a Host that warms at start does not compile them in the middle of the first
+   * turn, where they held its event loop ~50–90 ms each (issue 33).
+   */
+  async warm(): Promise<void> {
+    await this.load()
+    await this.loaded().loadModelSdk()
+  }
+
   loaded(): typeof import('@tangent/agent') {
     if (!this.#module) throw new Error('internal: an agent was made before its module was loaded')
     return this.#module
@@ -81,6 +95,23 @@ export class AgentModule {
     return this.#bashSandbox && this.#mode !== 'off'
       ? { sandbox: this.#bashSandbox, mode: this.#mode }
       : undefined
+  }
+
+  /**
+   * How hooks run (session-hooks.ts): in the bash tool's sandbox when bash runs sandboxed, refused
+   * where bash is (the sandbox required and none here), unconfined otherwise. Loads the agent's module.
+   */
+  async hookRunner(): Promise<HookRunner> {
+    const status = await this.sandboxStatus()
+    const run = this.loaded().runHookCommand
+    if (status.bash === 'refused')
+      return {
+        run,
+        sandbox: null,
+        refused: `hooks must run in an OS sandbox here (TANGENT_SANDBOX=required), and none is available: ${status.reason ?? 'unknown reason'}`,
+      }
+    const sandbox = status.bash === 'sandboxed' ? this.#bashSandbox : null
+    return { run, sandbox, refused: null }
   }
 
   /** Disposes of the bash sandbox, if one was made (the runtime is closing). */
@@ -128,9 +159,12 @@ export function agentFactory(
   runtime: {
     store: SessionPersistence
     models: ModelRegistry
-    mcp: McpServers
+    attachedMcp: AttachedMcpServers
     subagents: Subagents
     agentModule: AgentModule
+    fileSources: FileSources
+    /** Hooks around every agent's tool calls (docs/architecture.md §12.7). */
+    toolCallHooks: ToolCallHooks
   },
 ): AgentFactory {
   const flushOf = (session: Session) => () => runtime.store.flush(session.id)
@@ -140,8 +174,16 @@ export function agentFactory(
       flush: flushOf(session),
       delegate: runtime.subagents.delegateFor(session.id),
       models: runtime.models,
-      toolSource: runtime.mcp,
+      // Config servers of its directory, and the servers clients attached to this session.
+      toolSource: runtime.attachedMcp.toolSource(session.id, subagentParentOf(session)),
+      fileSource: runtime.fileSources.sourceFor(session.id),
+      hooks: runtime.toolCallHooks,
       ...(bashSandbox ? { bashSandbox } : {}),
     })
   }
+}
+
+/** The session a subagent session works for (its parent), or undefined for any other session. */
+function subagentParentOf(session: Session): string | undefined {
+  return headerMetaOf(session.header).subagentOf ? session.header.parentSession : undefined
 }

@@ -15,12 +15,13 @@ export interface SessionListener {
   onDelta?(delta: AgentDelta): void
 }
 
-/** Event types that change what a SessionSummary shows (status, title, model). */
+/** Event types that change what a SessionSummary shows (status, title, model, mode). */
 const summaryEventTypes: ReadonlySet<string> = new Set([
   'turn/start',
   'turn/end',
   'session/title',
   'model/selection',
+  'session/mode',
 ])
 
 export interface AnnouncementsDeps {

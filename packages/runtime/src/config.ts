@@ -3,11 +3,19 @@
 // project's (every `.tangent/config.json` from a session's directory up to its repository root).
 // Read on use and cached by mtime and size, so an edit applies to the next tool call. A project
 // file can always make the user's rules stricter (ask, deny); it loosens them (allow) only when
-// the user config trusts that project (`trustProjects`).
+// the user config trusts that project (`trustProjects`). Its hooks run only in the projects the
+// user config lists in `trustProjectHooks` (session-hooks.ts), as its MCP servers only in those of
+// `mcp.trustProjectServers`.
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { McpConfig, type PermissionConfig, type PermissionRule, rulesOf } from '@tangent/agent/light'
+import {
+  HooksConfig,
+  McpConfig,
+  type PermissionConfig,
+  type PermissionRule,
+  rulesOf,
+} from '@tangent/agent/light'
 import { TangentError } from '@tangent/core'
 import { lazySchema } from '@tangent/core/lazy-zod'
 import type { z } from 'zod'
@@ -39,6 +47,10 @@ export const TangentConfigFile = lazySchema((z) =>
       trustProjects: TrustProjects.optional(),
       /** MCP servers (docs/architecture.md §14.3). */
       mcp: McpConfig.optional(),
+      /** Hooks on the session's life (docs/architecture.md §12.7). */
+      hooks: HooksConfig.optional(),
+      /** Read only in the user config: the projects whose hooks run. */
+      trustProjectHooks: TrustProjects.optional(),
     })
     .passthrough(),
 )
@@ -126,7 +138,7 @@ export class ConfigFiles {
       const folder = projectFolder(project.path)
       const own = rulesOf(project.config.permission as PermissionConfig | undefined, project.path)
       rulesIfTrusted.push(...own)
-      if (trustsProject(trust, folder)) {
+      if (trustsProjectFolder(trust, folder)) {
         rules.push(...own)
         continue
       }
@@ -189,11 +201,12 @@ export function projectFolder(configPath: string): string {
 }
 
 /**
- * Whether the user's `trustProjects` covers a project folder (the one holding `.tangent/`): `true`,
- * or that folder listed exactly. Not the folders inside a listed one: the agent can write a
+ * Whether a trust list of the user config (`trustProjects`, `trustProjectHooks`,
+ * `mcp.trustProjectServers`) covers a project folder (the one holding `.tangent/`): `true`, or
+ * that folder listed exactly. Not the folders inside a listed one: the agent can write a
  * `.tangent/config.json` into any subfolder with bash, and trusting the project must not trust it.
  */
-function trustsProject(trust: TangentConfigFile['trustProjects'], folder: string): boolean {
+export function trustsProjectFolder(trust: boolean | readonly string[] | undefined, folder: string): boolean {
   if (trust === true) return true
   if (!Array.isArray(trust)) return false
   return trust.some((listed) => path.resolve(listed) === folder)

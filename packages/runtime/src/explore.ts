@@ -21,6 +21,8 @@ export interface ExploreRuntime {
   /** Throws `invalid-model` for a model no provider has (before any branch is forked for it). */
   validateModel(id: string): void
   prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult>
+  /** The session's summary now. */
+  summary(sessionId: string): Promise<SessionSummary>
   /** Appends a log-only event and makes it durable. */
   record(session: Session, type: string, data: unknown): Promise<void>
   report(error: unknown): void
@@ -40,6 +42,8 @@ export interface ExplorationStartedData {
 export class Explorations {
   readonly #runtime: ExploreRuntime
   readonly #running = new Set<Promise<void>>()
+  /** Per exploration whose branch turns run in this process: when they have all ended (checks recorded). */
+  readonly #runs = new Map<string, Promise<void>>()
   /** Explorations whose branches are being made or run: a retry with the same requestId waits for the first. */
   readonly #starting = new Map<string, Promise<SessionExploreResult>>()
 
@@ -47,7 +51,19 @@ export class Explorations {
     this.#runtime = runtime
   }
 
+  /** With `wait`, answers once the branches' first turns (and checks) have ended, with their summaries then. */
   explore(params: SessionExploreParams): Promise<SessionExploreResult> {
+    const started = this.#start(params)
+    return params.wait ? started.then((result) => this.#ended(result)) : started
+  }
+
+  async #ended(result: SessionExploreResult): Promise<SessionExploreResult> {
+    await this.#runs.get(result.exploration)
+    const sessions = await Promise.all(result.sessions.map((session) => this.#runtime.summary(session.id)))
+    return { ...result, sessions }
+  }
+
+  #start(params: SessionExploreParams): Promise<SessionExploreResult> {
     // node:crypto on first use: importing it costs start-up that a command that only reads never needs.
     const { createHash, randomBytes } = process.getBuiltinModule('node:crypto')
     if (params.requestId === undefined) return this.#explore(params, `ex_${randomBytes(8).toString('hex')}`)
@@ -79,6 +95,10 @@ export class Explorations {
     )
     // Each branch's turn starts as soon as the branch exists: the others' worktrees are made meanwhile.
     const runner = recorded ? null : this.#runner(params.concurrency ?? 3)
+    if (runner) {
+      this.#runs.set(id, runner.done)
+      void runner.done.finally(() => this.#runs.delete(id))
+    }
     const sessions: SessionSummary[] = []
     const titles = branchTitles(params.branches, source.title || 'Session', branchLabels)
     const leftOut = new Set<string>()
@@ -143,7 +163,12 @@ export class Explorations {
    * has a turn of its own (a retry after a restart) is not prompted again. Failures are
    * reported, never thrown.
    */
-  #runner(concurrency: number): { add(sessionId: string, prompt: string): void; close(): void } {
+  #runner(concurrency: number): {
+    add(sessionId: string, prompt: string): void
+    close(): void
+    /** Resolves when it is closed and every branch it was given has ended. */
+    done: Promise<void>
+  } {
     const queue: { sessionId: string; prompt: string }[] = []
     let active = 0
     let closed = false
@@ -165,6 +190,7 @@ export class Explorations {
     this.#running.add(done)
     void done.finally(() => this.#running.delete(done))
     return {
+      done,
       add: (sessionId, prompt) => {
         queue.push({ sessionId, prompt })
         pump()

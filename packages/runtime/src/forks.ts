@@ -10,6 +10,7 @@ import { resolveBoundary, sameModel, skippedAt, treeAt } from './fork-point.js'
 import { type ForkOutcome, ForkRequests } from './fork-requests.js'
 import { headerMetaFields, headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
 import { forkTitle } from './runtime-support.js'
+import type { SessionHooks } from './session-hooks.js'
 import type { WorkspaceRegistry } from './workspaces.js'
 import type { WriteAccess } from './write-access.js'
 
@@ -19,6 +20,8 @@ export interface ForkAttempt extends ForkOutcome {
 }
 
 export interface ForksDeps {
+  /** Its `fork` hooks run once a child is made (§12.7). */
+  hooks: SessionHooks
   store: SessionPersistence
   access: WriteAccess
   registry: WorkspaceRegistry
@@ -52,10 +55,17 @@ export class Forks {
     meta: Pick<SessionHeaderMeta, 'exploration'> = {},
   ): Promise<SessionForkResult> {
     this.#deps.access.assertWritable('fork a session')
-    const attempt = () => this.forkAt(params, meta)
+    // A retry of a requestId returns the child made before: its hooks ran then.
+    let made = false
+    const attempt = async () => {
+      const outcome = await this.forkAt(params, meta)
+      made = true
+      return outcome
+    }
     const outcome: ForkAttempt = params.requestId
       ? await this.#requests.run(params.requestId, attempt)
       : await attempt()
+    if (made) await this.#forkHooks(outcome)
     if (outcome.sourceId !== params.sessionId) {
       throw new TangentError(
         'invalid-params',
@@ -76,6 +86,20 @@ export class Forks {
     const header = this.#store.store.get(child.id)?.header ?? (await this.#store.get(child.id))?.header ?? {}
     const leftOut = headerMetaOf(header).leftOut ?? []
     return { session: child, boundary: outcome.boundary, worktree: { path: child.files.path, leftOut } }
+  }
+
+  /** The `fork` hooks of a new child, in its folder: its parent and fork point, and the child. */
+  async #forkHooks(outcome: ForkAttempt): Promise<void> {
+    const child = this.#store.store.get(outcome.childId) ?? (await this.#deps.load(outcome.childId))
+    const files = headerMetaOf(child.header).files?.mode ?? 'shared'
+    await this.#deps.hooks.fire(
+      'fork',
+      { sessionId: child.id, cwd: child.header.cwd },
+      {
+        parent: { sessionId: outcome.sourceId, atSeq: outcome.boundary },
+        child: { sessionId: child.id, cwd: child.header.cwd, files, title: child.title ?? '' },
+      },
+    )
   }
 
   /** A deleted session's fork requests are forgotten: a retry of one forks anew. */

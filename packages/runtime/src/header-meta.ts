@@ -29,6 +29,23 @@ export interface SessionHeaderMeta {
    * docs/architecture.md §4): only a Host there prompts it or touches its files.
    */
   machine?: string
+  /**
+   * A session made by an import (imports/import-tree.ts): the source and its session id, the
+   * planned session's key (`<sourceId>#<first own entry>`) and the last entry it holds; a second
+   * import finds it by these and makes nothing new.
+   */
+  imported?: ImportRecord
+}
+
+export interface ImportRecord {
+  source: string
+  sourceId: string
+  key: string
+  leaf: string
+  /** The entry its path branched from its parent's at. */
+  branchOf?: string
+  /** The folder the source recorded, when it was not the session's. */
+  recordedCwd?: string
 }
 
 export function headerMetaOf(header: Readonly<Record<string, unknown>>): SessionHeaderMeta {
@@ -43,6 +60,7 @@ export function headerMetaOf(header: Readonly<Record<string, unknown>>): Session
     exploration,
     subagentOf,
     machine,
+    imported,
   } = header
   if (typeof workspaceId === 'string') meta.workspaceId = workspaceId
   if (typeof projectFolder === 'string') meta.projectFolder = projectFolder
@@ -57,6 +75,8 @@ export function headerMetaOf(header: Readonly<Record<string, unknown>>): Session
   const spawned = subagentOfValue(subagentOf)
   if (spawned) meta.subagentOf = spawned
   if (typeof machine === 'string') meta.machine = machine
+  const record = importRecordOf(imported)
+  if (record) meta.imported = record
   return meta
 }
 
@@ -72,6 +92,7 @@ export function headerMetaFields(meta: SessionHeaderMeta): Record<string, unknow
   if (meta.exploration !== undefined) fields.exploration = { ...meta.exploration }
   if (meta.subagentOf !== undefined) fields.subagentOf = { ...meta.subagentOf }
   if (meta.machine !== undefined) fields.machine = meta.machine
+  if (meta.imported !== undefined) fields.imported = { ...meta.imported }
   return fields
 }
 
@@ -94,4 +115,25 @@ function subagentOfValue(value: unknown): SessionHeaderMeta['subagentOf'] {
   const { callId, depth } = value as { callId?: unknown; depth?: unknown }
   if (typeof callId !== 'string' || typeof depth !== 'number' || !Number.isInteger(depth)) return undefined
   return { callId, depth }
+}
+
+/** The import record of a header, or undefined when absent or of the wrong shape. */
+export function importRecordOf(value: unknown): ImportRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { source, sourceId, key, leaf, branchOf, recordedCwd } = value as Record<string, unknown>
+  if (
+    typeof source !== 'string' ||
+    typeof sourceId !== 'string' ||
+    typeof key !== 'string' ||
+    typeof leaf !== 'string'
+  )
+    return undefined
+  return {
+    source,
+    sourceId,
+    key,
+    leaf,
+    ...(typeof branchOf === 'string' ? { branchOf } : {}),
+    ...(typeof recordedCwd === 'string' ? { recordedCwd } : {}),
+  }
 }

@@ -17,6 +17,7 @@ import { headerMetaOf } from './header-meta.js'
 import { restoreUndone } from './restore-events.js'
 import type { SessionBusy } from './session-busy.js'
 import type { SessionFiles } from './session-files.js'
+import type { SessionHooks } from './session-hooks.js'
 import type { SessionWorktrees } from './session-worktrees.js'
 import type { Sessions } from './sessions.js'
 import type { WriteAccess } from './write-access.js'
@@ -39,6 +40,8 @@ export interface BranchKeptData {
 }
 
 export interface KeepingDeps {
+  /** Its `keep` hooks run once a keep is recorded (§12.7). */
+  hooks: SessionHooks
   store: SessionPersistence
   access: WriteAccess
   busy: SessionBusy
@@ -125,12 +128,14 @@ export class Keeping {
         restoreSeq = recorded.seq
       })
     }
-    const siblings =
-      params.archiveOthers === false || meta.exploration === undefined
+    // The other branches of its exploration; archived unless the caller keeps them listed.
+    const explorationSiblings =
+      meta.exploration === undefined
         ? []
         : (await sessions.list({})).filter(
             (summary) => summary.exploration?.id === meta.exploration!.id && summary.id !== branch.id,
           )
+    const siblings = params.archiveOthers === false ? [] : explorationSiblings
     const data: BranchKeptData = {
       sessionId: branch.id,
       ...(label !== undefined ? { label } : {}),
@@ -170,6 +175,26 @@ export class Keeping {
         ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       })
     }
+    await this.#deps.hooks.fire(
+      'keep',
+      { sessionId: parent.id, cwd: parent.header.cwd },
+      {
+        kept: {
+          sessionId: branch.id,
+          ...(label !== undefined ? { label } : {}),
+          title: data.title,
+          throughSeq: data.throughSeq,
+          files: mode,
+          applied,
+        },
+        siblings: explorationSiblings.map((sibling) => ({
+          sessionId: sibling.id,
+          ...(sibling.exploration?.label !== undefined ? { label: sibling.exploration.label } : {}),
+          title: sibling.title,
+          archived: siblings.includes(sibling),
+        })),
+      },
+    )
     return {
       kept: branch.id,
       parent: parent.id,

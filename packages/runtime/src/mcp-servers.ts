@@ -3,6 +3,7 @@
 // per server and directory, shared by the sessions there, closed with the runtime. A project's
 // servers run only when the user config trusts project servers: a repository must not start
 // processes on its own. Failures reach the user as one line each and the model as error results.
+// A client's own servers (attached-mcp-servers.ts) start and fail here the same way, for one session.
 import path from 'node:path'
 import type { AgentToolSet, McpConnection, ToolSource } from '@tangent/agent'
 import {
@@ -11,7 +12,7 @@ import {
   mcpServerOfToolName,
   mcpTransportOf,
 } from '@tangent/agent/light'
-import { type ConfigFiles, type LoadedConfig, projectFolder } from './config.js'
+import { type ConfigFiles, type LoadedConfig, projectFolder, trustsProjectFolder } from './config.js'
 import { stdioCommandProblem } from './mcp-command-check.js'
 
 /** A configured server as `tangent doctor` lists it: nothing is started to list it. */
@@ -20,7 +21,8 @@ export interface McpServerListing {
   transport: 'stdio' | 'http'
   /** The config file that names it. */
   source: string
-  scope: 'user' | 'project'
+  /** `client`: attached to one session by a client (an editor), for as long as it stays connected. */
+  scope: 'user' | 'project' | 'client'
   /** False for a project server the user config does not trust, or a `disabled` one. */
   enabled: boolean
   /** Why it is not enabled. */
@@ -29,14 +31,21 @@ export interface McpServerListing {
   problem?: string
 }
 
-interface ResolvedServer extends McpServerListing {
+export interface ResolvedServer extends McpServerListing {
   server: McpServerConfig
   workingDirectory: string
   startTimeoutMs?: number
   callTimeoutMs?: number
+  /** A client's attachment this server belongs to (its connections end with it: release()). */
+  attachment?: number
 }
 
 interface Entry {
+  attachment?: number
+  /** An attachment's server as it was started (release() asks whether it stays). */
+  resolved?: ResolvedServer
+  /** Ended by release(): a start it cut short is not a failure to report. */
+  released?: boolean
   /** The tools once started; rejects with the reason it did not start. */
   tools: Promise<AgentToolSet>
   connection: McpConnection
@@ -52,7 +61,9 @@ export class McpServers implements ToolSource {
   readonly #entries = new Map<string, Entry>()
   /** Every connection made and not yet closed, replaced ones too: close() ends them all. */
   readonly #connections = new Set<McpConnection>()
-  /** Per session directory: servers whose tools are missing this turn, and why. */
+  /** Attachments released: none of their servers starts again. */
+  readonly #released = new Set<number>()
+  /** Per session directory (or session, for a session's own source): servers whose tools are missing this turn, and why. */
   readonly #missing = new Map<string, Map<string, string>>()
   /** Lines already reported that would otherwise repeat every turn (untrusted servers, bad config). */
   readonly #reported = new Set<string>()
@@ -97,14 +108,32 @@ export class McpServers implements ToolSource {
     })
   }
 
-  async tools(cwd: string, signal: AbortSignal): Promise<AgentToolSet> {
+  tools(cwd: string, signal: AbortSignal): Promise<AgentToolSet> {
+    return this.toolsWith({ cwd, signal, attached: [], missingKey: cwd })
+  }
+
+  /**
+   * The tools of the config servers of `cwd` and of `attached` (a session's client servers, which
+   * hide config servers of their names). `missingKey` is what explainMissing is later asked with.
+   */
+  async toolsWith(options: {
+    cwd: string
+    signal: AbortSignal
+    attached: readonly ResolvedServer[]
+    missingKey: string
+  }): Promise<AgentToolSet> {
+    const { cwd, signal, attached, missingKey } = options
     if (this.#closed) return {}
-    const configured = await this.#resolve(cwd)
+    const hidden = new Set(attached.map((server) => server.name))
+    const configured = [
+      ...(await this.#resolve(cwd)).filter((server) => !hidden.has(server.name)),
+      ...attached.filter((server) => !this.#released.has(server.attachment ?? -1)),
+    ]
     const servers = configured.filter((server) => server.enabled)
     const missing = new Map<string, string>()
     for (const server of configured)
       if (!server.enabled) missing.set(server.name, server.note ?? 'not started')
-    this.#missing.set(cwd, missing)
+    this.#missing.set(missingKey, missing)
     // The MCP client comes with the agent's module, loaded when a turn first needs it (§9, start-up).
     const Connection = servers.length > 0 ? (await import('@tangent/agent')).McpConnection : null
     const sets = servers.map(async (server) => {
@@ -124,9 +153,10 @@ export class McpServers implements ToolSource {
     return Object.assign({}, ...ready)
   }
 
-  explainMissing(toolName: string, cwd: string): string | undefined {
+  /** `key`: the cwd given to tools(), or the `missingKey` given to toolsWith(). */
+  explainMissing(toolName: string, key: string): string | undefined {
     const server = mcpServerOfToolName(toolName)
-    const why = server === null ? undefined : this.#missing.get(cwd)?.get(server)
+    const why = server === null ? undefined : this.#missing.get(key)?.get(server)
     return why === undefined
       ? undefined
       : `MCP server "${server}" is not available: ${why}. The tool did not run.`
@@ -144,10 +174,39 @@ export class McpServers implements ToolSource {
     await Promise.all(connections.map((connection) => connection.close()))
   }
 
+  /** Forgets what toolsWith() noted under `missingKey` (a session that went). */
+  forget(missingKey: string): void {
+    this.#missing.delete(missingKey)
+  }
+
+  /**
+   * Ends the connections of a client's attachment's servers — all of them, or those whose key
+   * `keep` refuses — and resolves once their processes have exited. Without `keep` the attachment
+   * is over: none of its servers starts again.
+   */
+  async release(attachment: number, keep?: (server: ResolvedServer) => boolean): Promise<void> {
+    if (!keep) this.#released.add(attachment)
+    const ended: McpConnection[] = []
+    for (const [key, entry] of this.#entries) {
+      if (entry.attachment !== attachment) continue
+      if (keep && entry.resolved && keep(entry.resolved)) continue
+      this.#entries.delete(key)
+      entry.released = true
+      ended.push(entry.connection)
+    }
+    await Promise.all(
+      ended.map(async (connection) => {
+        await connection.close()
+        this.#connections.delete(connection)
+      }),
+    )
+  }
+
   #start(server: ResolvedServer, Connection: typeof McpConnection): Promise<AgentToolSet> {
-    // Closed while this turn resolved its servers: nothing may start after close().
-    if (this.#closed) return Promise.resolve({})
-    const key = JSON.stringify([server.source, server.name, server.workingDirectory, server.server])
+    // Closed while this turn resolved its servers, or its attachment released: nothing may start.
+    if (this.#closed || (server.attachment !== undefined && this.#released.has(server.attachment)))
+      return Promise.resolve({})
+    const key = serverKey(server)
     const existing = this.#entries.get(key)
     // Running, starting, or failed recently: as it is. Stopped on its own, or failed long ago: again.
     const failedLongAgo = existing?.failedAt !== undefined && Date.now() - existing.failedAt >= retryAfterMs
@@ -164,9 +223,15 @@ export class McpServers implements ToolSource {
     })
     if (existing) this.#retire(existing.connection)
     this.#connections.add(connection)
-    const entry: Entry = { connection, tools: connection.start() }
+    const entry: Entry = {
+      connection,
+      tools: connection.start(),
+      ...(server.attachment !== undefined ? { attachment: server.attachment, resolved: server } : {}),
+    }
     entry.tools.catch((error: unknown) => {
       entry.failedAt = Date.now()
+      // Ended by release() while it started (its client went): nobody is to be told.
+      if (entry.released) return
       const why = error instanceof Error ? error.message : String(error)
       this.#report(
         `${label} did not start: ${why}. Its tools are unavailable; it is tried again on a later turn.`,
@@ -189,12 +254,9 @@ export class McpServers implements ToolSource {
     const byName = new Map<string, ResolvedServer>()
     for (const server of serversOf(user, 'user', cwd)) byName.set(server.name, server)
     const projectServers = serversOf(project, 'project', project ? projectFolder(project.path) : cwd)
-    const trust = user?.config.mcp?.trustProjectServers
     const trusted =
       project !== null &&
-      (trust === true ||
-        (Array.isArray(trust) &&
-          trust.some((folder) => path.resolve(folder) === projectFolder(project.path))))
+      trustsProjectFolder(user?.config.mcp?.trustProjectServers, projectFolder(project.path))
     const untrusted: string[] = []
     for (const server of projectServers) {
       if (!trusted) {
@@ -252,6 +314,17 @@ function serversOf(
       ? { callTimeoutMs: server.callTimeoutMs ?? mcp.callTimeoutMs }
       : {}),
   }))
+}
+
+/** One connection per server, file (or attachment), directory and spec: an edited spec is a new one. */
+export function serverKey(server: ResolvedServer): string {
+  return JSON.stringify([
+    server.source,
+    server.attachment,
+    server.name,
+    server.workingDirectory,
+    server.server,
+  ])
 }
 
 /** The folder holding `.tangent/config.json`. */

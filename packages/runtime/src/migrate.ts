@@ -6,13 +6,8 @@
 // the local snapshot store stay with the machine that made them.
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import {
-  isPostgresUrl,
-  type Session,
-  type SessionEvent,
-  type SessionPersistence,
-  type StoredSession,
-} from '@tangent/core'
+import { isPostgresUrl, type Session, type SessionPersistence, type StoredSession } from '@tangent/core'
+import { writeSessionCopy } from './session-copy.js'
 import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { openStoreEngine } from './store-engine.js'
 
@@ -101,13 +96,12 @@ async function copyAll(
     }
     await target.claim(id)
     try {
-      const copy = byReference
-        ? target.store.fork(await target.load(parent), entry.forkedAt!, id, {
-            meta: metaOf(session, options),
-          })
-        : target.store.create(id, { meta: metaOf(session, options) })
-      const from = byReference ? entry.forkedAt! + 1 : 0
-      appendAll(copy, session.events, from)
+      writeSessionCopy(target.store, {
+        id,
+        meta: metaOf(session, options),
+        parent: byReference ? { session: await target.load(parent), forkedAt: entry.forkedAt! } : undefined,
+        events: session.events,
+      })
       await target.flush(id)
       if (entry.archived) await target.setArchived(id, true)
     } finally {
@@ -171,13 +165,6 @@ function metaOf(session: Session, options: MigrateOptions): Record<string, unkno
   return options.machine !== undefined && isPostgresUrl(options.to) && meta.machine === undefined
     ? { ...meta, machine: options.machine }
     : meta
-}
-
-function appendAll(copy: Session, events: readonly SessionEvent[], from: number): void {
-  for (let seq = from; seq < events.length; seq++) {
-    const event = events[seq]!
-    copy.append(event.type, event.data, event.time)
-  }
 }
 
 function withAncestors(ids: readonly string[], byId: Map<string, StoredSession>): string[] {

@@ -21,7 +21,7 @@ function setUp(permission: Record<string, unknown> = {}) {
   const config = new ConfigFiles({ env: { TANGENT_CONFIG: configFile }, homeDir: temp() })
   const decide = permissionDecider(config, async () => true)
   const ask = (toolName: string, input: unknown, cwd = project) =>
-    decide({ modelId: 'openai:gpt-test', toolName, input, sessionRules: [], cwd })
+    decide({ modelId: 'openai:gpt-test', toolName, input, sessionRules: [], mode: 'edit', cwd })
   return { project, config, ask }
 }
 

@@ -39,6 +39,7 @@ function setUp(layout: Layout) {
       input: { command },
       cwd,
       sessionRules: [],
+      mode: 'edit',
       modelId: 'openai:gpt-test',
     } as Parameters<typeof decide>[0])
   return { repo, userPath, bash, config }

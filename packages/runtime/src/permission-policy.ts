@@ -57,6 +57,7 @@ export function permissionDecider(
       sessionRules: request.sessionRules,
       defaults: request.modelId.startsWith('demo:') ? ('free' as const) : ('guarded' as const),
       bashSandboxed: request.toolName === 'bash' ? await bashSandboxed() : false,
+      mode: request.mode,
       ...(realPath !== undefined ? { realPath } : {}),
       ...(gitDirectories.length > 0 ? { gitDirectories } : {}),
     }

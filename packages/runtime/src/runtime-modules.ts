@@ -1,22 +1,29 @@
 // How the runtime's capability modules are wired (docs/architecture.md §1): each is handed what it
 // depends on, explicitly; one that needs a module made after it gets a function that reaches it
 // once everything is made. The `Runtime` facade hands each public operation to one of them.
+
 import type { ModelRegistry } from '@tangent/agent/light'
 import type { SessionPersistence } from '@tangent/core'
 import { AgentPool } from './agent-pool.js'
 import { AgentModule, agentFactory, standardAgent } from './agents.js'
 import { Announcements } from './announcements.js'
+import type { AttachedMcpServers } from './attached-mcp-servers.js'
 import { Board } from './board.js'
+import { SessionBundles } from './bundle.js'
 import type { ConfigFiles } from './config.js'
 import { SessionDeletion } from './delete-session.js'
 import { Explorations } from './explore.js'
+import { FileSources } from './file-sources.js'
 import { Forks } from './forks.js'
+import { TreeImports } from './imports/import-tree.js'
 import { Keeping } from './keep.js'
 import type { McpServers } from './mcp-servers.js'
 import type { RuntimeEmitter } from './runtime-events.js'
-import { type RuntimeOptions, sandboxModeOf } from './runtime-options.js'
+import { dataFilesOf, type RuntimeOptions, sandboxModeOf } from './runtime-options.js'
+import { runtimeVersion } from './runtime-support.js'
 import { SessionBusy } from './session-busy.js'
 import { SessionFiles } from './session-files.js'
+import { hookEnvironment, SessionHooks } from './session-hooks.js'
 import { SessionWorktrees } from './session-worktrees.js'
 import { Sessions } from './sessions.js'
 import { Subagents, subagentLimitsOf } from './subagents.js'
@@ -43,12 +50,14 @@ export interface RuntimeContext {
   models: ModelRegistry
   config: ConfigFiles
   mcp: McpServers
+  attachedMcp: AttachedMcpServers
   report: (error: unknown) => void
   /** Whether the runtime began to close (no bash sandbox is made then). */
   closing: () => boolean
 }
 
 export interface RuntimeModules {
+  hooks: SessionHooks
   access: WriteAccess
   folders: WorkspaceFolders
   sessions: Sessions
@@ -57,12 +66,15 @@ export interface RuntimeModules {
   files: SessionFiles
   worktrees: SessionWorktrees
   agentModule: AgentModule
+  fileSources: FileSources
   agents: AgentPool
   turns: Turns
   explorations: Explorations
   board: Board
   keeping: Keeping
   deletion: SessionDeletion
+  bundles: SessionBundles
+  imports: TreeImports
 }
 
 export function composeRuntime(context: RuntimeContext): RuntimeModules {
@@ -96,7 +108,17 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     startFolder: context.startFolder,
     realHome,
   })
+  // Hooks on the session's life (§12.7): the agent's module, with the bash sandbox, loads on the first hook.
+  const hooks = new SessionHooks({
+    config: context.config,
+    report: (line) => report(line),
+    environment: hookEnvironment(env, context.homeDir),
+    runner: () => agentModule.hookRunner(),
+    protectedPaths: dataFilesOf(realHome),
+    closing: context.closing,
+  })
   const sessions = new Sessions({
+    hooks,
     store,
     access,
     busy,
@@ -110,6 +132,7 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     fileState,
   })
   const forks = new Forks({
+    hooks,
     store,
     access,
     registry,
@@ -159,11 +182,21 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
       realHome,
       fileState,
     })
+  const fileSources = new FileSources({ timeoutMs: options.fileSourceTimeoutMs })
   const agents = new AgentPool(
-    agentFactory(createAgent, { store, models, mcp: context.mcp, subagents, agentModule }),
+    agentFactory(createAgent, {
+      store,
+      models,
+      attachedMcp: context.attachedMcp,
+      subagents,
+      agentModule,
+      fileSources,
+      toolCallHooks: hooks.toolCallHooks,
+    }),
     (sessionId, delta) => announcements.onDelta(sessionId, delta),
   )
   const turns = new Turns({
+    hooks,
     store,
     access,
     busy,
@@ -183,6 +216,7 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
       sessions.validateModel(id)
     },
     prompt: (params) => turns.prompt(params),
+    summary: (sessionId) => sessions.summary(sessionId),
     record: (session, type, data) =>
       access.claimed(session.id, async () => {
         session.append(type, data)
@@ -191,7 +225,7 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     report,
   })
   const board = new Board({ store, sessions, fileState })
-  const keeping = new Keeping({ store, access, busy, sessions, files, worktrees, announce })
+  const keeping = new Keeping({ store, access, busy, sessions, files, worktrees, announce, hooks })
   const deletion = new SessionDeletion({
     store,
     access,
@@ -206,8 +240,29 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     realHome,
     fileState,
   })
+  const bundles = new SessionBundles({
+    store,
+    access,
+    busy,
+    load,
+    version: runtimeVersion,
+    machine: context.machine,
+  })
+  // Sessions from other agents' files (imports/): made like creates and forks, flushed before they answer.
+  const imports = new TreeImports({
+    store,
+    access,
+    folders,
+    registry,
+    defaultModel: context.defaultModel,
+    startFolder: context.startFolder,
+    machine: context.machine,
+    load,
+  })
   announcements.wire()
   return {
+    hooks,
+    imports,
     access,
     folders,
     sessions,
@@ -216,11 +271,13 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     files,
     worktrees,
     agentModule,
+    fileSources,
     agents,
     turns,
     explorations,
     board,
     keeping,
     deletion,
+    bundles,
   }
 }

@@ -3,10 +3,9 @@
 // and what in it no tool may write (docs/architecture.md §12.2).
 import { readdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
-import type { Agent, AgentOptions, TaskDelegate } from '@tangent/agent'
+import type { Agent, AgentOptions, FileSource, TaskDelegate, ToolCallHooks, ToolSource } from '@tangent/agent'
 import { type ModelRegistry, parseSandboxMode, type SandboxMode } from '@tangent/agent/light'
 import type { Session } from '@tangent/core'
-import type { McpServers } from './mcp-servers.js'
 import type { SubagentLimits } from './subagents.js'
 
 export interface RuntimeOptions {
@@ -46,6 +45,11 @@ export interface RuntimeOptions {
    * TANGENT_SUBAGENT_MAX_DEPTH (2) and TANGENT_SUBAGENT_MAX_PER_TURN (4) of `env`.
    */
   subagents?: Partial<SubagentLimits>
+  /**
+   * How long a client's file source (an editor's buffers, docs/architecture.md §6.1) may take to
+   * answer a read before the disk is read instead (default 3000 ms).
+   */
+  fileSourceTimeoutMs?: number
   /** The agent of a session (tests, embedders); default: the standard agent with file snapshots. */
   createAgent?: (
     session: Session,
@@ -55,8 +59,12 @@ export interface RuntimeOptions {
       bashSandbox?: AgentOptions['bashSandbox']
       /** Runs a subagent for this session (the `task` tool's delegate). */
       delegate: TaskDelegate
-      /** The MCP servers' tools (docs/architecture.md §14.3). */
-      toolSource: McpServers
+      /** The MCP servers' tools: the config servers' and those clients attached (docs/architecture.md §14.3). */
+      toolSource: ToolSource
+      /** The text of files a client holds open for this session (docs/architecture.md §6.1). */
+      fileSource: FileSource
+      /** The config's hooks around each tool call (docs/architecture.md §12.7). */
+      hooks: ToolCallHooks
     },
   ) => Agent
 }

@@ -5,6 +5,7 @@
 //
 // This class is the facade: it opens the store, composes the capability modules (runtime-modules.ts:
 // each owns its state and rules, its dependencies passed in) and hands each operation to one.
+
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -12,10 +13,13 @@ import path from 'node:path'
 // so a command that only reads never imports them (docs/architecture.md §9, start-up): agents.ts
 // and session-files.ts import them when first asked; here they are types only.
 import { type BashSandboxStatus, defaultModelId, ModelRegistry } from '@tangent/agent/light'
-import type { SessionPersistence } from '@tangent/core'
+import { type PromptImage, type SessionPersistence, TangentError } from '@tangent/core'
 import type { FileState } from '@tangent/files'
 import type {
+  ExportFormat,
   HostInfoResult,
+  SessionAttachMcpServersParams,
+  SessionAttachMcpServersResult,
   SessionBoardParams,
   SessionBoardResult,
   SessionCompactParams,
@@ -27,16 +31,22 @@ import type {
   SessionDeleteResult,
   SessionExploreParams,
   SessionExploreResult,
+  SessionExportResult,
   SessionFileAcrossParams,
   SessionFileAcrossResult,
   SessionForkParams,
   SessionForkResult,
   SessionGetResult,
+  SessionImportFromParams,
+  SessionImportFromResult,
+  SessionImportParams,
+  SessionImportResult,
   SessionKeepParams,
   SessionKeepResult,
   SessionListParams,
   SessionPromptResult,
   SessionSetModelParams,
+  SessionSetModeParams,
   SessionSummary,
   SnapshotEntry,
   SnapshotRestoreParams,
@@ -47,8 +57,15 @@ import type {
   WorkspaceBrowseResult,
 } from '@tangent/protocol'
 import type { SessionListener } from './announcements.js'
+import { AttachedMcpServers, type McpAttachmentOwner } from './attached-mcp-servers.js'
+import type { ExportedLines, SessionExportRequest } from './bundle.js'
 import { ConfigFiles } from './config.js'
+import type { FileReader } from './file-sources.js'
 import type { SessionHeaderMeta } from './header-meta.js'
+import { type ImportFileParams, importFile } from './imports/import-file.js'
+import { importFrom } from './imports/import-from.js'
+import type { ImportTreeOptions, ImportTreeResult } from './imports/import-tree.js'
+import type { ImportedTree } from './imports/imported-tree.js'
 import { McpServers } from './mcp-servers.js'
 import { RuntimeEmitter, type RuntimeEventMap, type RuntimeEventName } from './runtime-events.js'
 import { composeRuntime, type RuntimeModules } from './runtime-modules.js'
@@ -80,9 +97,12 @@ export class Runtime {
   readonly config: ConfigFiles
   /** The configured MCP servers, started on the first turn that needs their tools. */
   readonly mcp: McpServers
+  /** MCP servers clients attached to sessions (in memory only, docs/architecture.md §14.3). */
+  readonly #attachedMcp: AttachedMcpServers
   readonly #store: SessionPersistence
   readonly #emitter: RuntimeEmitter
   readonly #modules: RuntimeModules
+  readonly #env: Record<string, string | undefined>
   #closing: Promise<void> | null = null
 
   private constructor(init: {
@@ -97,6 +117,7 @@ export class Runtime {
   }) {
     const { options, store, report } = init
     const env = options.env ?? process.env
+    this.#env = env
     this.home = init.home
     this.version = init.version
     this.startFolder = init.startFolder
@@ -112,6 +133,7 @@ export class Runtime {
     })
     this.config = new ConfigFiles({ env, homeDir: this.homeDir })
     this.mcp = new McpServers({ config: this.config, report, env })
+    this.#attachedMcp = new AttachedMcpServers({ mcp: this.mcp, report })
     this.#modules = composeRuntime({
       options,
       env,
@@ -128,6 +150,7 @@ export class Runtime {
       models: this.models,
       config: this.config,
       mcp: this.mcp,
+      attachedMcp: this.#attachedMcp,
       report,
       closing: () => this.#closing !== null,
     })
@@ -198,6 +221,11 @@ export class Runtime {
 
   // --- host and workspaces (agents.ts, workspace-folders.ts) ----------------------------
 
+  /** Loads the modules a first turn needs, ahead of it (agents.ts, AgentModule.warm). */
+  warm(): Promise<void> {
+    return this.#modules.agentModule.warm()
+  }
+
   /**
    * How the bash tool runs here (docs/architecture.md §12.2). The first call probes the machine
    * (one sandboxed `true`); the answer is kept.
@@ -220,6 +248,7 @@ export class Runtime {
         id: model.id,
         available: model.available,
         ...(model.reason !== undefined ? { reason: model.reason } : {}),
+        images: this.models.takesImages(model.id),
       })),
       startFolder: this.startFolder,
       homeDir: this.homeDir,
@@ -273,6 +302,16 @@ export class Runtime {
     return this.#modules.announcements.subscribe(sessionId, options, listener)
   }
 
+  /**
+   * Attaches a client's file source to the session (docs/architecture.md §6.1): its `read` tool
+   * takes the text of a file from `read` when it answers one. Returns the detach (idempotent).
+   * `session-not-found` for an unknown session.
+   */
+  async attachFileSource(sessionId: string, read: FileReader): Promise<() => void> {
+    await this.#modules.sessions.summary(sessionId)
+    return this.#modules.fileSources.attach(sessionId, read)
+  }
+
   compare(params: SessionCompareParams): Promise<SessionCompareResult> {
     return this.#modules.sessions.compare(params)
   }
@@ -285,6 +324,11 @@ export class Runtime {
     return this.#modules.sessions.rename(params)
   }
 
+  /** Sets the session's mode (§12.1); allowed while a turn runs, counted from its next tool call. */
+  setMode(params: SessionSetModeParams): Promise<SessionSummary> {
+    return this.#modules.sessions.setMode(params)
+  }
+
   setArchived(params: { sessionId: string; archived: boolean }): Promise<SessionSummary> {
     return this.#modules.sessions.setArchived(params)
   }
@@ -292,7 +336,11 @@ export class Runtime {
   // --- turns (turns.ts) -----------------------------------------------------------------
 
   /** Runs one turn; resolves when it ends (aborted and error included). */
-  prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult> {
+  prompt(params: {
+    sessionId: string
+    text: string
+    images?: readonly PromptImage[] | undefined
+  }): Promise<SessionPromptResult> {
     return this.#modules.turns.prompt(params)
   }
 
@@ -331,8 +379,101 @@ export class Runtime {
     return this.#modules.forks.fork(params, meta)
   }
 
-  delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
-    return this.#modules.deletion.delete(params)
+  /**
+   * Makes sessions of a conversation tree another agent's file held (docs/architecture.md,
+   * "Moving in and out"): the first path one session, each other branch a fork, subtrees subagent
+   * forks. Idempotent by the source's ids; `invalid-import`, `folder-not-found` (a recorded folder
+   * missing here: pass `cwd`), and nothing is left of an import that fails.
+   */
+  importTree(tree: ImportedTree, options: ImportTreeOptions = {}): Promise<ImportTreeResult> {
+    return this.#modules.imports.importTree(tree, options)
+  }
+
+  async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
+    const result = await this.#modules.deletion.delete(params)
+    await this.#attachedMcp.dropSession(params.sessionId)
+    return result
+  }
+
+  // --- moving sessions in and out (bundle.ts) -------------------------------------------
+
+  /** A page of the session as a Tangent bundle or Markdown (docs/architecture.md, "Moving in and out"). */
+  exportSession(params: SessionExportRequest): Promise<SessionExportResult> {
+    return this.#modules.bundles.exportPage(params)
+  }
+
+  /** Every line of the export at once (the CLI's, without pages). */
+  exportLines(
+    sessionId: string,
+    format: ExportFormat,
+    options: { tree?: boolean } = {},
+  ): Promise<ExportedLines> {
+    return this.#modules.bundles.exportLines(sessionId, format, undefined, options)
+  }
+
+  /** Imports a Tangent bundle, ids and lineage kept; all or nothing (`import-conflict`, `invalid-bundle`). */
+  importBundle(params: { content: string }): Promise<SessionImportResult> {
+    return this.#modules.bundles.importBundle(params)
+  }
+
+  /**
+   * A bundle or another tool's session file, detected from its first line (imports/import-file.ts):
+   * its text, or a file on this machine (`path`), read a chunk at a time.
+   */
+  async importFile(
+    params: SessionImportParams | (ImportFileParams & { uploadId?: undefined }),
+  ): Promise<SessionImportResult> {
+    const { content, path: file, uploadId, ...rest } = params
+    const deps = {
+      importBundle: (bundle: { content: string }) => this.importBundle(bundle),
+      importTree: (tree: ImportedTree, options: ImportTreeOptions) => this.importTree(tree, options),
+      summary: async (sessionId: string) =>
+        (await this.getSession({ sessionId, fromSeq: Number.MAX_SAFE_INTEGER })).session,
+    }
+    if (file !== undefined) return importFile(deps, { ...rest, path: file })
+    // An upload belongs to a Host's connection, which turns it into content before this.
+    if (content === undefined)
+      throw new TangentError(
+        'upload-not-found',
+        `No upload ${JSON.stringify(uploadId ?? '')} here: an upload is made on a Host's WebSocket connection (session.importBegin) and used on it.`,
+        { uploadId: uploadId ?? '' },
+      )
+    return importFile(deps, { ...rest, content })
+  }
+
+  /**
+   * A tool's sessions of a folder (or all), from where it keeps them under this runtime's home
+   * (`~` is homeDir; the tools' own variables are taken from its environment): imports/import-from.ts.
+   */
+  importFrom(params: SessionImportFromParams): Promise<SessionImportFromResult> {
+    return importFrom(
+      { env: { ...this.#env, HOME: this.homeDir }, importFile: (file) => this.importFile(file) },
+      params,
+    )
+  }
+
+  // --- a client's MCP servers (attached-mcp-servers.ts) ----------------------------------
+
+  /**
+   * `owner`'s MCP servers join the session's tools (`session.attachMcpServers`), replacing what it
+   * attached to that session before; `servers: []` detaches. They stay until detachMcpServers(owner).
+   */
+  async attachMcpServers(
+    params: SessionAttachMcpServersParams,
+    owner: McpAttachmentOwner,
+  ): Promise<SessionAttachMcpServersResult> {
+    const session = await this.summary(params.sessionId)
+    return this.#attachedMcp.attach({
+      sessionId: session.id,
+      cwd: session.cwd,
+      servers: params.servers,
+      owner,
+    })
+  }
+
+  /** Ends every attachment of `owner` (its connection closed); resolves once their processes exited. */
+  detachMcpServers(owner: McpAttachmentOwner): Promise<void> {
+    return this.#attachedMcp.detach(owner)
   }
 
   // --- files (session-files.ts) ---------------------------------------------------------
@@ -407,6 +548,8 @@ export class Runtime {
       await this.#modules.agents.settled()
       await this.#modules.announcements.settled()
       this.#modules.announcements.unwire()
+      // Hooks still running (a sessionStart, a fork's) end with Tangent, before their sandbox goes.
+      await this.#modules.hooks.close()
       await this.mcp.close()
       await this.#modules.agentModule.dispose()
       await this.#store.close()

@@ -3,18 +3,33 @@
 // contract suite (test/contract) are written once against it.
 import type { AgentDelta } from '@tangent/agent'
 import { TangentError } from '@tangent/core'
-import { type MethodParams, type MethodResult, parseMethodParams } from '@tangent/protocol'
+import {
+  type MethodParams,
+  type MethodResult,
+  parseMethodParams,
+  type SessionAttachMcpServersParams,
+  type SessionSummary,
+} from '@tangent/protocol'
+import type { FileReader } from './file-sources.js'
 import type { Runtime, SessionListener } from './runtime.js'
 import type { SharedActivity } from './runtime-events.js'
-import { type RuntimeMethodName, runtimeMethods } from './runtime-methods.js'
+import { runtimeMethods, type SessionApiMethodName } from './runtime-methods.js'
 
 export type { AgentDelta }
+
+/** One change to the list of sessions (`onSessionsChanged`). */
+export type SessionsChange =
+  | { kind: 'created' | 'updated'; session: SessionSummary }
+  | { kind: 'deleted'; sessionId: string }
 
 export interface SessionApi {
   /** `host` when calls go over JSON-RPC to a Host, `local` when this process holds the runtime. */
   readonly kind: 'host' | 'local'
-  /** One operation of docs/protocol.md; params are checked against its schema either way. */
-  call<M extends RuntimeMethodName>(method: M, params: MethodParams<M>): Promise<MethodResult<M>>
+  /**
+   * One operation of docs/protocol.md; params are checked against its schema either way.
+   * `session.attachMcpServers` holds for as long as this SessionApi (its connection) stays open.
+   */
+  call<M extends SessionApiMethodName>(method: M, params: MethodParams<M>): Promise<MethodResult<M>>
   /**
    * The session's events from `fromSeq` (when given), then every later one — no gap, no
    * duplicate — and its live deltas, until the returned function is called.
@@ -24,8 +39,21 @@ export interface SessionApi {
     options: { fromSeq?: number | undefined },
     listener: SessionListener,
   ): Promise<() => Promise<void>>
+  /**
+   * Attaches a file source to the session (docs/architecture.md §6.1): while attached, the `read`
+   * tool of its turns asks `read` for the text of a file (confined and checked first) and takes
+   * it, or the disk's on null, an error or a silence. Over a Host the source belongs to this
+   * connection and goes with it. Resolves to the detach. `session-not-found` for an unknown id.
+   */
+  attachFileSource(sessionId: string, read: FileReader): Promise<() => Promise<void>>
   /** Two or more sessions run turns in one directory. */
   onSharedActivity(listener: (activity: SharedActivity) => void): () => void
+  /**
+   * A session was created, forked, updated (status, title, model, archived flag, counts) or
+   * deleted: the Host's `session.created` / `session.updated` / `session.deleted` notifications,
+   * which front-ends that show the list (the web UI, `tangent tui`) follow.
+   */
+  onSessionsChanged(listener: (change: SessionsChange) => void): () => void
   close(): Promise<void>
 }
 
@@ -34,7 +62,21 @@ export interface SessionApi {
  * reads of short commands checked structurally first, without loading zod: docs/architecture.md §9).
  */
 export function inProcessApi(runtime: Runtime, options: { close?: () => Promise<void> } = {}): SessionApi {
-  const handlers = runtimeMethods(runtime)
+  // This api is the owner of the MCP servers attached through it: they end when it closes.
+  const owner = {}
+  let closed = false
+  const handlers = {
+    ...runtimeMethods(runtime),
+    'session.attachMcpServers': async (params: SessionAttachMcpServersParams) => {
+      // Nothing would ever detach them: a closed api holds nothing.
+      if (closed) throw new TangentError('connection-closed', 'This api is closed.', { sent: false })
+      const result = await runtime.attachMcpServers(params, owner)
+      // Closed while attaching: close's detach came first, so it is made again.
+      if (closed) await runtime.detachMcpServers(owner)
+      return result
+    },
+  }
+  const close = options.close ?? (() => runtime.close())
   return {
     kind: 'local',
     async call(method, params) {
@@ -47,8 +89,26 @@ export function inProcessApi(runtime: Runtime, options: { close?: () => Promise<
       const off = await runtime.subscribe(sessionId, subscribeOptions, listener)
       return async () => off()
     },
+    async attachFileSource(sessionId, read) {
+      const detach = await runtime.attachFileSource(sessionId, read)
+      return async () => detach()
+    },
     onSharedActivity: (listener) => runtime.on('shared-activity', listener),
-    close: options.close ?? (() => runtime.close()),
+    onSessionsChanged(listener) {
+      const offs = [
+        runtime.on('session-created', (session) => listener({ kind: 'created', session })),
+        runtime.on('session-updated', (session) => listener({ kind: 'updated', session })),
+        runtime.on('session-deleted', (sessionId) => listener({ kind: 'deleted', sessionId })),
+      ]
+      return () => {
+        for (const off of offs) off()
+      }
+    },
+    async close() {
+      closed = true
+      await runtime.detachMcpServers(owner)
+      await close()
+    },
   }
 }
 

@@ -1,7 +1,7 @@
 // The one place a SessionSummary (docs/protocol.md "Types") is built: from the catalog entry
 // and, when the session is live in memory, its current events (the live object is fresher).
 // The workspace is derived from the folder that holds the session's cwd (docs/architecture.md §7).
-import type { Session, StoredSession } from '@tangent/core'
+import { defaultSessionMode, type Session, type StoredSession } from '@tangent/core'
 import type { SessionSummary } from '@tangent/protocol'
 import { headerMetaOf } from './header-meta.js'
 
@@ -55,6 +55,7 @@ export function toSessionSummary(
     status: (options.running ?? live?.isTurnOpen) ? 'running' : 'idle',
     archived: entry?.archived ?? false,
     model: live ? modelOf(live) : (entry?.model ?? null),
+    mode: live ? live.mode : (entry?.mode ?? defaultSessionMode),
     files: {
       mode: meta.files?.mode ?? 'shared',
       path: meta.files?.path ?? cwd,
@@ -66,6 +67,10 @@ export function toSessionSummary(
   if (parentLoop !== undefined) summary.parentLoop = [...parentLoop]
   if (meta.exploration) summary.exploration = { id: meta.exploration.id, label: meta.exploration.label }
   if (meta.subagentOf) summary.subagentOf = { ...meta.subagentOf }
+  if (meta.imported) {
+    const { source, sourceId, branchOf } = meta.imported
+    summary.imported = branchOf !== undefined ? { source, sourceId, branchOf } : { source, sourceId }
+  }
   if (options.machine !== undefined && meta.machine !== undefined) {
     summary.files.machine = meta.machine
     if (meta.machine !== options.machine) summary.files.elsewhere = true

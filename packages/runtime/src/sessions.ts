@@ -1,7 +1,7 @@
 // Sessions and their lineage (docs/architecture.md §1, §3, §7): loading one (live, else from the
 // store), summaries, the listing, a page of a session's events with its usage, ids by unique
 // prefix, comparing two sessions from their common ancestor; and the writes that name a session:
-// create, rename, archive.
+// create, rename, mode, archive.
 import type { ModelRegistry } from '@tangent/agent/light'
 import { type ModelSelectionData, type Session, type SessionPersistence, TangentError } from '@tangent/core'
 import type { FileState } from '@tangent/files'
@@ -11,6 +11,7 @@ import type {
   SessionCreateParams,
   SessionGetResult,
   SessionListParams,
+  SessionSetModeParams,
   SessionSummary,
 } from '@tangent/protocol'
 import { latestTree, sessionNotFound } from './fork-point.js'
@@ -19,6 +20,7 @@ import { commonAncestor, lineageOf, type ParentOf } from './lineage.js'
 import type { RuntimeEmitter } from './runtime-events.js'
 import { byAge } from './runtime-support.js'
 import type { SessionBusy } from './session-busy.js'
+import type { SessionHooks } from './session-hooks.js'
 import { resolveSessionIdPrefix } from './session-id-prefix.js'
 import { toSessionSummary } from './session-summary.js'
 import { compareUsageOf, modelFactsWith, sessionUsageOf } from './session-usage.js'
@@ -33,9 +35,13 @@ export interface SessionPage {
   fromSeq?: number | undefined
   beforeSeq?: number | undefined
   last?: number | undefined
+  /** False: no `usage`, and a session only on disk is read for the range alone where its store can. */
+  usage?: boolean | undefined
 }
 
 export interface SessionsDeps {
+  /** Its `sessionStart` hooks run once a new session is durable (§12.7). */
+  hooks: SessionHooks
   store: SessionPersistence
   access: WriteAccess
   busy: SessionBusy
@@ -148,6 +154,10 @@ export class Sessions {
   }
 
   async get(params: SessionPage): Promise<SessionGetResult> {
+    if (params.usage === false) {
+      const range = await this.#rangeFromStore(params)
+      if (range) return range
+    }
     const session = await this.load(params.sessionId)
     const entry = await this.#store.get(params.sessionId)
     // Synchronous from here: the summary, the events and the usage describe the same moment.
@@ -156,11 +166,36 @@ export class Sessions {
     // The range [fromSeq, beforeSeq) of the servable events, then its last `last` (docs/protocol.md).
     const end = Math.min(params.beforeSeq ?? servable, servable)
     const from = Math.max(params.fromSeq ?? 0, params.last === undefined ? 0 : end - params.last)
-    return {
-      session: this.summaryOf(entry, session),
-      events: session.events.slice(from, Math.max(from, end)),
-      usage: this.#usageOf(session),
-    }
+    const events = session.events.slice(from, Math.max(from, end))
+    if (params.usage === false) return { session: this.summaryOf(entry, session), events }
+    return { session: this.summaryOf(entry, session), events, usage: this.#usageOf(session) }
+  }
+
+  /**
+   * session.get without usage of a session that is not live: its summary from the store's index
+   * and the range read by the store alone (a 100 MB log's tail costs what a small one's does:
+   * `tangent sessions` reads every listed session's tail). Undefined: load it (no index entry, a
+   * store that cannot, a range the store would not answer as a load would, or the session became
+   * live meanwhile).
+   */
+  async #rangeFromStore(params: SessionPage): Promise<SessionGetResult | undefined> {
+    const store = this.#store
+    if (store.readEventRange === undefined || store.store.get(params.sessionId)) return undefined
+    const entry = await store.get(params.sessionId)
+    if (!entry || entry.parentLoop !== undefined) return undefined
+    const end = Math.min(params.beforeSeq ?? entry.eventCount, entry.eventCount)
+    const from = Math.max(params.fromSeq ?? 0, params.last === undefined ? 0 : end - params.last)
+    const events =
+      from >= end
+        ? []
+        : await store.readEventRange(params.sessionId, {
+            fromSeq: from,
+            beforeSeq: end,
+            eventCount: entry.eventCount,
+          })
+    // Loaded while the log was read: the live session is the truth now (it may have grown).
+    if (events === null || store.store.get(params.sessionId)) return undefined
+    return { session: this.summaryOf(entry, undefined), events }
   }
 
   #usageOf(session: Session): SessionGetResult['usage'] {
@@ -239,6 +274,14 @@ export class Sessions {
       if (params.title !== undefined) session.append('session/title', { title: params.title })
       await this.#store.flush(session.id)
     })
+    await this.#deps.hooks.fire(
+      'sessionStart',
+      { sessionId: id, cwd },
+      {
+        model: `${model.provider}:${model.model}`,
+        ...(params.title !== undefined ? { title: params.title } : {}),
+      },
+    )
     return this.summary(id)
   }
 
@@ -252,6 +295,25 @@ export class Sessions {
     await access.claimed(session.id, async () => {
       busy.assertIdle(session, 'rename it')
       session.append('session/title', { title: params.title })
+      await this.#store.flush(session.id)
+    })
+    return this.summary(session.id)
+  }
+
+  /**
+   * Sets the session's mode (docs/architecture.md §12.1). Allowed while a turn runs: the permission
+   * policy reads the mode at each tool call, so the change counts from the turn's next call.
+   */
+  async setMode(params: SessionSetModeParams): Promise<SessionSummary> {
+    const { access } = this.#deps
+    access.assertWritable('change the mode of a session')
+    const session = await this.load(params.sessionId)
+    const takeover = access.takeOverAbandoned(session)
+    if (takeover) await takeover
+    await access.claimed(session.id, async () => {
+      const live = this.#store.store.get(session.id) ?? session
+      if (live.mode === params.mode) return
+      live.append('session/mode', { mode: params.mode })
       await this.#store.flush(session.id)
     })
     return this.summary(session.id)

@@ -3,7 +3,7 @@
 // compaction (§12.4), each through the session's live agent under its busy rules and claim.
 import type { PromptResult } from '@tangent/agent'
 import { permissionNotPending } from '@tangent/agent/light'
-import type { Session, SessionPersistence } from '@tangent/core'
+import { type PromptImage, type Session, type SessionPersistence, turnAnswerText } from '@tangent/core'
 import type {
   SessionCompactParams,
   SessionCompactResult,
@@ -17,9 +17,12 @@ import { runCheck } from './check.js'
 import { sessionNotFound } from './fork-point.js'
 import { headerMetaOf } from './header-meta.js'
 import type { SessionBusy } from './session-busy.js'
+import type { SessionHooks } from './session-hooks.js'
 import type { WriteAccess } from './write-access.js'
 
 export interface TurnsDeps {
+  /** Its `turnEnd` hooks run after each prompt's turn, before the prompt answers (§12.7). */
+  hooks: SessionHooks
   store: SessionPersistence
   access: WriteAccess
   busy: SessionBusy
@@ -55,8 +58,15 @@ export class Turns {
     this.#agents = deps.agents
   }
 
-  /** Runs one turn; resolves when it ends (aborted and error included). */
-  async prompt(params: { sessionId: string; text: string }): Promise<SessionPromptResult> {
+  /**
+   * Runs one turn; resolves when it ends (aborted and error included). Its images are checked,
+   * and refused for a model that does not take them, before anything is logged (Agent.prompt).
+   */
+  async prompt(params: {
+    sessionId: string
+    text: string
+    images?: readonly PromptImage[] | undefined
+  }): Promise<SessionPromptResult> {
     this.#access.assertWritable('run a turn')
     await this.#deps.agentModule.load()
     const session = await this.#deps.load(params.sessionId)
@@ -66,9 +76,14 @@ export class Turns {
     this.#busy.assertIdle(session, 'send another prompt')
     const check = headerMetaOf(session.header).exploration?.check
     // Synchronous from the check to the turn's first append: two prompts cannot both start.
-    const turn = this.#access.claimedTurn(session, 'send another prompt', () =>
-      this.#agents.prompt(session, params.text),
-    )
+    const turn = this.#access
+      .claimedTurn(session, 'send another prompt', () =>
+        this.#agents.prompt(session, params.text, params.images ?? []),
+      )
+      .then(async (result) => {
+        await this.#turnEndHooks(session, result)
+        return result
+      })
     if (check === undefined) return turn
     // A branch with a check stays busy until its check is recorded (docs/architecture.md §13.2).
     return this.#busy.exclusively(session, `running its check \`${check}\``, async () => {
@@ -85,6 +100,21 @@ export class Turns {
       })
       return result
     })
+  }
+
+  /** The `turnEnd` hooks of a turn that ended: how, where in the log, and its last text. */
+  async #turnEndHooks(session: Session, result: PromptResult): Promise<void> {
+    const live = this.#store.store.get(session.id) ?? session
+    await this.#deps.hooks.fire(
+      'turnEnd',
+      { sessionId: session.id, cwd: live.header.cwd },
+      {
+        turnStartSeq: result.turnStartSeq,
+        turnEndSeq: result.turnEndSeq,
+        reason: result.reason,
+        text: turnAnswerText(live.events.slice(result.turnStartSeq, result.turnEndSeq + 1)),
+      },
+    )
   }
 
   /** Runs a subagent's turn in its (just forked) session: the `task` tool's delegate (§14.1). */

@@ -3,6 +3,7 @@
 // snapshot), the fast structural checks, and the replace-by-rename that both are written with.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from 'node:fs'
 import { lazySchema } from '@tangent/core/lazy-zod'
+import { isSessionModeId, sessionModeIds } from '@tangent/core/session-modes'
 import type { z } from 'zod'
 import { fileKind, replaceFile } from './durable-fs.js'
 import { SessionOrigin, sessionOrigins } from './log-format.js'
@@ -32,6 +33,8 @@ export const CatalogEntry = lazySchema((z) =>
     /** The header line as on disk, extra meta included. */
     header: z.record(z.string(), z.unknown()),
     model: ModelRefSchema.nullable(),
+    /** The latest `session/mode` (absent: none, or a catalog written before modes). */
+    mode: z.enum(sessionModeIds).optional(),
     /**
      * Set when the chain of parents of this session loops (damaged headers: A's parent is B,
      * B's is A): the ids on the loop, in order. Such a session is listed, but neither it nor a
@@ -47,9 +50,10 @@ export const CatalogRecord = lazySchema((z) =>
   CatalogEntry.extend({
     /** Size of the log when this record was true (null: unknown, rescan after a crash). */
     logBytes: z.number().int().nonnegative().nullable(),
-    /** Title and model as of the end of an inherited ("ref") prefix, which lives in another log. */
+    /** Title, model and mode as of the end of an inherited ("ref") prefix, which lives in another log. */
     inheritedTitle: z.string().nullable(),
     inheritedModel: ModelRefSchema.nullable(),
+    inheritedMode: z.enum(sessionModeIds).optional(),
   }),
 )
 export type CatalogRecord = z.infer<typeof CatalogRecord>
@@ -338,6 +342,8 @@ function isStoredRecord(record: unknown): record is CatalogRecord {
     isModel(record.model) &&
     (record.logBytes === null || isCount(record.logBytes)) &&
     isNullableString(record.inheritedTitle) &&
-    isModel(record.inheritedModel)
+    isModel(record.inheritedModel) &&
+    (record.mode === undefined || isSessionModeId(record.mode)) &&
+    (record.inheritedMode === undefined || isSessionModeId(record.inheritedMode))
   )
 }

@@ -79,12 +79,13 @@ export class CatalogKeeper {
   /** A session created or forked here: its record, with what a fork inherits from its parent's markers. */
   created(session: Session, header: SessionHeaderLine, parentId: string | undefined): void {
     let markers: SessionMarkers
-    let inherited: Pick<CatalogRecord, 'inheritedTitle' | 'inheritedModel'>
+    let inherited: Pick<CatalogRecord, 'inheritedTitle' | 'inheritedModel' | 'inheritedMode'>
     if (parentId !== undefined) {
       markers = markersBefore(this.#markers.get(parentId), session.inheritedEventCount)
       inherited = {
         inheritedTitle: markers.titles.at(-1)?.title ?? null,
         inheritedModel: markers.models.at(-1)?.model ?? null,
+        inheritedMode: markers.modes.at(-1)?.mode,
       }
     } else {
       markers = markersOf(session)
@@ -103,6 +104,7 @@ export class CatalogKeeper {
     record.updatedAt = event.time
     const marker = noteMarker(this.#markers.get(session.id), event)
     if (marker && 'title' in marker) record.title = marker.title
+    else if (marker && 'mode' in marker) record.mode = marker.mode
     else if (marker) record.model = marker.model
     this.known.touch(session.id)
     this.schedule()
@@ -123,6 +125,7 @@ export class CatalogKeeper {
         archived: previous?.archived ?? existsSync(archivedMarkerFile(this.#paths, id)),
         inheritedTitle: inheritedMarkers.titles.at(-1)?.title ?? null,
         inheritedModel: inheritedMarkers.models.at(-1)?.model ?? null,
+        inheritedMode: inheritedMarkers.modes.at(-1)?.mode,
         logBytes, // what it was read from: a load of an unchanged log changes no record
       }),
     )
@@ -226,9 +229,12 @@ function sessionRecord(
   session: Session,
   header: SessionHeaderLine,
   markers: SessionMarkers,
-  outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel'> & { logBytes?: number },
+  outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel' | 'inheritedMode'> & {
+    logBytes?: number
+  },
 ): CatalogRecord {
   const last = session.events.at(-1)
+  const mode = markers.modes.at(-1)?.mode
   return {
     id: session.id,
     title: markers.titles.at(-1)?.title ?? session.header.title ?? null,
@@ -243,9 +249,11 @@ function sessionRecord(
     updatedAt: last && session.isOwnSeq(last.seq) ? last.time : session.header.createdAt,
     header: header as Record<string, unknown>,
     model: markers.models.at(-1)?.model ?? null,
+    ...(mode !== undefined ? { mode } : {}),
     logBytes: outside.logBytes ?? null,
     inheritedTitle: outside.inheritedTitle,
     inheritedModel: outside.inheritedModel,
+    ...(outside.inheritedMode !== undefined ? { inheritedMode: outside.inheritedMode } : {}),
   }
 }
 

@@ -4,6 +4,7 @@
 // change writes bytes in proportion to the change (docs/architecture.md §4); rebuilt from the
 // logs when missing, damaged or stale.
 import { type Dirent, lstatSync, readdirSync } from 'node:fs'
+import type { SessionModeId } from '@tangent/core/session-modes'
 import {
   type CatalogEntry,
   type CatalogRecord,
@@ -45,6 +46,7 @@ function plainEntryOf(record: CatalogRecord): CatalogEntry {
     updatedAt: record.updatedAt,
     header: record.header,
     model: record.model,
+    ...(record.mode !== undefined ? { mode: record.mode } : {}),
   }
 }
 
@@ -384,15 +386,15 @@ export class Catalog {
     const before = async (
       id: string,
       count: number,
-      pick: 'titles' | 'models',
+      pick: 'titles' | 'models' | 'modes',
       depth = 0,
     ): Promise<string | ModelRef | null> => {
       const scan = await scanOf(id)
       if (!scan || depth > listing.logs.size) return null // a loop of damaged headers names nothing
-      const list = scan[pick] as { seq: number; title?: string; model?: ModelRef }[]
+      const list = scan[pick] as { seq: number; title?: string; model?: ModelRef; mode?: string }[]
       for (let i = list.length - 1; i >= 0; i--) {
         const item = list[i]!
-        if (item.seq < count) return item.title ?? item.model ?? null
+        if (item.seq < count) return item.title ?? item.model ?? item.mode ?? null
       }
       const parent = scan.header.parentSession
       return scan.startSeq > 0 && parent
@@ -413,6 +415,9 @@ export class Catalog {
           archived: listing.archived.has(id),
           inheritedTitle: ref ? ((await before(parent, scan.startSeq, 'titles')) as string | null) : null,
           inheritedModel: ref ? ((await before(parent, scan.startSeq, 'models')) as ModelRef | null) : null,
+          inheritedMode: ref
+            ? (((await before(parent, scan.startSeq, 'modes')) as SessionModeId | null) ?? undefined)
+            : undefined,
         }),
       )
     }
@@ -473,9 +478,10 @@ function sameRecord(a: CatalogRecord, b: CatalogRecord): boolean {
 /** A record from a scan; what lives outside the log (archived, inherited values) is given. */
 export function recordOf(
   scan: LogScan,
-  outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel'>,
+  outside: Pick<CatalogRecord, 'archived' | 'inheritedTitle' | 'inheritedModel' | 'inheritedMode'>,
 ): CatalogRecord {
   const header = scan.header
+  const mode = scan.modes.at(-1)?.mode ?? outside.inheritedMode
   return {
     id: header.id,
     title: scan.titles.at(-1)?.title ?? outside.inheritedTitle ?? header.title ?? null,
@@ -490,9 +496,11 @@ export function recordOf(
     updatedAt: scan.lastTime ?? header.createdAt,
     header,
     model: scan.models.at(-1)?.model ?? outside.inheritedModel ?? null,
+    ...(mode !== undefined ? { mode } : {}),
     logBytes: scan.goodBytes,
     inheritedTitle: outside.inheritedTitle,
     inheritedModel: outside.inheritedModel,
+    ...(outside.inheritedMode !== undefined ? { inheritedMode: outside.inheritedMode } : {}),
   }
 }
 

@@ -131,6 +131,36 @@ describe('JsonlStore: logs and reload', () => {
   })
 })
 
+describe('JsonlStore: batches as bytes', () => {
+  it('writes every line byte for byte: non-ASCII text, batches over 4 MB, and a line of over 8 MB alone', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const session = db.store.create('bytes', { meta: { cwd: '/work' } })
+    const texts = [
+      'plain',
+      'é — → … 🤖 中文',
+      'x'.repeat(3_000_000),
+      `${'ü'.repeat(1_000_000)}🤖`,
+      'y'.repeat(9_000_000),
+    ]
+    for (const text of texts) appendTurn(session, text, { tool: false })
+    await db.flush('bytes')
+    // What a join of the lines would have written (the writer encodes them one by one now).
+    const expected = Buffer.from(
+      [
+        fs.readFileSync(logFile(dir, 'bytes'), 'utf8').split('\n')[0],
+        ...session.events.map((e) => JSON.stringify(e)),
+      ]
+        .map((line) => `${line}\n`)
+        .join(''),
+    )
+    expect(fs.readFileSync(logFile(dir, 'bytes')).equals(expected)).toBe(true)
+    await db.close()
+    const reopened = await openStore(dir)
+    expect(eventsOf(await reopened.load('bytes'))).toEqual(eventsOf(session))
+  })
+})
+
 describe('JsonlStore: forks by reference', () => {
   it('a fork writes only its header, whatever the length of the history', async () => {
     const dir = tempDataDir()
@@ -320,6 +350,43 @@ describe('JsonlStore: catalog', () => {
       open.splice(0)
       expect(JSON.parse(fs.readFileSync(catalogFile, 'utf8')).sessions).toHaveLength(2)
     }
+  })
+
+  it('keeps each session’s mode — its own or its fork point’s — in the catalog and when rebuilding it from the logs', async () => {
+    const dir = tempDataDir()
+    const db = await openStore(dir)
+    const a = db.store.create('a', { meta: { cwd: '/w' } })
+    a.append('session/mode', { mode: 'plan' })
+    appendTurn(a, 'one')
+    db.store.fork(a, undefined, 'b') // by reference: its mode is in a's log
+    a.append('session/mode', { mode: 'ask' })
+    const c = db.store.create('c', { meta: { cwd: '/w' } })
+    appendTurn(c, 'none')
+    const d = db.store.fork(a, undefined, 'd')
+    d.append('session/mode', { mode: 'edit' })
+    const expected = [
+      ['a', 'ask'],
+      ['b', 'plan'],
+      ['c', undefined],
+      ['d', 'edit'],
+    ]
+    const modes = async (store: JsonlStore) => (await store.list()).map((entry) => [entry.id, entry.mode])
+    expect(await modes(db)).toEqual(expected)
+    await db.close()
+    open.splice(0)
+    const catalogFile = path.join(dir, 'catalog.json')
+    expect(await modes(await openStore(dir))).toEqual(expected)
+    await open.splice(0)[0]!.close()
+    // Rebuilt from the logs: b's mode is found in its parent's log, before its fork point.
+    fs.rmSync(catalogFile)
+    expect(await modes(await openStore(dir))).toEqual(expected)
+    await open.splice(0)[0]!.close()
+    expect(CatalogFile.safeParse(JSON.parse(fs.readFileSync(catalogFile, 'utf8'))).success).toBe(true)
+    // A catalog naming a mode that does not exist is not trusted: it is rebuilt.
+    const stored = JSON.parse(fs.readFileSync(catalogFile, 'utf8'))
+    stored.sessions[0].mode = 'yolo'
+    fs.writeFileSync(catalogFile, JSON.stringify(stored))
+    expect(await modes(await openStore(dir))).toEqual(expected)
   })
 
   it('writes a catalog that its zod schema accepts, and adds logs it does not know yet', async () => {

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import {
   assertValidSessionId,
   type Session,
+  type SessionEvent,
   type SessionPersistence,
   SessionStore,
   SessionWriters,
@@ -20,6 +21,7 @@ import { makePrivateDirs, permissionWarnings, removeTempFiles } from './data-dir
 import { fsyncDirectory, touchPrivateFile, unlinkIfPresent } from './durable-fs.js'
 import { maxLineBytes } from './line-reader.js'
 import { LiveWrites } from './live-writes.js'
+import { readLogRange } from './read-log-range.js'
 import { SessionDeleter } from './session-delete.js'
 import { SessionLoader } from './session-loader.js'
 import type { SessionWriter } from './session-writer.js'
@@ -30,7 +32,7 @@ import {
   storeReadOnly,
   unwritableDataDir,
 } from './store-errors.js'
-import { archivedMarkerFile, type StorePaths, storePaths } from './store-paths.js'
+import { archivedMarkerFile, type StorePaths, sessionLogFile, storePaths } from './store-paths.js'
 import { acquireWriterLock, type WriterLock } from './writer-lock.js'
 
 export interface JsonlStoreOptions {
@@ -192,6 +194,31 @@ export class JsonlStore implements SessionPersistence {
     if (live) return live
     if (this.#deleter.has(id)) throw sessionNotFound(id)
     return this.#loader.load(id)
+  }
+
+  /**
+   * Events `fromSeq <= seq < beforeSeq` of a session not live here, read from its log's end
+   * without loading the rest (read-log-range.ts): the tail of a 100 MB log costs what a small
+   * one's does. Null — load it instead — for a live session (its writer may hold events not yet
+   * on disk), or whatever the range read cannot answer as a load would.
+   */
+  async readEventRange(
+    id: string,
+    range: { fromSeq: number; beforeSeq: number; eventCount: number },
+  ): Promise<SessionEvent[] | null> {
+    assertValidSessionId(id)
+    this.#assertOpen()
+    if (this.store.get(id) || this.#writers.has(id) || this.#deleter.has(id)) return null
+    try {
+      return await readLogRange(sessionLogFile(this.#paths, id), {
+        fromSeq: range.fromSeq,
+        beforeSeq: range.beforeSeq,
+        lastSeq: range.eventCount - 1,
+      })
+    } catch {
+      // Not there, not a regular file, unreadable: the load that follows says which, in its words.
+      return null
+    }
   }
 
   /**

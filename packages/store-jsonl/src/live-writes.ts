@@ -69,7 +69,7 @@ export class LiveWrites {
       // The prefix a ref log points at must be durable before the fork is.
       ...(parentId !== undefined ? { before: () => this.#flushIfWriting(parentId) } : {}),
     })
-    writer.enqueueLine(`${JSON.stringify(header)}\n`)
+    writer.enqueueLine(JSON.stringify(header))
     if (parentId === undefined) for (const event of session.events) writer.enqueueEvent(event)
     this.#writers.set(session.id, writer)
     this.#catalog.created(session, header, parentId)

@@ -1,5 +1,6 @@
 // A cheap, tolerant pass over a log for the catalog: counts lines and picks out the
-// title and model events without parsing every event. Loading (not scanning) validates.
+// title, model and mode events without parsing every event. Loading (not scanning) validates.
+import { isSessionModeId, type SessionModeId } from '@tangent/core/session-modes'
 import { readLines } from './line-reader.js'
 import { parseHeaderLine, type SessionHeaderLine } from './log-format.js'
 import { headerError } from './read-log.js'
@@ -15,9 +16,10 @@ export interface LogScan {
   /** Events in this log, after its seq offset (ref logs start at inheritedEventCount). */
   eventCount: number
   startSeq: number
-  /** `session/title` and `model/selection` events of this file, by seq. */
+  /** `session/title`, `model/selection` and `session/mode` events of this file, by seq. */
   titles: { seq: number; title: string }[]
   models: { seq: number; model: ModelRef }[]
+  modes: { seq: number; mode: SessionModeId }[]
   /** Time of the last event in this file, if any. */
   lastTime: number | null
   /** Bytes of the good lines (a torn tail is not counted). */
@@ -57,6 +59,7 @@ export async function scanLog(file: string): Promise<LogScan | LogScanProblem> {
   let lastUtf8 = true
   const titles: LogScan['titles'] = []
   const models: LogScan['models'] = []
+  const modes: LogScan['modes'] = []
   let count = 0
   let startSeq = 0
   let lastText: string | null = null
@@ -85,11 +88,12 @@ export async function scanLog(file: string): Promise<LogScan | LogScanProblem> {
       value = parseOrNull(text)
       type = typeof value?.type === 'string' ? value.type : null
     }
-    if (type === 'session/title' || type === 'model/selection') {
+    if (type === 'session/title' || type === 'model/selection' || type === 'session/mode') {
       const data = (value ?? parseOrNull(text))?.data as Record<string, unknown> | undefined
       if (type === 'session/title' && typeof data?.title === 'string') titles.push({ seq, title: data.title })
       if (type === 'model/selection' && typeof data?.provider === 'string' && typeof data.model === 'string')
         models.push({ seq, model: data as unknown as ModelRef })
+      if (type === 'session/mode' && isSessionModeId(data?.mode)) modes.push({ seq, mode: data.mode })
     }
     return undefined
   })
@@ -109,5 +113,5 @@ export async function scanLog(file: string): Promise<LogScan | LogScanProblem> {
     }
   }
   // A line over the limit: the events before it are counted; loading it names the line.
-  return { header, eventCount: count, startSeq, titles, models, lastTime, goodBytes }
+  return { header, eventCount: count, startSeq, titles, models, modes, lastTime, goodBytes }
 }

@@ -168,7 +168,7 @@ describe('odd files in sessions/', () => {
   it('the writer refuses a line longer than a reader accepts; the log keeps everything before it', async () => {
     const file = path.join(tempDataDir(), 'w.jsonl')
     const writer = new SessionWriter({ file, exists: false, maxLineBytes: 200 })
-    writer.enqueueLine('{"type":"session"}\n')
+    writer.enqueueLine('{"type":"session"}')
     writer.enqueueEvent(event(0, 'short'))
     writer.enqueueEvent(event(1, 'y'.repeat(300)))
     writer.enqueueEvent(event(2, 'after'))

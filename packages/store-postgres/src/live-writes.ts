@@ -113,6 +113,7 @@ export class LiveWrites {
     const header = storedHeaderOf(session)
     const title = markers.titles.at(-1)?.title ?? session.header.title ?? null
     const model = markers.models.at(-1)?.model ?? null
+    const mode = markers.modes.at(-1)?.mode
     const forkRequestId = typeof header.forkRequestId === 'string' ? header.forkRequestId : null
     const writer = new PgSessionWriter(
       id,
@@ -126,6 +127,7 @@ export class LiveWrites {
         ownFrom: parentId !== undefined ? inherited : 0,
         title,
         model,
+        mode: mode ?? null,
         cwd: session.header.cwd,
         origin: session.header.origin,
         createdAt: session.header.createdAt,
@@ -152,6 +154,7 @@ export class LiveWrites {
       updatedAt: session.header.createdAt,
       header,
       model,
+      ...(mode !== undefined ? { mode } : {}),
     })
   }
 
@@ -200,6 +203,7 @@ export class LiveWrites {
     entry.updatedAt = event.time
     const marker = noteMarker(this.#markers.get(session.id), event)
     if (marker && 'title' in marker) entry.title = marker.title
+    else if (marker && 'mode' in marker) entry.mode = marker.mode
     else if (marker) entry.model = marker.model
   }
 

@@ -16,6 +16,7 @@ import {
   type RemoteChange,
   redactUrl,
   type Session,
+  type SessionEvent,
   type SessionPersistence,
   SessionStore,
   SessionWriters,
@@ -32,7 +33,7 @@ import { sessionNotFound, storeClosed, storeReadOnly, storeUnreachable } from '.
 import { sessionsChannel } from './listener.js'
 import { LiveWrites } from './live-writes.js'
 import { RemoteChanges } from './remote-changes.js'
-import { entryOfRow, type SessionRow, sessionColumns } from './rows.js'
+import { entryOfRow, eventsOfRows, type SessionRow, sessionColumns } from './rows.js'
 import { migrate } from './schema.js'
 import { SessionDeleter } from './session-delete.js'
 import { SessionIndex } from './session-index.js'
@@ -220,6 +221,35 @@ export class PostgresStore implements SessionPersistence {
     const writer = this.#writers.get(session.id)
     if (!writer?.error) return session.events.length
     return Math.min(session.events.length, writer.durableEvents)
+  }
+
+  /**
+   * Events `fromSeq <= seq < beforeSeq` of a session not live here, from its own rows only: null
+   * (load it) when the range reaches into a parent's rows (a fork's prefix), rows are missing, or
+   * a line is not its event — the load says why. Nothing is repaired (a load by a writer does).
+   */
+  async readEventRange(
+    id: string,
+    range: { fromSeq: number; beforeSeq: number; eventCount: number },
+  ): Promise<SessionEvent[] | null> {
+    assertValidSessionId(id)
+    this.#assertOpen()
+    if (this.store.get(id) || this.#deleter.has(id)) return null
+    const beforeSeq = Math.min(range.beforeSeq, range.eventCount)
+    if (range.fromSeq >= beforeSeq) return []
+    const { rows } = await this.#db.withRetry(() =>
+      this.#db.pool.query<{ seq: number; line: string }>(
+        'SELECT seq, line FROM events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq',
+        [id, range.fromSeq, beforeSeq],
+      ),
+    )
+    if (rows.length !== beforeSeq - range.fromSeq) return null
+    try {
+      return eventsOfRows(id, rows, range.fromSeq)
+    } catch {
+      // A gap or a bad line: the load that follows reports it as corrupt-log, in its words.
+      return null
+    }
   }
 
   async flush(id?: string): Promise<void> {

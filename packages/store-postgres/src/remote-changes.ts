@@ -171,7 +171,8 @@ export class RemoteChanges {
         entry &&
         entry.eventCount === row.event_count &&
         entry.archived === row.archived &&
-        entry.title === row.title
+        entry.title === row.title &&
+        (entry.mode ?? null) === row.mode
       )
         continue
       this.#index.set(entryOfRow(row))

@@ -2,6 +2,7 @@
 // entry; a session's events are its own rows after those its chain of parents lends it.
 
 import {
+  isSessionModeId,
   type SessionEvent,
   type SessionOrigin,
   type StoredModelRef,
@@ -12,7 +13,7 @@ import type pg from 'pg'
 
 /** The columns of `sessions` an index entry needs (never the events). */
 export const sessionColumns =
-  'id, header, parent_session, forked_at, inherited_event_count, event_count, title, model, cwd, origin, archived, created_at, updated_at'
+  'id, header, parent_session, forked_at, inherited_event_count, event_count, title, model, mode, cwd, origin, archived, created_at, updated_at'
 
 export interface SessionRow {
   id: string
@@ -23,6 +24,7 @@ export interface SessionRow {
   event_count: number
   title: string | null
   model: StoredModelRef | null
+  mode: string | null
   cwd: string
   origin: string
   archived: boolean
@@ -45,6 +47,8 @@ export function entryOfRow(row: SessionRow): StoredSession {
     updatedAt: row.updated_at,
     header: row.header,
     model: row.model,
+    // A value this version does not know (a newer Tangent's mode) reads as none: `edit`.
+    ...(isSessionModeId(row.mode) ? { mode: row.mode } : {}),
   }
 }
 

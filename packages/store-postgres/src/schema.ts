@@ -72,6 +72,13 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX snapshot_objects_touched ON snapshot_objects (touched_at);
     `,
   },
+  {
+    version: 3,
+    name: 'session modes',
+    // The latest `session/mode` of the session (its prefix's too), as `model` holds the latest
+    // `model/selection`; NULL: none (the summary says `edit`). Logs from before had no such event.
+    sql: `ALTER TABLE sessions ADD COLUMN mode text NULL;`,
+  },
 ]
 
 export const schemaVersion = migrations.at(-1)!.version

@@ -31,6 +31,7 @@ export interface NewSessionRow {
   ownFrom: number
   title: string | null
   model: unknown
+  mode: string | null
   cwd: string
   origin: string
   createdAt: number
@@ -179,11 +180,13 @@ export class PgSessionWriter {
           const eventCount = last ? last.seq + 1 : this.#durable
           const title = lastData(batch, 'session/title') as { title: string } | undefined
           const model = lastData(batch, 'model/selection')
+          const mode = lastData(batch, 'session/mode') as { mode: string } | undefined
           await client.query(
             `UPDATE sessions SET event_count = greatest(event_count, $2),
                     updated_at = CASE WHEN $3::double precision IS NULL THEN updated_at ELSE greatest(updated_at, $3) END,
                     title = CASE WHEN $4 THEN $5 ELSE title END,
-                    model = CASE WHEN $6 THEN $7::jsonb ELSE model END
+                    model = CASE WHEN $6 THEN $7::jsonb ELSE model END,
+                    mode = CASE WHEN $11 THEN $12 ELSE mode END
               WHERE id = $1
               RETURNING pg_notify('tangent_events', id || ':' || (event_count - 1)),
                         CASE WHEN $8 THEN pg_notify('tangent_sessions', $9 || ':' || id || ':' || $10) END`,
@@ -199,6 +202,8 @@ export class PgSessionWriter {
               notifySessions,
               create ? 'created' : 'updated',
               this.#context.holder,
+              mode !== undefined,
+              mode?.mode ?? null,
             ],
           )
         }
@@ -287,8 +292,8 @@ async function insertSessionRow(client: pg.PoolClient, row: NewSessionRow): Prom
   }
   const inserted = await client.query(
     `INSERT INTO sessions (id, header, parent_session, forked_at, inherited_event_count, own_from, event_count,
-                           title, model, cwd, origin, archived, created_at, updated_at, fork_request_id)
-     VALUES ($1, $2::jsonb, $3, $4, $5, $6, $5, $7, $8::jsonb, $9, $10, false, $11, $11, $12)
+                           title, model, cwd, origin, archived, created_at, updated_at, fork_request_id, mode)
+     VALUES ($1, $2::jsonb, $3, $4, $5, $6, $5, $7, $8::jsonb, $9, $10, false, $11, $11, $12, $13)
      ON CONFLICT DO NOTHING RETURNING id`,
     [
       row.id,
@@ -303,6 +308,7 @@ async function insertSessionRow(client: pg.PoolClient, row: NewSessionRow): Prom
       row.origin,
       row.createdAt,
       row.forkRequestId,
+      row.mode,
     ],
   )
   if (inserted.rowCount === 1) return
@@ -333,7 +339,7 @@ async function insertSessionRow(client: pg.PoolClient, row: NewSessionRow): Prom
 }
 
 function isMarker(type: string): boolean {
-  return type === 'session/title' || type === 'model/selection'
+  return type === 'session/title' || type === 'model/selection' || type === 'session/mode'
 }
 
 function lastData(batch: readonly QueuedEvent[], type: string): unknown {

@@ -66,7 +66,7 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
       expect(a.engine).toBe('postgres')
       expect(b.shared).toBe(true)
       const rows = await sql<{ version: number }>(url, 'SELECT version FROM tangent_migrations')
-      expect(rows.map((row) => row.version)).toEqual([1, 2])
+      expect(rows.map((row) => row.version)).toEqual([1, 2, 3])
     })
 
     it('one writer per session: a claim on B while A holds it is session-busy naming A', async () => {

@@ -11,8 +11,10 @@ import { DeleteDialog } from './delete-dialog.js'
 import { ErrorBanner } from './error-banner.js'
 import { ExplorationBoard } from './exploration-board.js'
 import { ExploreDialog } from './explore-dialog.js'
+import { ExportDialog } from './export-dialog.js'
 import { FolderBrowser } from './folder-browser.js'
 import { ForkDialog } from './fork-dialog.js'
+import { ImportDialog } from './import-dialog.js'
 import { LiveAnnouncer } from './live-announcer.js'
 import type { MemoryStorage } from './open-session-memory.js'
 import { RestoreDialog } from './restore-dialog.js'
@@ -124,6 +126,8 @@ export function App({ storage = null }: { storage?: MemoryStorage | null }) {
       {dialog?.kind === 'explore' ? <ExploreDialog dialog={dialog} /> : null}
       {dialog?.kind === 'delete' ? <DeleteDialog sessionId={dialog.sessionId} /> : null}
       {dialog?.kind === 'browse' ? <FolderBrowser dialog={dialog} /> : null}
+      {dialog?.kind === 'import' ? <ImportDialog /> : null}
+      {dialog?.kind === 'export' ? <ExportDialog sessionId={dialog.sessionId} /> : null}
       {conflict ? <RestoreDialog conflict={conflict} /> : null}
       <LiveAnnouncer />
     </div>

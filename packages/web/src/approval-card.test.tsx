@@ -22,6 +22,9 @@ describe('approval wording', () => {
     expect(answer({ decision: 'deny', reason: 'keep it' })).toBe('Denied: keep it')
     expect(answer({ decision: 'deny' })).toBe('Denied')
     expect(answer({ decision: 'deny', by: 'interrupted' })).toBe('Not answered: the Host stopped')
+    expect(answer({ decision: 'deny', by: 'hook', reason: 'closed' })).toBe(
+      'Denied by a preToolUse hook: closed',
+    )
   })
 
   it('shows the command or the path a call works on, else its input', () => {

@@ -254,6 +254,7 @@ export function ruleLabel(tool: string, pattern: string): string {
 export function answerText(answer: PermissionAnswer): string {
   const flag = answer.by === 'flag' ? ' (by a flag)' : ''
   if (answer.by === 'interrupted') return 'Not answered: the Host stopped'
+  if (answer.by === 'hook') return `Denied by a preToolUse hook${answer.reason ? `: ${answer.reason}` : ''}`
   if (answer.decision === 'once') return `Allowed once${flag}`
   if (answer.decision === 'always') {
     const rule = answer.rule ? `: ${ruleLabel(answer.rule.tool, answer.rule.pattern)}` : ''

@@ -133,6 +133,7 @@ const refusedPromptCodes: ReadonlySet<string> = new Set([
   'session-not-found',
   'model-unavailable',
   'invalid-model',
+  'images-unsupported',
   'invalid-params',
   'payload-too-large',
   'store-read-only',

@@ -3,6 +3,7 @@
 // box, sent when the turn ends, editable or cancelled until then). Holds the text of "Edit in new branch".
 import { type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { isOpenSessionRunning } from './host-state.js'
+import { ModePicker } from './mode-picker.js'
 import { ModelPicker } from './model-picker.js'
 import { useHost, useStore } from './use-host.js'
 
@@ -161,6 +162,7 @@ export function Composer() {
         />
         <div className="composer-bar">
           <ModelPicker />
+          <ModePicker />
           <span className="hint">
             {running ? 'Enter to queue' : 'Enter to send'} · Shift+Enter new line · Esc to stop
           </span>

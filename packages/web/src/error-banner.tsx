@@ -15,6 +15,7 @@ const shownNotices = 3
 const whatToDo: Record<string, string> = {
   'session-busy': 'Wait for its turn to end, or stop it (Esc), then try again.',
   'model-unavailable': 'Choose another model, or set the provider’s key and restart `tangent serve`.',
+  'images-unsupported': 'Choose a model that takes images, or send the message without them.',
   'invalid-model': 'Choose a model from the list.',
   'folder-not-found': 'Check the path, or pick the folder with Browse….',
   'session-not-found': 'It may have been deleted: pick another session in the sidebar.',

@@ -6,6 +6,7 @@ import type {
   CompareResult,
   HostInfo,
   SessionEvent,
+  SessionModeId,
   SessionSummary,
   SessionUsage,
   Workspace,
@@ -90,6 +91,10 @@ export type DialogState =
   | { readonly kind: 'explore'; readonly sessionId: string; readonly atSeq: number }
   /** The folder browser, starting at `path` (default: the Host's start folder). */
   | { readonly kind: 'browse'; readonly path?: string }
+  /** Import session files, or a tool's sessions of the open folder. */
+  | { readonly kind: 'import' }
+  /** Download the session as a bundle, Markdown, HTML or a file another agent resumes. */
+  | { readonly kind: 'export'; readonly sessionId: string }
 
 export interface HostState {
   readonly dialog: DialogState | null
@@ -140,6 +145,8 @@ export interface HostState {
   readonly jump: { readonly sessionId: string; readonly seq: number; readonly nonce: number } | null
   /** Model for the next new session when none is open. */
   readonly nextModel: string | null
+  /** Mode for the next new session when none is open (null: the default, `edit`). */
+  readonly nextMode: SessionModeId | null
 }
 
 export function initialHostState(openSessionId: string | null): HostState {
@@ -167,6 +174,7 @@ export function initialHostState(openSessionId: string | null): HostState {
     restoreConflict: null,
     jump: null,
     nextModel: null,
+    nextMode: null,
   }
 }
 

@@ -53,6 +53,7 @@ function session(id: string, workspaceId: string | null): SessionSummary {
     status: 'idle',
     eventCount: 0,
     model: null,
+    mode: 'edit',
     files: { mode: 'shared', path: '/p' },
   } as unknown as SessionSummary
 }

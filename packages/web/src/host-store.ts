@@ -12,6 +12,12 @@ import { ComposerStore } from './composer-store.js'
 import { ConnectionStore, type HostSnapshot } from './connection-store.js'
 import { ForkStore } from './fork-store.js'
 import type { DialogState, HostState, Notice } from './host-state.js'
+import {
+  type ExportedFile,
+  ImportExportStore,
+  type ImportOutcome,
+  type ImportTool,
+} from './import-export-store.js'
 import { NoticesStore } from './notices-store.js'
 import { OpenSessionMemory } from './open-session-memory.js'
 import { OpenSessionStore } from './open-session-store.js'
@@ -24,9 +30,11 @@ import { ViewStore } from './view-store.js'
 import type {
   BrowseResult,
   ExploreRequest,
+  ExportFormat,
   FileAcrossResult,
   ForkRequest,
   RpcClient,
+  SessionModeId,
   SessionSummary,
   Workspace,
 } from './wire.js'
@@ -52,6 +60,7 @@ export class HostStore {
   readonly #restore: RestoreStore
   readonly #compare: CompareStore
   readonly #board: BoardStore
+  readonly #importExport: ImportExportStore
 
   constructor(
     connect: () => RpcClient,
@@ -101,6 +110,7 @@ export class HostStore {
     this.#approvals = new ApprovalsStore(deps)
     this.#restore = restore
     this.#compare = new CompareStore({ ...deps, board })
+    this.#importExport = new ImportExportStore({ ...deps, sessions })
   }
 
   readonly getState = (): HostState => this.#state.get()
@@ -212,6 +222,20 @@ export class HostStore {
     return this.#workspaces.browse(path, hidden)
   }
 
+  // ---- import and export (import-export-store.ts) ----
+
+  importFiles(files: readonly { name: string; text: () => Promise<string> }[]): Promise<ImportOutcome[]> {
+    return this.#importExport.importFiles(files)
+  }
+
+  importFrom(tool: ImportTool, cwd: string): Promise<ImportOutcome> {
+    return this.#importExport.importFrom(tool, cwd)
+  }
+
+  exportSession(sessionId: string, format: ExportFormat, tree = false): Promise<ExportedFile> {
+    return this.#importExport.exportSession(sessionId, format, tree)
+  }
+
   // ---- sessions (sessions-store.ts, fork-store.ts) ----
 
   createSession(workspaceId: string | null): Promise<SessionSummary | null> {
@@ -239,6 +263,10 @@ export class HostStore {
 
   setModel(model: string): Promise<void> {
     return this.#sessions.setModel(model)
+  }
+
+  setMode(mode: SessionModeId): Promise<void> {
+    return this.#sessions.setMode(mode)
   }
 
   compact(sessionId: string): Promise<boolean> {

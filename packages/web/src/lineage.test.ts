@@ -18,6 +18,7 @@ function session(id: string, overrides: Partial<SessionSummary> = {}): SessionSu
     status: 'idle',
     archived: false,
     model: null,
+    mode: 'edit',
     files: { mode: 'shared', path: '/w', baseTree: null },
     ...overrides,
   }

@@ -1,4 +1,4 @@
-// The row menu of a session: Fork…, Rename, Compare, Archive/Unarchive, Delete….
+// The row menu of a session: Fork…, Rename, Compare, Archive/Unarchive, Export…, Delete….
 // A small popover at the button; Esc, Tab or a click elsewhere closes it. Arrow keys, Home
 // and End move through it. Focus goes back to the button that opened it, so a dialog opened
 // from the menu (Fork…, Delete…) gives focus back to that button too.
@@ -76,7 +76,7 @@ export function RowMenu(props: { sessionId: string; x: number; y: number; onClos
     action()
   }
   const left = Math.max(8, Math.min(props.x - 190, window.innerWidth - 200))
-  const top = Math.min(props.y + 4, window.innerHeight - 230)
+  const top = Math.min(props.y + 4, window.innerHeight - 260)
   const canCompareOpen = openSessionId !== null && openSessionId !== session.id
 
   return (
@@ -151,6 +151,14 @@ export function RowMenu(props: { sessionId: string; x: number; y: number; onClos
         })}
       >
         {session.archived ? 'Unarchive' : 'Archive'}
+      </button>
+      <button
+        type="button"
+        role="menuitem"
+        data-testid="menu-export"
+        onClick={act(() => store.openDialog({ kind: 'export', sessionId: session.id }))}
+      >
+        Export…
       </button>
       <hr />
       <button

@@ -1,6 +1,7 @@
 // The bar above the transcript: sidebar toggle (narrow windows), the open session's title,
-// lineage, file mode, status, and its context meter and cost.
+// lineage, file mode, status, mode (when not the default), and its context meter and cost.
 
+import { defaultSessionMode, sessionModes } from '@tangent/protocol'
 import { type Ref, useState } from 'react'
 import { ContextMeter } from './context-meter.js'
 import { FileBadge } from './file-badge.js'
@@ -100,6 +101,16 @@ export function SessionHeader({
             >
               {session.status}
             </span>
+            {session.mode !== defaultSessionMode ? (
+              // Not the default: say it where the session's state is, as the picker below does.
+              <span
+                className="status-pill"
+                data-testid="session-mode"
+                title={sessionModes.find((mode) => mode.id === session.mode)?.description}
+              >
+                {sessionModes.find((mode) => mode.id === session.mode)?.name ?? session.mode}
+              </span>
+            ) : null}
             {session.archived ? (
               // Archived while open (or opened from the archive): still usable, and it says so.
               <span className="status-pill" data-testid="session-archived">

@@ -1,11 +1,11 @@
 // The sessions this page knows (every one the Host lists, archived ones too) and the actions on
-// one: create, rename, archive, delete, its model, compaction. `treeVersion` is bumped only when
+// one: create, rename, archive, delete, its model and mode, compaction. `treeVersion` is bumped only when
 // the tree's shape can change (docs/architecture.md §8).
 import { RpcError } from '@tangent/protocol'
 import type { HostState } from './host-state.js'
 import type { StoreDeps } from './store-deps.js'
 import type { ViewStore } from './view-store.js'
-import type { SessionSummary } from './wire.js'
+import type { SessionModeId, SessionSummary } from './wire.js'
 import type { WorkspacesStore } from './workspaces-store.js'
 
 export interface SessionsDeps extends StoreDeps {
@@ -63,11 +63,13 @@ export class SessionsStore {
   async createSession(workspaceId: string | null): Promise<SessionSummary | null> {
     const client = this.#deps.client()
     try {
-      const model = this.#deps.state.get().nextModel
-      const session = await client.call('session.create', {
+      const { nextModel: model, nextMode: mode } = this.#deps.state.get()
+      let session = await client.call('session.create', {
         ...(workspaceId !== null ? { workspaceId } : {}),
         ...(model !== null ? { model } : {}),
       })
+      if (mode !== null && mode !== session.mode)
+        session = await client.call('session.setMode', { sessionId: session.id, mode })
       this.upsert(session)
       await this.#deps.openSession(session.id)
       return session
@@ -149,6 +151,20 @@ export class SessionsStore {
     }
     try {
       this.upsert(await this.#deps.client().call('session.setModel', { sessionId, model }))
+    } catch (error) {
+      this.#deps.notices.report(error)
+    }
+  }
+
+  /** The open session's mode (allowed while a turn runs), or (none open) the next new session's. */
+  async setMode(mode: SessionModeId): Promise<void> {
+    const sessionId = this.#deps.state.get().openSessionId
+    if (sessionId === null) {
+      this.#deps.state.set({ nextMode: mode })
+      return
+    }
+    try {
+      this.upsert(await this.#deps.client().call('session.setMode', { sessionId, mode }))
     } catch (error) {
       this.#deps.notices.report(error)
     }

@@ -1,5 +1,5 @@
 // The left column: connection state, "open folder" (a path, `~`, the start folder and recent
-// folders as suggestions, or Browse…), the lineage tree, the archive toggle.
+// folders as suggestions, or Browse…), the lineage tree, Import…, the archive toggle.
 
 import { type FormEvent, type Ref, useMemo, useState } from 'react'
 import { BranchIcon } from './icon.js'
@@ -137,6 +137,18 @@ export function Sidebar({
         />
       </div>
       <SessionTree onNavigate={onNavigate} filter={filter} />
+      <div className="sidebar-actions">
+        <button
+          type="button"
+          className="button"
+          data-testid="import-open"
+          disabled={connection !== 'open'}
+          title="Import session files, or another agent's sessions of this folder"
+          onClick={() => store.openDialog({ kind: 'import' })}
+        >
+          Import…
+        </button>
+      </div>
       <label className="sidebar-foot">
         <input
           type="checkbox"

@@ -62,12 +62,34 @@ describe('buildTranscript', () => {
     ])
   })
 
+  it('shows a mode divider for each mode change, between turns and inside one', () => {
+    const blocks = buildTranscript(
+      log(
+        ['model/selection', { provider: 'demo', model: 'scripted' }],
+        ['session/mode', { mode: 'plan' }],
+        ['turn/start', {}],
+        ['user/message', { content: [{ type: 'text', text: 'hi' }] }],
+        ['session/mode', { mode: 'ask' }],
+        ['turn/end', { reason: 'completed' }],
+      ),
+      0,
+    )
+    expect(blocks.map((b) => (b.kind === 'mode' ? `mode ${b.mode}` : b.kind))).toEqual([
+      'model',
+      'mode plan',
+      'turn',
+      'mode ask',
+    ])
+    const turn = blocks[2]
+    expect(turn?.kind === 'turn' && turn.turn.end?.reason).toBe('completed')
+  })
+
   it('groups turns with tool calls paired to results, changed files and end reasons', () => {
     const blocks = buildTranscript(twoTurns, 0)
     expect(blocks.map((b) => b.kind)).toEqual(['model', 'turn', 'turn'])
     const first = blocks[1]
     if (first?.kind !== 'turn') throw new Error('expected a turn')
-    expect(first.turn.user).toEqual({ seq: 2, text: 'list files' })
+    expect(first.turn.user).toEqual({ seq: 2, text: 'list files', images: [] })
     expect(first.turn.items.map((i) => i.kind)).toEqual(['text', 'tool', 'text'])
     const tool = first.turn.items[1]
     expect(tool?.kind === 'tool' && tool.result?.seq).toBe(5)
@@ -76,6 +98,34 @@ describe('buildTranscript', () => {
     const second = blocks[2]
     expect(second?.kind === 'turn' && second.turn.end?.reason).toBe('aborted')
     expect(openTurn(blocks)).toBeNull()
+  })
+
+  it('keeps the images of a user message apart from its text, and names other files', () => {
+    const blocks = buildTranscript(
+      log(
+        ['turn/start', {}],
+        [
+          'user/message',
+          {
+            content: [
+              { type: 'text', text: 'what is this?' },
+              { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+              { type: 'file', mediaType: 'image/svg+xml', data: 'PHN2Zy8+' },
+            ],
+          },
+        ],
+        ['turn/end', { reason: 'completed' }],
+      ),
+      0,
+    )
+    const turn = blocks[0]
+    if (turn?.kind !== 'turn') throw new Error('expected a turn')
+    // An SVG is never shown as an image (it can hold scripts): it is named.
+    expect(turn.turn.user).toEqual({
+      seq: 1,
+      text: 'what is this?\n[file image/svg+xml]',
+      images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }],
+    })
   })
 
   it('marks the fork point and inherited turns of a fork', () => {
@@ -306,6 +356,25 @@ describe('approvals', () => {
     ])
     expect(pendingApprovals(turn).map((item) => item.callId)).toEqual(['c2'])
     expect(awaitsApproval(asked)).toBe(true)
+  })
+
+  it('shows a preToolUse hook’s denial on its call, with nothing to wait for', () => {
+    const hooked = log(
+      ['turn/start', {}],
+      ['user/message', { content: [{ type: 'text', text: 'run: rm x' }] }],
+      ['assistant/message', { content: [call('h1', 'rm x')] }],
+      [
+        'permission/answered',
+        { callId: 'h1', decision: 'deny', reason: 'no', by: 'hook', hook: { command: 'g', source: 'c' } },
+      ],
+    )
+    const turn = turnOf(hooked)
+    expect(turn.items[0]).toMatchObject({
+      callId: 'h1',
+      permission: { seq: 3, answer: { decision: 'deny', reason: 'no', by: 'hook' } },
+    })
+    expect(pendingApprovals(turn)).toEqual([])
+    expect(awaitsApproval(hooked)).toBe(false)
   })
 
   it('waits no more once answered, or once the turn ended', () => {

@@ -40,7 +40,8 @@ export type TurnItem =
 
 export interface TurnModel {
   readonly startSeq: number
-  user: { readonly seq: number; readonly text: string } | null
+  /** The person's message: its text, and the images it carried (shown as thumbnails). */
+  user: { readonly seq: number; readonly text: string; readonly images: readonly UserImage[] } | null
   readonly items: TurnItem[]
   end: { readonly seq: number; readonly reason: string; readonly error: string | null } | null
   /** Paths changed by this turn's snapshots, in first-seen order. */
@@ -148,6 +149,8 @@ export type TranscriptBlock =
   | ExplorationModel
   | ContextModel
   | { readonly kind: 'model'; readonly seq: number; readonly model: string }
+  /** The session's mode from here on (`session/mode`; inside a turn it counts from the next tool call). */
+  | { readonly kind: 'mode'; readonly seq: number; readonly mode: string }
   | { readonly kind: 'fork-point'; readonly seq: number }
   | RestoreModel
 
@@ -246,7 +249,12 @@ export class TranscriptBuilder {
         this.#startTurn(event.seq)
         break
       case 'user/message':
-        if (this.#turn) this.#ownTurn(this.#turn).user = { seq: event.seq, text: partsText(data.content) }
+        if (this.#turn)
+          this.#ownTurn(this.#turn).user = {
+            seq: event.seq,
+            text: partsText(data.content),
+            images: imagesOf(data.content),
+          }
         break
       case 'assistant/message':
         if (this.#turn) this.#appendAssistant(this.#ownTurn(this.#turn), event.seq, data.content)
@@ -285,6 +293,9 @@ export class TranscriptBuilder {
         if (call?.permission) {
           const owned = this.#ownTool(call)
           owned.permission = { ...owned.permission!, answer: answerOf(event.seq, data) }
+        } else if (call && data.by === 'hook') {
+          // A preToolUse hook's denial: decided without a question (docs/architecture.md §12.7).
+          this.#ownTool(call).permission = { seq: event.seq, pattern: '', answer: answerOf(event.seq, data) }
         }
         break
       }
@@ -374,6 +385,9 @@ export class TranscriptBuilder {
         else this.#blocks.push(block)
         break
       }
+      case 'session/mode':
+        this.#blocks.push({ kind: 'mode', seq: event.seq, mode: String(data.mode) })
+        break
       default:
         break
     }
@@ -587,9 +601,32 @@ function partsText(content: unknown): string {
   for (const part of Array.isArray(content) ? content : []) {
     const p = asRecord(part)
     if (p.type === 'text' && typeof p.text === 'string') texts.push(p.text)
-    else if (p.type === 'file') texts.push(`[file ${String(p.mediaType)}]`)
+    // Images are shown by imagesOf; any other file is named.
+    else if (p.type === 'file' && !isShownImage(p)) texts.push(`[file ${String(p.mediaType)}]`)
   }
   return texts.join('\n')
+}
+
+/** An image of a user message: its media type (one a prompt takes) and base64 bytes. */
+export interface UserImage {
+  readonly mediaType: string
+  readonly data: string
+}
+
+/** The formats shown as images: those a prompt takes (never SVG, which can hold scripts). */
+const shownImageTypes: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+
+function isShownImage(part: Record<string, unknown>): boolean {
+  return (
+    typeof part.mediaType === 'string' && shownImageTypes.has(part.mediaType) && typeof part.data === 'string'
+  )
+}
+
+function imagesOf(content: unknown): UserImage[] {
+  return (Array.isArray(content) ? content : [])
+    .map(asRecord)
+    .filter((part) => part.type === 'file' && isShownImage(part))
+    .map((part) => ({ mediaType: String(part.mediaType), data: String(part.data) }))
 }
 
 function strings(value: unknown): string[] {

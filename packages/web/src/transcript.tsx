@@ -4,7 +4,7 @@
 // above; brings a seq into view on request. With no session open: a one-click start in the
 // selected workspace.
 
-import { formatUsage } from '@tangent/protocol'
+import { formatUsage, sessionModes } from '@tangent/protocol'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { subjectOf } from './approval-card.js'
@@ -209,6 +209,14 @@ export function Transcript() {
     }
     if (row.kind === 'exploration' || row.kind === 'kept' || row.kind === 'check') {
       return <ExplorationRow block={row} />
+    }
+    if (row.kind === 'mode') {
+      const mode = sessionModes.find((candidate) => candidate.id === row.mode)
+      return (
+        <div className="divider" data-testid="mode-divider" title={mode?.description}>
+          <span>mode {mode?.name ?? row.mode}</span>
+        </div>
+      )
     }
     if (row.kind === 'model') {
       return (

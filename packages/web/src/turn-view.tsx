@@ -14,6 +14,7 @@ import {
   type ToolItem,
   type TurnItem,
   type TurnModel,
+  type UserImage,
 } from './transcript-model.js'
 import { useStore } from './use-host.js'
 
@@ -58,7 +59,8 @@ export const TurnView = memo(function TurnView(props: {
           data-seq={turn.user.seq}
           {...(target === 'user' ? { 'data-jump-target': jumpSeq } : {})}
         >
-          <div className="message-body">{userText}</div>
+          {userText === '' ? null : <div className="message-body">{userText}</div>}
+          {turn.user.images.length > 0 ? <UserImages images={turn.user.images} /> : null}
           <div className="message-actions">
             <button
               type="button"
@@ -251,4 +253,29 @@ function jumpTargetOf(turn: TurnModel, seq: number): TurnItem | 'user' | 'turn' 
   }
   if (before) return before
   return turn.user && seq >= turn.user.seq ? 'user' : 'turn'
+}
+
+/**
+ * The images a message carried, as thumbnails. Not links: browsers do not open a data: URL in
+ * a tab of its own.
+ */
+function UserImages(props: { images: readonly UserImage[] }) {
+  return (
+    <div className="message-images" data-testid="user-images">
+      {props.images.map((image, index) => {
+        const label = `Image ${index + 1} (${image.mediaType})`
+        return (
+          <img
+            // biome-ignore lint/suspicious/noArrayIndexKey: a message's images never reorder
+            key={index}
+            className="message-image"
+            src={`data:${image.mediaType};base64,${image.data}`}
+            alt={label}
+            title={label}
+            data-media-type={image.mediaType}
+          />
+        )
+      })}
+    </div>
+  )
 }

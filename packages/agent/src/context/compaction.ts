@@ -13,6 +13,7 @@ import {
 import { aiSdk } from '../model-step.js'
 import { replayMessages } from '../replay-messages.js'
 import { compactionRequest, compactionSystemPrompt } from './compaction-request.js'
+import { estimatedChars } from './estimated-chars.js'
 
 /** Fraction of the context window past which a turn compacts first. */
 export const defaultCompactionThreshold = 0.8
@@ -44,7 +45,7 @@ export function estimateContextTokens(events: readonly SessionEvent[], baseChars
       if (usage?.inputTokens !== undefined)
         return usage.inputTokens + (usage.outputTokens ?? 0) + tokensOfChars(chars)
     }
-    if (replayedTypes.has(event.type)) chars += JSON.stringify(event.data).length
+    if (replayedTypes.has(event.type)) chars += estimatedChars(event.data)
   }
   return tokensOfChars(chars + baseChars)
 }
@@ -105,7 +106,7 @@ export async function compactHistory(request: CompactionRequest): Promise<Sessio
   if (summary === '') throw new Error(`${request.modelId} answered the summary request with no text.`)
   let keptChars = compactionPreamble(summary).length + request.system.length
   for (const event of session.events.slice(throughSeq + 1)) {
-    if (replayedTypes.has(event.type)) keptChars += JSON.stringify(event.data).length
+    if (replayedTypes.has(event.type)) keptChars += estimatedChars(event.data)
   }
   const usage = result.usage
   const data: CompactionData = {

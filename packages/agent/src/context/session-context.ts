@@ -14,6 +14,7 @@ import {
 } from './compaction.js'
 import { readInstructionFiles } from './instruction-files.js'
 import { recordInstructions, systemPromptWithInstructions } from './instructions.js'
+import { systemPromptWithMode } from './mode-prompt.js'
 
 export interface SessionContextOptions {
   session: Session
@@ -45,9 +46,10 @@ export class SessionContext {
   /** The base prompt plus the instructions the log recorded last (never read from disk here). */
   systemPrompt(): string {
     const recorded = this.#options.session.latestOfType('context/instructions')?.data
-    return systemPromptWithInstructions(
-      this.#options.system,
-      (recorded as InstructionsData | undefined) ?? null,
+    // The mode last: it can change between calls of one turn, the instructions only at its start.
+    return systemPromptWithMode(
+      systemPromptWithInstructions(this.#options.system, (recorded as InstructionsData | undefined) ?? null),
+      this.#options.session.mode,
     )
   }
 

@@ -5,6 +5,7 @@ import {
   type PermissionAnsweredData,
   type PermissionDecision,
   type Session,
+  type SessionModeId,
   TangentError,
 } from '@tangent/core'
 import type { PermissionVerdict } from './policy.js'
@@ -23,6 +24,8 @@ export type PermissionDecider = (request: {
   input: unknown
   /** The session's own `always` rules (sessionPermissionRules). */
   sessionRules: readonly { tool: string; pattern: string }[]
+  /** The session's mode when the call is decided (`Session.mode`: a change mid-turn counts from the next call). */
+  mode: SessionModeId
   cwd: string
 }) => Promise<PermissionVerdict>
 

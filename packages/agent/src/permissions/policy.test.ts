@@ -215,3 +215,107 @@ describe('decidePermission', () => {
     expect(globToRegExp('a.txt').test('abtxt')).toBe(false)
   })
 })
+
+describe('session modes', () => {
+  const free: DecideContext = { ...guarded, defaults: 'free' }
+  const decide = (toolName: string, input: unknown, context: Partial<DecideContext>) =>
+    decidePermission(toolName, input, { ...guarded, ...context })
+
+  it('edit (and no mode) is the policy as it is', () => {
+    for (const mode of [undefined, 'edit'] as const) {
+      const context = mode ? { mode } : {}
+      expect(decide('write', { path: 'a.txt' }, context).action).toBe('allow')
+      expect(decide('bash', { command: 'npm test' }, context).action).toBe('ask')
+      expect(decide('bash', { command: 'npm test' }, { ...free, ...context }).action).toBe('allow')
+      expect(decide('mcp__github__create_issue', {}, context).action).toBe('ask')
+    }
+  })
+
+  it('ask: what only the defaults allowed asks, the demo model’s `free` defaults too; reads still run', () => {
+    for (const defaults of ['free', 'guarded'] as const) {
+      const context = { mode: 'ask' as const, defaults, bashSandboxed: true }
+      for (const [tool, input] of [
+        ['write', { path: 'a.txt' }],
+        ['edit', { path: 'src/b.ts' }],
+        ['bash', { command: 'ls' }],
+        ['task', { prompt: 'x' }],
+        ['mcp__github__create_issue', { title: 'x' }],
+      ] as const) {
+        const verdict = decide(tool, input, context)
+        expect(verdict.action, `${tool} ${defaults}`).toBe('ask')
+        expect(verdict.reason).toContain('ask mode')
+      }
+      for (const tool of ['read', 'list', 'grep'])
+        expect(decide(tool, { path: '.' }, context).action, tool).toBe('allow')
+    }
+  })
+
+  it('ask: a config allow rule and an `always` answer still allow; deny rules and .git still win', () => {
+    const rules = rulesOf(
+      { write: { 'docs/**': 'allow', 'secret/**': 'deny' }, bash: { 'npm test': 'allow' } },
+      'user config',
+    )
+    const context = { mode: 'ask' as const, rules }
+    expect(decide('write', { path: 'docs/a.md' }, context).action).toBe('allow')
+    expect(decide('write', { path: 'src/a.ts' }, context).action).toBe('ask')
+    expect(decide('bash', { command: 'npm test' }, context).action).toBe('allow')
+    expect(decide('bash', { command: 'npm test && rm -rf x' }, context).action).toBe('ask')
+    expect(decide('write', { path: 'secret/k' }, context).action).toBe('deny')
+    const sessionRules = [
+      { tool: 'edit', pattern: '**' },
+      { tool: 'bash', pattern: 'git status' },
+    ]
+    expect(decide('edit', { path: 'x.ts' }, { ...context, sessionRules }).action).toBe('allow')
+    expect(decide('bash', { command: 'git status' }, { ...context, sessionRules }).action).toBe('allow')
+    expect(decide('edit', { path: '.git/config' }, { ...context, sessionRules }).action).toBe('ask')
+    expect(decide('write', { path: '.tangent/config.json' }, { ...context, sessionRules }).action).toBe('ask')
+  })
+
+  it('plan: only read, list and grep run; every other tool is refused with how to switch', () => {
+    for (const defaults of ['free', 'guarded'] as const) {
+      const context = { mode: 'plan' as const, defaults, bashSandboxed: true }
+      for (const [tool, input] of [
+        ['write', { path: 'a.txt', content: '' }],
+        ['edit', { path: 'a.txt' }],
+        ['bash', { command: 'ls' }],
+        ['task', { prompt: 'go' }],
+        ['mcp__github__create_issue', {}],
+        ['compare', {}],
+      ] as const) {
+        const verdict = decide(tool, input, context)
+        expect(verdict.action, `${tool} ${defaults}`).toBe('deny')
+        expect(verdict.reason).toContain('plan mode')
+        expect(verdict.reason).toContain('/mode edit')
+      }
+      expect(decide('read', { path: 'a.txt' }, context).action).toBe('allow')
+      expect(decide('grep', { path: 'src', pattern: 'x' }, context).action).toBe('allow')
+      expect(decide('list', { path: '.' }, context).action).toBe('allow')
+    }
+  })
+
+  it('plan: no rule, `always` answer or spelling lets a change through', () => {
+    const rules = rulesOf(
+      { '*': 'allow', bash: 'allow', 'mcp__*': 'allow', write: { '**': 'allow' } },
+      'user config',
+    )
+    const sessionRules = [
+      { tool: 'write', pattern: '**' },
+      { tool: 'edit', pattern: '**' },
+      { tool: 'bash', pattern: '*' },
+      { tool: 'mcp__fs__read', pattern: '**' },
+    ]
+    const context = { mode: 'plan' as const, defaults: 'free' as const, rules, sessionRules }
+    // Read-only-looking bash is still bash: wrappers, pipes and plain `cat` are all refused.
+    for (const command of ['cat a.txt', 'bash -c "cat a"', 'env ls', 'ls | tee out', 'git status', 'true'])
+      expect(decide('bash', { command }, context).action, command).toBe('deny')
+    // An MCP tool whose name ends like a read tool is not one; nor is a name that differs in case.
+    for (const tool of ['mcp__fs__read', 'mcp__fs__list', 'Read', 'read ', 'READ'])
+      expect(decide(tool, { path: 'a' }, context).action, tool).toBe('deny')
+    expect(decide('write', { path: 'a.txt' }, context).action).toBe('deny')
+    expect(decide('edit', { path: 'a.txt' }, context).action).toBe('deny')
+    // A deny rule on a read tool still denies in plan mode.
+    const deny = rulesOf({ read: { 'secret/**': 'deny' } }, 'project')
+    expect(decide('read', { path: 'secret/k' }, { mode: 'plan', rules: deny }).action).toBe('deny')
+    expect(decide('read', { path: 'open/k' }, { mode: 'plan', rules: deny }).action).toBe('allow')
+  })
+})

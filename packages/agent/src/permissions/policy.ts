@@ -2,10 +2,12 @@
 // `deny`, from rules given by the user config, the project config, run flags and the session's
 // own "always" answers (events in its log, so a fork inherits exactly those before its point).
 import path from 'node:path'
+import type { SessionModeId } from '@tangent/core'
 import { analyzeBashCommand, type BashCommandLine } from './bash-command.js'
 import {
   allowPatternCovers,
   allowPatternCoversCommand,
+  exactLinePattern,
   proposeBashPattern,
   restrictivePatternMatches,
   restrictivePatternMatchesCommand,
@@ -60,6 +62,12 @@ export interface DecideContext {
    * to `cwd`, written to only when asked, like `.git`.
    */
   gitDirectories?: readonly string[]
+  /**
+   * The session's mode (absent: `edit`). `plan` refuses every tool but read, list and grep, whatever
+   * a rule or `always` answer says; `ask` makes every other tool ask where only the defaults would
+   * allow it; `edit` is the policy as it is.
+   */
+  mode?: SessionModeId
 }
 
 const readTools = new Set(['read', 'list', 'grep'])
@@ -79,6 +87,8 @@ export function decidePermission(
   context: DecideContext,
 ): PermissionVerdict {
   const subject = permissionSubject(toolName, input)
+  // Plan mode before anything else: no rule, `always` answer or default can allow a change.
+  if (context.mode === 'plan' && !readTools.has(toolName)) return planModeRefusal(toolName, subject)
   if (toolName === 'bash') return decideBash(subject, context)
   const pattern = '**'
   const verdict = (action: PermissionAction, reason: string): PermissionVerdict => ({
@@ -87,6 +97,16 @@ export function decidePermission(
     reason,
   })
   return decideOtherTool(toolName, subject, context, verdict)
+}
+
+function planModeRefusal(toolName: string, subject: string): PermissionVerdict {
+  return {
+    action: 'deny',
+    pattern: toolName === 'bash' ? exactLinePattern(subject) : '**',
+    reason:
+      `the session is in plan mode (read-only): only read, list and grep run, so ${toolName} may not. ` +
+      'Describe the change instead; the user switches modes to let it run (`tangent mode SESSION edit`, `/mode edit`, or the mode picker)',
+  }
 }
 
 /** File tools and the rest (MCP): deny, the repository's machinery, `always` answers, rules, defaults. */
@@ -147,6 +167,8 @@ function decideOtherTool(
         )
   if (askedAsWritten?.action === 'ask') return decided('ask', ruleReason(askedAsWritten))
   if (rule) return decided(rule.action, ruleReason(rule))
+  if (context.mode === 'ask' && !readTools.has(toolName))
+    return decided('ask', `${toolName} asks first: the session is in ask mode`)
   if (context.defaults === 'free') return decided('allow', 'the demo model runs freely')
   if (readTools.has(toolName) || toolName === 'write' || toolName === 'edit')
     return decided('allow', `${toolName} inside the session's directory is allowed by default`)
@@ -257,6 +279,7 @@ function bashDefault(
   analysis: BashCommandLine,
   verdict: (action: PermissionAction, reason: string) => PermissionVerdict,
 ): PermissionVerdict {
+  if (context.mode === 'ask') return verdict('ask', 'bash asks first: the session is in ask mode')
   if (context.defaults === 'free') return verdict('allow', 'the demo model runs freely')
   if (context.bashSandboxed) return verdict('allow', 'bash runs in the sandbox')
   if (analysis.opaque !== null)

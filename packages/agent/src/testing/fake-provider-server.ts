@@ -9,6 +9,8 @@ export interface FakeReply {
   status?: number
   /** A JSON body (for errors). */
   json?: unknown
+  /** More response headers (e.g. `retry-after-ms`, which sets the client's wait before a retry). */
+  headers?: Record<string, string>
   /** SSE frames, each already formatted (`data: …\n\n`). */
   frames?: string[]
   /** After the frames: destroy the socket (a cut) or keep the response open (until the client leaves). */
@@ -48,11 +50,15 @@ export async function startFakeProviderServer(replies: FakeReply[]): Promise<Fak
         json: { error: { message: 'fake server: no reply queued' } },
       }
       if (reply.json !== undefined) {
-        res.writeHead(reply.status ?? 500, { 'content-type': 'application/json' })
+        res.writeHead(reply.status ?? 500, { ...reply.headers, 'content-type': 'application/json' })
         res.end(JSON.stringify(reply.json))
         return
       }
-      res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      res.writeHead(reply.status ?? 200, {
+        ...reply.headers,
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+      })
       for (const frame of reply.frames ?? []) res.write(frame)
       if (reply.after === 'cut') setTimeout(() => res.socket?.destroy(), 20)
       else if (reply.after !== 'hang') res.end()

@@ -24,13 +24,49 @@ export interface ToolContext {
    * beneath the decided path; a deny rule on it leaves it out).
    */
   readonly checkRealPath?: (relativeRealPath: string, access: PathAccess, walked?: boolean) => Promise<void>
+  /**
+   * The text a client holds for a file (an editor's unsaved buffer, docs/architecture.md §6.1),
+   * asked by `read` only after the path was confined and checked like any read.
+   */
+  readonly fileSource?: FileSource
 }
+
+/** What a file source answered: the file's text, or none (read the disk), with why when it failed. */
+export type FileSourceAnswer = { readonly text: string } | { readonly text: null; readonly note?: string }
+
+/**
+ * Asks the client attached to the session for the text of the file at `absolutePath`.
+ * Contract: never throws; honours `signal`; a failure or a silence answers `{text: null, note}`.
+ */
+export type FileSource = (absolutePath: string, signal: AbortSignal) => Promise<FileSourceAnswer>
 
 export interface ToolOutcome {
   /** Text for the model (and the log). */
   readonly output: string
   /** True when the tool ran but failed (e.g. a command exited non-zero). */
   readonly isError?: boolean
+  /**
+   * `write` and `edit`: the file before and after (`oldText` null for a new file), for clients to
+   * show the change (ACP `diff` content). Logged in `tool/result.diff`; never shown to the model.
+   */
+  readonly diff?: FileDiff
+}
+
+/** A file's whole text before and after a tool changed it; `path` relative to the cwd. */
+export interface FileDiff {
+  readonly path: string
+  readonly oldText: string | null
+  readonly newText: string
+}
+
+/** The largest diff (both texts, in UTF-16 units) a `tool/result` keeps: a bigger one is left out. */
+export const maxLoggedDiffChars = 256 * 1024
+
+/** The diff to log, or undefined when it would be too large (or is not text). */
+export function loggedDiff(path: string, oldText: string | null, newText: string): FileDiff | undefined {
+  if ((oldText?.length ?? 0) + newText.length > maxLoggedDiffChars) return undefined
+  if (oldText?.includes('\u0000') || newText.includes('\u0000')) return undefined
+  return { path, oldText, newText }
 }
 
 export interface AgentTool<Input = unknown> {

@@ -3,7 +3,7 @@ import { constants } from 'node:fs'
 import { TangentError } from '@tangent/core'
 import { z } from 'zod'
 import { openConfined } from '../confine-path.js'
-import { defineTool } from './agent-tool.js'
+import { defineTool, loggedDiff } from './agent-tool.js'
 import { readAll, replacedLinkNote, writeFileInPlace } from './write-file.js'
 
 export const EditInput = z.object({
@@ -51,10 +51,13 @@ export const editTool = defineTool<EditInput>({
       }
       // split/join, not String.replace: `$` in newText must stay literal. Never written through
       // a hard link to a file elsewhere (write-file.ts).
-      const written = await writeFileInPlace(target, text.split(input.oldText).join(input.newText))
+      const after = text.split(input.oldText).join(input.newText)
+      const written = await writeFileInPlace(target, after)
       const note = written.replacedLink ? replacedLinkNote(relative) : ''
+      const diff = loggedDiff(relative, text, after)
       return {
         output: `Edited ${relative}: replaced ${count} occurrence${count === 1 ? '' : 's'}.${note}`,
+        ...(diff ? { diff } : {}),
       }
     } finally {
       await target.close()

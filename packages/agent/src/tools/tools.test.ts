@@ -27,6 +27,7 @@ describe('write and read', () => {
   it('writes (creating directories), appends and reads back, with line ranges', async () => {
     expect(await run(writeTool, { path: 'dir/f.txt', content: 'one\ntwo\n' })).toEqual({
       output: 'Wrote dir/f.txt (8 bytes).',
+      diff: { path: 'dir/f.txt', oldText: null, newText: 'one\ntwo\n' },
     })
     expect((await run(writeTool, { path: 'dir/f.txt', content: 'three\n', append: true })).output).toBe(
       'Appended 6 bytes to dir/f.txt (now 14 bytes).',
@@ -67,6 +68,67 @@ describe('write and read', () => {
     await expect(run(readTool, { path: 'd' })).rejects.toThrow(/is a directory: use the list tool/)
     fs.writeFileSync(path.join(cwd, 'bin'), Buffer.from([1, 0, 2]))
     expect((await run(readTool, { path: 'bin' })).output).toBe('bin is a binary file (3 bytes); not shown.')
+  })
+
+  it('reads a file source’s text in place of the disk’s, with line ranges; a note when it has none', async () => {
+    fs.mkdirSync(path.join(cwd, 'd'))
+    fs.writeFileSync(path.join(cwd, 'd', 'f.txt'), 'disk\n')
+    fs.writeFileSync(path.join(cwd, 'g.txt'), 'g on disk\n')
+    const asked: string[] = []
+    context = {
+      ...context,
+      fileSource: async (absolutePath) => {
+        asked.push(absolutePath)
+        if (absolutePath.endsWith('f.txt')) return { text: 'one\ntwo\nthree\n' }
+        return { text: null, note: 'the editor did not answer' }
+      },
+    }
+    expect((await run(readTool, { path: 'd/f.txt' })).output).toBe('one\ntwo\nthree\n')
+    expect((await run(readTool, { path: './d/../d/f.txt', offset: 2, limit: 1 })).output).toBe('two')
+    expect((await run(readTool, { path: 'g.txt' })).output).toBe('g on disk\n\n[the editor did not answer]')
+    await expect(run(readTool, { path: 'd' })).rejects.toThrow(/is a directory/)
+    await expect(run(readTool, { path: 'missing.txt' })).rejects.toThrow()
+    // Named as the file inside the folder, whatever path the model wrote.
+    expect(asked).toEqual([path.join(cwd, 'd/f.txt'), path.join(cwd, 'd/f.txt'), path.join(cwd, 'g.txt')])
+  })
+})
+
+describe('the diff a write or edit reports (tool/result.diff)', () => {
+  it('holds the whole file before and after: created, replaced, appended, edited, emptied', async () => {
+    expect((await run(writeTool, { path: 'a.txt', content: 'one\n' })).diff).toEqual({
+      path: 'a.txt',
+      oldText: null,
+      newText: 'one\n',
+    })
+    expect((await run(writeTool, { path: 'a.txt', content: 'two\n' })).diff).toEqual({
+      path: 'a.txt',
+      oldText: 'one\n',
+      newText: 'two\n',
+    })
+    expect((await run(writeTool, { path: 'a.txt', content: 'three\n', append: true })).diff).toEqual({
+      path: 'a.txt',
+      oldText: 'two\n',
+      newText: 'two\nthree\n',
+    })
+    expect((await run(editTool, { path: 'a.txt', oldText: 'three', newText: '3' })).diff).toEqual({
+      path: 'a.txt',
+      oldText: 'two\nthree\n',
+      newText: 'two\n3\n',
+    })
+    // An existing empty file is not a new one.
+    fs.writeFileSync(path.join(cwd, 'empty.txt'), '')
+    expect((await run(writeTool, { path: 'empty.txt', content: 'x' })).diff?.oldText).toBe('')
+  })
+
+  it('leaves out a diff too large to log, or of a file that is not text; the write still happens', async () => {
+    const big = 'x'.repeat(200 * 1024)
+    fs.writeFileSync(path.join(cwd, 'big.txt'), big)
+    const result = await run(writeTool, { path: 'big.txt', content: big })
+    expect(result.output).toBe(`Wrote big.txt (${big.length} bytes).`)
+    expect(result.diff).toBeUndefined()
+    fs.writeFileSync(path.join(cwd, 'bin.dat'), Buffer.from([0, 1, 2]))
+    expect((await run(writeTool, { path: 'bin.dat', content: 'text' })).diff).toBeUndefined()
+    expect(fs.readFileSync(path.join(cwd, 'bin.dat'), 'utf8')).toBe('text')
   })
 })
 

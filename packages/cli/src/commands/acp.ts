@@ -18,6 +18,10 @@ export function registerAcpCommand(program: Command, context: CliContext): void 
       console.info = console.log
       // The ACP SDK is loaded here, not when the CLI starts: other commands never need it.
       const { createAcpAgent, serveAcp } = await import('../acp/acp-agent.js')
+      // The client owns cancelling (session/cancel) and ending (closing stdin, then SIGTERM): a
+      // Ctrl-C in the client's terminal reaches its whole process group, this agent too, and must
+      // not kill the agent under a client that is about to cancel the turn through the protocol.
+      process.on('SIGINT', () => log('tangent acp: SIGINT ignored (the client cancels turns through ACP)'))
       const backend = await openBackend(context, { reopen: true })
       try {
         const agent = createAcpAgent(backend, { version: program.version() ?? '0', log })

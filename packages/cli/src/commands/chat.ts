@@ -1,6 +1,7 @@
 // `tangent chat [ID]`: an interactive conversation with streaming answers, Ctrl-C to abort
 // a turn, single-key approvals, and slash commands to fork, restore, compare, explore and keep.
 import type { Interface } from 'node:readline'
+import { defaultSessionMode, type SessionModeId } from '@tangent/protocol'
 import type { Command } from 'commander'
 import {
   type ApprovalFlags,
@@ -11,11 +12,12 @@ import {
   parseDecision,
   questionHint,
 } from '../approvals.js'
-import type { Backend, CompareResult } from '../backend.js'
+import type { Backend, PromptImage } from '../backend.js'
 import { chatHelp, parseSlashCommand } from '../chat-slash.js'
 import { describeFailure, formatFailure, UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { latestSessionIn } from '../continue-session.js'
+import { readImageFiles } from '../image-files.js'
 import { assertMessageFits } from '../input-limits.js'
 import { assertModelAvailable } from '../model-available.js'
 import { withBackend } from '../open-backend.js'
@@ -23,12 +25,12 @@ import { renderSessionTree } from '../render/session-tree.js'
 import { type Style, safeLine, safeText, styleFor, titleOf } from '../render/style.js'
 import { renderTranscript } from '../render/transcript.js'
 import { sharedActivityWarning, TurnPrinter } from '../render/turn-printer.js'
-import { describeCompaction } from './compact.js'
-import { keepLines } from './keep.js'
+import { isSessionCommand, runSessionCommand } from '../session-commands.js'
+import { modeLabel, modeListLines } from '../session-mode-text.js'
 import { existingDirectory, titleFrom } from './run.js'
 
 interface ChatFlags extends ApprovalFlags {
-  continue?: boolean
+  continue?: boolean | undefined
   cwd?: string
   model?: string
 }
@@ -51,16 +53,24 @@ export function registerChatCommand(program: Command, context: CliContext): void
     .action(async (id: string | undefined, flags: ChatFlags) => {
       if (id !== undefined && flags.continue)
         throw new UsageError('chat takes a session ID or --continue, not both')
-      const cwd = existingDirectory(context, flags.cwd)
-      await withBackend(context, { reopen: true }, async (backend) => {
-        let current: string | null = null
-        if (flags.continue) current = await latestSessionIn(backend, cwd)
-        else if (id !== undefined) current = await backend.resolveSession(id)
-        // The model of the session the first message makes: refused now, not after making it.
-        if (current === null && flags.model !== undefined) await assertModelAvailable(backend, flags.model)
-        await new ChatLoop(context, backend, { current, cwd, model: flags.model, flags }).run()
-      })
+      await runChat(context, { ...flags, id })
     })
+}
+
+/** The chat loop on session `id` (or the folder's latest with `continue`, or a new one): also `tangent tui --plain`. */
+export async function runChat(
+  context: CliContext,
+  flags: ChatFlags & { id?: string | undefined },
+): Promise<void> {
+  const cwd = existingDirectory(context, flags.cwd)
+  await withBackend(context, { reopen: true }, async (backend) => {
+    let current: string | null = null
+    if (flags.continue) current = await latestSessionIn(backend, cwd)
+    else if (flags.id !== undefined) current = await backend.resolveSession(flags.id)
+    // The model of the session the first message makes: refused now, not after making it.
+    if (current === null && flags.model !== undefined) await assertModelAvailable(backend, flags.model)
+    await new ChatLoop(context, backend, { current, cwd, model: flags.model, flags }).run()
+  })
 }
 
 class ChatLoop {
@@ -71,8 +81,12 @@ class ChatLoop {
   #current: string | null
   /** Model for the session chat creates on the first message. */
   #model: string | undefined
+  /** The mode a session made by the first message gets (`/mode` before it). */
+  #mode: SessionModeId = defaultSessionMode
   /** Lines typed (or piped) while another is handled wait here, in order. */
   readonly #queue: string[] = []
+  /** Images `/image` attached, sent with the next message (then dropped, sent or refused). */
+  #images: PromptImage[] = []
   /** The queue is being worked through; resolves when it is empty (never rejects). */
   #draining: Promise<void> | null = null
   /** A turn is running: Ctrl-C aborts it. */
@@ -334,6 +348,7 @@ class ChatLoop {
         title: titleFrom(text),
       })
       this.#current = created.id
+      if (this.#mode !== created.mode) await this.#backend.setMode(created.id, this.#mode)
       this.#print(this.#style.dim(`(session ${created.id})`))
     }
     const printer = new TurnPrinter(this.#context.stdout, this.#context.stderr, this.#style)
@@ -347,10 +362,13 @@ class ChatLoop {
         onSharedActivity: (activity: { cwd: string; sessionIds: string[] }) =>
           this.#above(sharedActivityWarning(activity, this.#style), this.#context.stderr),
       }
+      const images = this.#images
+      this.#images = []
       const result = await this.#backend.prompt(
         this.#current,
         text,
         this.#approver.observe(this.#current, observer),
+        { images },
       )
       this.#print(this.#style.dim(`  seq ${result.turnStartSeq}–${result.turnEndSeq}`))
     } finally {
@@ -365,6 +383,17 @@ class ChatLoop {
     const command = parseSlashCommand(line)
     if ('error' in command) {
       this.#print(this.#style.yellow(command.error))
+      return false
+    }
+    if (isSessionCommand(command)) {
+      const result = await runSessionCommand(this.#backend, this.#current, command, {
+        style: this.#style,
+        frontEnd: 'chat',
+      })
+      // A failure goes where chat's failures go: stderr.
+      const stream = result.outcome === 'failed' ? this.#context.stderr : this.#context.stdout
+      stream.write(`${result.text}\n`)
+      if (result.switchTo !== undefined) this.#current = result.switchTo
       return false
     }
     switch (command.name) {
@@ -390,6 +419,16 @@ class ChatLoop {
         )
         return false
       }
+      case 'image': {
+        this.#images.push(...readImageFiles([command.file], this.#context.cwd, '/image'))
+        const count = this.#images.length
+        this.#print(
+          this.#style.dim(
+            `${this.#images.at(-1)!.mediaType} attached: ${count} image${count === 1 ? ' goes' : 's go'} with your next message.`,
+          ),
+        )
+        return false
+      }
       case 'model':
         if (this.#current === null) {
           await assertModelAvailable(this.#backend, command.model)
@@ -397,12 +436,19 @@ class ChatLoop {
         } else await this.#backend.setModel(this.#current, command.model)
         this.#print(`Model: ${safeLine(command.model)}`)
         return false
-      case 'compact': {
-        if (this.#current === null) {
-          this.#print(this.#style.yellow('Nothing to compact yet: send a message first.'))
+      case 'mode': {
+        if (command.mode === undefined) {
+          const current =
+            this.#current === null
+              ? this.#mode
+              : (await this.#backend.getSession(this.#current, Number.MAX_SAFE_INTEGER)).session.mode
+          this.#print([`Mode: ${modeLabel(current)}`, ...modeListLines(current)].join('\n'))
           return false
         }
-        this.#print(describeCompaction(this.#current, await this.#backend.compact(this.#current)))
+        // Before the first message there is no session yet: the mode is set when it is made.
+        if (this.#current === null) this.#mode = command.mode
+        else await this.#backend.setMode(this.#current, command.mode)
+        this.#print(`Mode: ${modeLabel(command.mode)}`)
         return false
       }
       case 'show': {
@@ -413,88 +459,6 @@ class ChatLoop {
         }
         const { session, events, usage } = await this.#backend.getSession(id)
         this.#print(renderTranscript(session, events, this.#style, usage).join('\n'))
-        return false
-      }
-      case 'restore':
-      case 'undo': {
-        if (this.#current === null) {
-          this.#print(this.#style.yellow(`Nothing to ${command.name} yet: send a message first.`))
-          return false
-        }
-        const result =
-          command.name === 'restore'
-            ? await this.#backend.restore(this.#current, command.seq, false)
-            : await this.#backend.undoRestore(this.#current, command.seq, false)
-        const paths = safeLine(result.restored.join(', '))
-        this.#print(
-          result.restored.length === 0
-            ? command.name === 'undo'
-              ? 'Nothing to undo: no file to write back.'
-              : `Nothing to restore: the files this session changed after seq ${command.seq} are already as they were there.`
-            : command.name === 'undo'
-              ? `Undid the restore: put back ${result.restored.length} path(s): ${paths}`
-              : `Restored ${result.restored.length} path(s) to seq ${command.seq}: ${paths}${result.seq !== undefined ? ` (undo with /undo ${result.seq})` : ''}`,
-        )
-        return false
-      }
-      case 'diff': {
-        if (this.#current === null) {
-          this.#print(this.#style.yellow('Nothing to compare yet: send a message first.'))
-          return false
-        }
-        const other = await this.#backend.resolveSession(command.id)
-        this.#print(
-          diffSummary(this.#current, other, await this.#backend.compare(this.#current, other), this.#style),
-        )
-        return false
-      }
-      case 'explore': {
-        if (this.#current === null) {
-          this.#print(this.#style.yellow('Nothing to explore from yet: send a message first.'))
-          return false
-        }
-        const explored = await this.#backend.explore({
-          sessionId: this.#current,
-          branches: command.prompts.map((prompt) => ({ prompt })),
-        })
-        this.#print(
-          [
-            `Trying ${explored.sessions.length} ways from ${this.#current} (each in its own worktree; their turns run now):`,
-            ...explored.sessions.map(
-              (session) =>
-                `  ${session.exploration?.label ?? '?'} ${this.#style.cyan(session.id)} ${titleOf(session)}`,
-            ),
-            this.#style.dim('/show ID to read a branch, /keep ID to keep one, /switch ID to go on in it'),
-          ].join('\n'),
-        )
-        return false
-      }
-      case 'keep': {
-        const id = await this.#backend.resolveSession(command.id)
-        const result = await this.#backend.keep(id, true)
-        this.#print(
-          keepLines(result, this.#style)
-            .join('\n')
-            .replace(
-              `tangent restore ${result.parent} --undo ${result.files.restoreSeq}`,
-              result.parent === this.#current
-                ? `/undo ${result.files.restoreSeq}`
-                : `tangent restore ${result.parent} --undo ${result.files.restoreSeq}`,
-            ),
-        )
-        return false
-      }
-      case 'fork': {
-        if (this.#current === null) {
-          this.#print(this.#style.yellow('Nothing to fork yet: send a message first.'))
-          return false
-        }
-        const parent = this.#current
-        const { session, boundary } = await this.#backend.fork({ sessionId: parent, atSeq: command.seq })
-        this.#current = session.id
-        this.#print(
-          `Forked ${parent} through seq ${boundary}: now in ${this.#style.cyan(session.id)} (/switch ${parent} to go back)`,
-        )
         return false
       }
     }
@@ -511,32 +475,4 @@ class ChatLoop {
   #print(text: string): void {
     this.#context.stdout.write(`${text}\n`)
   }
-}
-
-/** `/diff`: where two sessions diverged, their turns since in numbers, and each file with +/− counts. */
-function diffSummary(a: string, b: string, result: CompareResult, style: Style): string {
-  const turns = (events: readonly { type: string }[]) =>
-    events.filter((event) => event.type === 'user/message').length
-  const lines = [
-    result.ancestor === null
-      ? style.dim('No common history: these sessions are unrelated.')
-      : style.dim(`Common ancestor ${result.ancestor}; shared history through seq ${result.forkSeq ?? '?'}.`),
-    `${a}: ${turns(result.a.events)} turn(s) since · ${b}: ${turns(result.b.events)} turn(s) since`,
-  ]
-  if (result.files.length === 0)
-    lines.push(style.dim('Files: no differences between their latest snapshots.'))
-  else lines.push(`Files (${result.files.length}):`)
-  for (const file of result.files) {
-    let added = 0
-    let removed = 0
-    for (const line of file.patch.split('\n')) {
-      if (line.startsWith('+') && !line.startsWith('+++')) added++
-      else if (line.startsWith('-') && !line.startsWith('---')) removed++
-    }
-    lines.push(
-      `  ${safeLine(file.path)} ${style.green(`+${added}`)} ${style.red(`−${removed}`)} ${file.status}`,
-    )
-  }
-  lines.push(style.dim(`The whole diff: tangent diff ${a} ${b}`))
-  return lines.join('\n')
 }

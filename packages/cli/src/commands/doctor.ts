@@ -2,7 +2,14 @@
 // it, which models can run, and whether the bash tool runs in an OS sandbox (and why not).
 import fs from 'node:fs/promises'
 import { TangentError } from '@tangent/core'
-import { ConfigFiles, type McpServerListing, McpServers, workspacesProblem } from '@tangent/runtime'
+import {
+  ConfigFiles,
+  type HookListing,
+  listHooks,
+  type McpServerListing,
+  McpServers,
+  workspacesProblem,
+} from '@tangent/runtime'
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { withBackend } from '../open-backend.js'
@@ -29,10 +36,11 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
   program
     .command('doctor')
     .description('Check this machine: Node, the data directory, models, and whether bash is sandboxed')
-    .option('--json', 'print {node, dataDir, via, models, sandbox, mcp, problems}')
+    .option('--json', 'print {node, dataDir, via, models, sandbox, mcp, hooks, problems}')
     .action(async (flags: { json?: boolean }) => {
       const dataDir = await inspectDataDirectory(context.home)
       const mcp = await listMcpServers(context)
+      const hooks = await listConfiguredHooks(context)
       const workspaces = dataDir.exists ? await workspacesProblem(context.home) : null
       // The runtime's warnings (a data dir others can read, odd files) are problems doctor lists.
       const reported: string[] = []
@@ -57,6 +65,8 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
           .filter((line) => !workspaces || !line.includes(workspaces.message))
           .map((line) => ({ level: 'warning' as const, text: line.replace(/^warning: /, '') })),
         ...mcpServerProblems(mcp.servers),
+        // Every tool call is denied while a config file is invalid (§12.1): an error.
+        ...(hooks.problem ? [{ level: 'error' as const, text: hooks.problem }] : []),
       ]
       const errors = problems.filter((problem) => problem.level === 'error').length
       if (flags.json) {
@@ -67,6 +77,7 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
           models: info.models,
           sandbox: info.sandbox ?? null,
           mcp,
+          hooks: hooks.hooks,
           problems,
         })
         return failIfErrors(errors)
@@ -86,6 +97,11 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
             `  ${safeLine(server.name)}  ${safeLine(server.transport)}  ${server.enabled ? (server.problem ? 'enabled, will not start (see Problems)' : 'enabled') : `not started: ${safeLine(String(server.note))}`}  ${style.dim(safeLine(server.source))}`,
         ),
         ...mcp.problems.map((line) => `  ${safeLine(line)}`),
+        `Hooks     ${hooks.hooks.length === 0 ? style.dim(hooks.problem ? 'not read (see Problems)' : 'none configured (docs/architecture.md §12.7)') : `${hooks.hooks.length} configured for ${safeLine(context.cwd)}`}`,
+        ...hooks.hooks.map(
+          (hook) =>
+            `  ${hook.event}${hook.match !== undefined ? ` [${safeLine(hook.match)}]` : ''}  ${safeLine(hook.command)}  ${hook.enabled ? 'runs' : 'does not run: the project is not trusted (trustProjectHooks)'}  ${style.dim(safeLine(hook.source))}`,
+        ),
         `Problems  ${problems.length === 0 ? 'none' : `${errors} error${errors === 1 ? '' : 's'}, ${problems.length - errors} warning${problems.length - errors === 1 ? '' : 's'}`}`,
         ...problems.map((problem) =>
           problem.level === 'error'
@@ -118,6 +134,15 @@ async function listMcpServers(
     env: context.env,
   })
   return { servers: await servers.list(context.cwd), problems }
+}
+
+/** The hooks configured for the current directory, read from the config files: none is run. */
+async function listConfiguredHooks(context: CliContext): Promise<{ hooks: HookListing[]; problem?: string }> {
+  try {
+    return { hooks: await listHooks(new ConfigFiles({ env: context.env }), context.cwd) }
+  } catch (error) {
+    return { hooks: [], problem: error instanceof Error ? error.message : String(error) }
+  }
 }
 
 async function inspectDataDirectory(path: string): Promise<DataDirectoryReport> {

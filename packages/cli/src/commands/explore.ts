@@ -56,7 +56,9 @@ async function exploreCommand(context: CliContext, given: string, flags: Explore
   const { result } = await withSession(context, {}, given, async (backend, sessionId) => {
     // A branch whose model cannot run would never start its turn: refuse before forking.
     const models = new Set(branches.map((branch) => branch.model).filter((model) => model !== undefined))
-    if (models.size < branches.length) models.add(await sessionModel(backend, sessionId))
+    // Only a branch without a model of its own runs the session's (`--models M,M` names two).
+    if (branches.some((branch) => branch.model === undefined))
+      models.add(await sessionModel(backend, sessionId))
     for (const model of models) if (model !== '') await assertModelAvailable(backend, model)
     const explored = await backend.explore({
       sessionId,

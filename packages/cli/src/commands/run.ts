@@ -1,61 +1,85 @@
-// `tangent run "text"`: one turn, streamed to the terminal; `--json` prints the outcome.
+// `tangent run "text"`: one turn, streamed to the terminal; `--json` prints the outcome,
+// `--stream-json` every event of the turn as NDJSON, then the outcome.
 import fs from 'node:fs'
 import path from 'node:path'
-import { TangentError } from '@tangent/core'
+import { TangentError, turnAnswerText } from '@tangent/core'
 import type { Command } from 'commander'
 import { type ApprovalFlags, Approver, askAtTerminal } from '../approvals.js'
-import type { Backend, SessionEvent, TurnDelta, TurnObserver } from '../backend.js'
+import type { Backend, PromptImage, SessionEvent, TurnDelta, TurnObserver } from '../backend.js'
 import { ExitCode, UsageError } from '../cli-error.js'
 import type { CliContext } from '../context.js'
 import { latestSessionIn } from '../continue-session.js'
+import { readImageFiles } from '../image-files.js'
 import { assertMessageFits } from '../input-limits.js'
 import { assertModelAvailable } from '../model-available.js'
 import { withBackend } from '../open-backend.js'
 import { printJson, printNote } from '../output.js'
-import { assistantContent } from '../render/event-text.js'
+import { StreamJsonLines } from '../render/stream-json.js'
 import { clipUnescaped, safeText, styleFor } from '../render/style.js'
 import { TurnPrinter } from '../render/turn-printer.js'
+import { parseModeArgument } from '../session-mode-text.js'
 
 interface RunFlags extends ApprovalFlags {
   session?: string
   continue?: boolean
   cwd?: string
   model?: string
+  mode?: string
   json?: boolean
+  streamJson?: boolean
+  image?: string[]
 }
 
 export function registerRunCommand(program: Command, context: CliContext): void {
   program
     .command('run')
     .description('Run one turn: send TEXT to the agent and stream its answer')
-    .argument('<text...>', 'the message (several words are joined with spaces)')
+    .argument('[text...]', 'the message (several words are joined with spaces; may be empty with --image)')
     .option('--session <id>', 'continue this session, by its id or a unique prefix (default: a new one)')
     .option('-c, --continue', 'continue the latest session of the current directory (or --cwd)')
     .option('--cwd <dir>', 'directory of a new session (default: the current directory)')
     .option('--model <model>', 'model as provider:model, e.g. demo:scripted or openai:gpt-4.1')
+    .option('--mode <mode>', "set the session's mode first: ask, edit or plan (read-only); it stays set")
     .option('--json', 'print {"sessionId","turnEndSeq","reason","text"} instead of streaming')
+    .option(
+      '--stream-json',
+      'print each event of the turn as one JSON line as it happens, then {"type":"result",…} as --json (NDJSON)',
+    )
     .option('-y, --yes', 'allow every tool call the permission policy would ask about (this turn only)')
     .option(
       '--allow <rule>',
       'allow calls matching TOOL or TOOL:PATTERN without asking, e.g. bash, "bash:npm test", "write:src/**" (repeatable)',
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option(
+      '--image <file>',
+      'send this image with the message: PNG, JPEG, GIF or WebP, up to 3.75 MiB; the model must take images (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action((words: string[], flags: RunFlags) => runCommand(context, words.join(' '), flags))
 }
 
 async function runCommand(context: CliContext, text: string, flags: RunFlags): Promise<void> {
-  // The Host refuses an empty prompt too (session.prompt text is at least one character).
-  if (text.trim() === '') throw new UsageError('run needs a non-empty message, e.g. tangent run "hello"')
+  // Before anything is made for it: a session whose first message is refused would be litter.
+  if (flags.json && flags.streamJson)
+    throw new UsageError(
+      'run takes --json (one line at the end) or --stream-json (a line per event), not both',
+    )
+  const images = readImageFiles(flags.image ?? [], context.cwd)
+  // The Host refuses an empty prompt too (session.prompt text is at least one character, or images).
+  if (text.trim() === '' && images.length === 0)
+    throw new UsageError('run needs a non-empty message or an --image, e.g. tangent run "hello"')
   if (flags.session !== undefined && flags.continue)
     throw new UsageError('run takes --session ID or --continue, not both')
-  // Before anything is made for it: a session whose first message is refused would be litter.
   assertMessageFits(text)
+  const mode = flags.mode === undefined ? undefined : parseModeArgument(flags.mode, 'run --mode')
   const cwd = flags.session === undefined ? existingDirectory(context, flags.cwd) : undefined
   await withBackend(context, {}, async (backend) => {
     const { sessionId, created } = await targetSession(backend, flags, cwd, text)
     const turn = { ran: false }
     try {
-      await runTurn(context, backend, sessionId, text, flags, turn)
+      if (mode !== undefined) await backend.setMode(sessionId, mode)
+      await runTurn(context, backend, { text, images }, sessionId, flags, turn)
     } catch (error) {
       // Refused before its first turn (the model cannot run, the folder is refused, …): the
       // session it made for that turn would only be litter.
@@ -67,9 +91,10 @@ async function runCommand(context: CliContext, text: string, flags: RunFlags): P
 
 async function forgetNewSession(backend: Backend, sessionId: string): Promise<void> {
   try {
-    const { session } = await backend.getSession(sessionId)
+    const { events } = await backend.getSession(sessionId)
     // Only a session that is still empty of turns: one that started a turn is the record of it.
-    if (session.eventCount > 2) return
+    // (Its model, title and `--mode` are not a record of anything.)
+    if (events.some((event) => event.type === 'turn/start')) return
     await backend.delete(sessionId)
   } catch {
     // Best effort: the refusal is what the person needs to see.
@@ -79,17 +104,21 @@ async function forgetNewSession(backend: Backend, sessionId: string): Promise<vo
 async function runTurn(
   context: CliContext,
   backend: Backend,
+  message: { text: string; images: PromptImage[] },
   sessionId: string,
-  text: string,
   flags: RunFlags,
   turn: { ran: boolean },
 ): Promise<void> {
   const style = styleFor(context.stdout, context.env)
+  // For a program, stdout is JSON only; the terminal's status line and retries are not printed.
+  const forProgram = flags.json === true || flags.streamJson === true
   const printer = new TurnPrinter(
-    flags.json ? silent : context.stdout,
-    flags.json ? silent : context.stderr,
+    forProgram ? silent : context.stdout,
+    forProgram ? silent : context.stderr,
     style,
   )
+  // The events as they are appended, from the same subscription the printer reads (api-backend.ts).
+  const lines = flags.streamJson ? new StreamJsonLines(context.stdout, printer) : undefined
   const { session } = await backend.getSession(sessionId)
   const approver = new Approver({
     backend,
@@ -104,20 +133,22 @@ async function runTurn(
   const onSignal = () => {
     process.off('SIGINT', onSignal)
     interrupted = true
-    if (!flags.json) context.stderr.write('\naborting the turn (Ctrl-C again to quit)\n')
+    if (!forProgram) context.stderr.write('\naborting the turn (Ctrl-C again to quit)\n')
     void backend.abort(sessionId)
   }
   process.on('SIGINT', onSignal)
-  const answer = new AnswerText(approver.observe(sessionId, printer))
+  const answer = new AnswerText(approver.observe(sessionId, lines ?? printer))
   let result: Awaited<ReturnType<Backend['prompt']>>
   try {
-    result = await backend.prompt(sessionId, text, answer)
+    result = await backend.prompt(sessionId, message.text, answer, { images: message.images })
     turn.ran = true
   } finally {
     process.off('SIGINT', onSignal)
     printer.finish()
   }
-  reportTurn(context, printer, flags, sessionId, result, answer.text())
+  const text = answer.text()
+  lines?.result({ sessionId, turnEndSeq: result.turnEndSeq, reason: result.reason, text })
+  reportTurn(context, printer, flags, sessionId, result, text)
   if (interrupted && result.reason === 'aborted') throw new ExitCode(130)
 }
 
@@ -131,7 +162,7 @@ function reportTurn(
 ): void {
   if (flags.json)
     printJson(context, { sessionId, turnEndSeq: result.turnEndSeq, reason: result.reason, text })
-  else
+  else if (!flags.streamJson)
     printNote(
       context,
       styleFor(context.stderr, context.env).dim(
@@ -153,7 +184,7 @@ function reportTurn(
 /** Passes a turn on, keeping the text of its answer (every assistant message, as streamed). */
 class AnswerText implements TurnObserver {
   readonly #next: TurnObserver
-  readonly #texts: string[] = []
+  readonly #messages: SessionEvent[] = []
   readonly onSharedActivity?: TurnObserver['onSharedActivity']
 
   constructor(next: TurnObserver) {
@@ -162,10 +193,7 @@ class AnswerText implements TurnObserver {
   }
 
   onEvent(event: SessionEvent): void {
-    if (event.type === 'assistant/message') {
-      const { text } = assistantContent(event.data)
-      if (text !== '') this.#texts.push(text)
-    }
+    if (event.type === 'assistant/message') this.#messages.push(event)
     this.#next.onEvent(event)
   }
 
@@ -173,8 +201,9 @@ class AnswerText implements TurnObserver {
     this.#next.onDelta(delta)
   }
 
+  /** The same text as @tangent/sdk's `turn.result.text` (core's turnAnswerText). */
   text(): string {
-    return this.#texts.join('\n\n')
+    return turnAnswerText(this.#messages)
   }
 }
 
@@ -195,7 +224,8 @@ async function targetSession(
   }
   // A new session that could not run its first turn would only be litter: check the model first.
   if (flags.model !== undefined) await assertModelAvailable(backend, flags.model)
-  const created = await backend.createSession({ cwd: cwd!, model: flags.model, title: titleFrom(text) })
+  const title = text.trim() === '' ? undefined : titleFrom(text)
+  const created = await backend.createSession({ cwd: cwd!, model: flags.model, title })
   return { sessionId: created.id, created: true }
 }
 

@@ -65,6 +65,10 @@ async function serve(context: CliContext, flags: ServeFlags): Promise<void> {
   })
   if (flags.json) printJson(context, { url: host.url, port: host.port, token: host.token })
   else context.stdout.write(`Tangent listening on ${openUrl(host.url, host.token)}\n`)
+  // While nobody has asked anything yet: the modules a first turn compiles (the agent, the AI SDK)
+  // load now, not in the middle of the first turn, where they held the event loop (issue 33).
+  // A failure to load is the first turn's to report.
+  setTimeout(() => void host.runtime.warm().catch(() => undefined), 0)
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop)

@@ -57,15 +57,19 @@ export function assistantContent(data: unknown): AssistantContent {
   return result
 }
 
-/** The text of a `user/message`. */
+/** The text of a `user/message`; each image (file part) as `[image/png]`, after it. */
 export function userText(data: unknown): string {
   const content = (data as { content?: unknown }).content
   if (!Array.isArray(content)) return ''
   return (content as Record<string, unknown>[])
     .map((part) =>
-      part.type === 'text' && typeof part.text === 'string' ? part.text : `[${String(part.type)}]`,
+      part.type === 'text' && typeof part.text === 'string'
+        ? part.text
+        : part.type === 'file' && typeof part.mediaType === 'string'
+          ? `[${part.mediaType}]`
+          : `[${String(part.type)}]`,
     )
-    .join('')
+    .join(' ')
 }
 
 /**

@@ -21,6 +21,7 @@ function summary(id: string, overrides: Partial<SessionSummary> = {}): SessionSu
     status: 'idle',
     archived: false,
     model: null,
+    mode: 'edit',
     files: { mode: 'shared', path: '/tmp/x', baseTree: null },
     ...overrides,
   }
@@ -51,6 +52,20 @@ describe('renderSessionTree', () => {
       { current: 'B' },
     )
     expect(lines).toEqual([expect.stringMatching(/^\* B {2}\(untitled\) {2}fork of GONE @ seq 2/)])
+  })
+
+  it('flags a session in a mode other than the default', () => {
+    const lines = renderSessionTree(
+      [
+        summary('A', { mode: 'plan' }),
+        summary('B', { createdAt: 1 }),
+        summary('C', { mode: 'ask', createdAt: 2 }),
+      ],
+      plain,
+    )
+    expect(lines[0]).toMatch(/ {2}plan mode$/)
+    expect(lines[1]).not.toContain('mode')
+    expect(lines[2]).toMatch(/ {2}ask mode$/)
   })
 
   it('renders a lineage thousands of forks deep, going back to the margin past 20 levels', () => {

@@ -23,11 +23,11 @@ export interface TreeOptions {
  */
 const maxIndentDepth = 20
 
-export function renderSessionTree(
-  sessions: readonly SessionSummary[],
-  style: Style,
-  options: TreeOptions = {},
-): string[] {
+/**
+ * Each session's children in creation order (key null: the roots, and every session whose parent
+ * is not among `sessions`). The CLI's tree and the terminal UI's (tui/tree-rows.ts) both start here.
+ */
+export function childrenByParent(sessions: readonly SessionSummary[]): Map<string | null, SessionSummary[]> {
   const byId = new Map(sessions.map((session) => [session.id, session]))
   const children = new Map<string | null, SessionSummary[]>()
   for (const session of sessions) {
@@ -39,6 +39,15 @@ export function renderSessionTree(
   }
   for (const list of children.values())
     list.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+  return children
+}
+
+export function renderSessionTree(
+  sessions: readonly SessionSummary[],
+  style: Style,
+  options: TreeOptions = {},
+): string[] {
+  const children = childrenByParent(sessions)
 
   // Depth first with a stack of its own, not recursion: a lineage thousands of forks deep
   // (each a fork of the one before) must not overflow the call stack. Forks too deep to indent
@@ -99,6 +108,8 @@ function renderRow(
   const flags: string[] = []
   const last = options.lastStatus?.get(session.id) ?? (session.status === 'running' ? 'running' : undefined)
   if (last !== undefined) flags.push(statusWord(last, style))
+  // A mode other than the default is worth a glance: it changes what the next turn may do (§12.1).
+  if (session.mode !== undefined && session.mode !== 'edit') flags.push(style.yellow(`${session.mode} mode`))
   if (session.archived) flags.push(style.magenta('archived'))
   if (session.parentLoop) flags.push(style.red(`damaged: parents loop ${session.parentLoop.join(' → ')}`))
   return `${marker}${style.cyan(session.id)}  ${style.bold(titleOf(session))}  ${style.dim(parts.join(' · '))}${

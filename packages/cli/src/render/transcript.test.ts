@@ -20,6 +20,7 @@ const session: SessionSummary = {
   status: 'idle',
   archived: false,
   model: null,
+  mode: 'edit',
   files: { mode: 'shared', path: '/tmp/x', baseTree: null },
 }
 

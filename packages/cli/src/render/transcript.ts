@@ -126,6 +126,8 @@ function eventLines(
       ]
     case 'session/title':
       return [`${seq(event.seq)}  ${style.dim('title')}      ${safeLine(String(data?.title))}`]
+    case 'session/mode':
+      return [`${seq(event.seq)}  ${style.dim('mode')}       ${safeLine(String(data?.mode))}`]
     case 'snapshot/taken': {
       const changed = Array.isArray(data?.changed) ? (data.changed as unknown[]).map(String) : []
       const skipped = Array.isArray(data?.skipped) ? (data.skipped as unknown[]).map(String) : []

@@ -20,6 +20,15 @@ function event(type: string, data: unknown = {}): SessionEvent {
 }
 
 describe('TurnPrinter', () => {
+  it('says a preToolUse hook denied a call, with its reason', () => {
+    const out = capture()
+    const printer = new TurnPrinter(out, capture(), styleFor(out, {}))
+    printer.onEvent(
+      event('permission/answered', { callId: 'c1', decision: 'deny', reason: 'closed today', by: 'hook' }),
+    )
+    expect(out.text).toBe('    ✗ denied by a preToolUse hook: closed today\n')
+  })
+
   it('prints streamed text once, tool calls with their results, and changed files', () => {
     const out = capture()
     const err = capture()

@@ -206,5 +206,6 @@ function deniedBy(by: unknown): string {
   // Its reason says so ("no terminal to ask: pass …").
   if (by === 'no-terminal') return ''
   if (by === 'interrupted') return ' (the Host stopped)'
+  if (by === 'hook') return ' by a preToolUse hook'
   return ' by you'
 }

@@ -2,6 +2,7 @@
 // (session-fanout.ts): with `fromSeq`, the events the client has not seen come first, then
 // every later append exactly once, in seq order, and the session's (coalesced) deltas.
 import { TangentError } from '@tangent/core'
+import type { Connection } from '../connections.js'
 import type { HostContext } from '../host-context.js'
 import type { CallContext, MethodHandlers } from '../rpc-router.js'
 
@@ -24,11 +25,15 @@ export function subscriptionMethods(
   }
 }
 
-function requireConnection(call: CallContext) {
+/** The caller's WebSocket; `invalid-request` over plain HTTP, which has no connection to hold anything. */
+export function requireConnection(
+  call: CallContext,
+  why = 'Subscriptions need a WebSocket (ws://HOST:PORT/rpc?token=TOKEN): HTTP requests get no notifications.',
+): Connection {
   if (!call.connection) {
     throw new TangentError(
       'invalid-request',
-      'Subscriptions need a WebSocket (ws://HOST:PORT/rpc?token=TOKEN): HTTP requests get no notifications.',
+      why.includes('ws://') ? why : `${why} (ws://HOST:PORT/rpc?token=TOKEN): an HTTP request has none.`,
     )
   }
   return call.connection

@@ -1,0 +1,327 @@
+// Drives `tangent tui` (and `tangent` alone) in a real pseudo-terminal (tmux) against the demo
+// model and reads the screen: the tree, a streamed reply, a fork from the tree and from a turn,
+// an approval answered with one key, Esc stopping a turn, a turn from another terminal appearing
+// live, resize to 80 columns, and Ctrl-C twice restoring the terminal.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { startFakeProviderServer } from '../../packages/agent/src/testing/fake-provider-server.js'
+import { openaiResponsesWire } from '../../packages/agent/src/testing/wire-formats.js'
+import {
+  cliMain,
+  createSandbox,
+  removeSandbox,
+  type Sandbox,
+  tangent,
+  tangentInProcess,
+} from './cli-harness.js'
+
+const socket = `tangent-tui-test-${process.pid}`
+let pane = ''
+let counter = 0
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-L', socket, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
+function screen(): string {
+  return tmux('capture-pane', '-p', '-t', pane)
+}
+
+/** The screen with its colours and attributes, as escape sequences. */
+function screenWithAttributes(): string {
+  return tmux('capture-pane', '-p', '-e', '-t', pane)
+}
+
+/** Polls the screen until `pattern` shows (a generous limit: this waits, it does not time anything). */
+async function waitForScreen(
+  pattern: RegExp | ((screen: string) => boolean),
+  limitMs = 15_000,
+): Promise<string> {
+  const deadline = Date.now() + limitMs
+  const matches = typeof pattern === 'function' ? pattern : (text: string) => pattern.test(text)
+  let last = ''
+  while (Date.now() < deadline) {
+    last = screen()
+    if (matches(last)) return last
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`screen never showed ${pattern}:\n${last}`)
+}
+
+function keys(...sent: string[]): void {
+  tmux('send-keys', '-t', pane, ...sent)
+}
+
+/** Types text (literally) and then presses Enter as a key of its own. */
+function type(text: string): void {
+  tmux('send-keys', '-t', pane, '-l', text)
+  tmux('send-keys', '-t', pane, 'Enter')
+}
+
+/**
+ * Starts `tangent ARGS` in a new tmux window of `columns`×`rows`; the shell line prints a marker
+ * before and the exit code after, so a test can see the terminal as it was left.
+ */
+async function start(
+  args: string[],
+  env: Record<string, string> = {},
+  columns = 100,
+  rows = 30,
+): Promise<void> {
+  pane = `tui${counter++}`
+  const vars = Object.entries({
+    TANGENT_HOME: sandbox.home,
+    XDG_CONFIG_HOME: sandbox.env.XDG_CONFIG_HOME!,
+    NO_COLOR: '1',
+    TANGENT_DEMO_DELAY_MS: '2',
+    ...env,
+  })
+    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+    .join(' ')
+  const command = `cd ${JSON.stringify(sandbox.cwd)} && echo BEFORE-THE-UI && env ${vars} ${JSON.stringify(process.execPath)} ${JSON.stringify(cliMain)} ${args.join(' ')}; echo "EXITED $?"; sleep 60`
+  tmux('new-session', '-d', '-s', pane, '-x', String(columns), '-y', String(rows), command)
+  await waitForScreen(/\[composer\] Tab/)
+}
+
+/** Ctrl-C twice: the UI leaves, the shell's screen comes back as it was, exit code 0. */
+async function quit(): Promise<string> {
+  keys('C-c')
+  await waitForScreen(/Ctrl-C again to quit/)
+  keys('C-c')
+  return waitForScreen(/EXITED \d+/)
+}
+
+let sandbox: Sandbox
+beforeAll(() => {
+  sandbox = createSandbox()
+  // bash asks: an approval to answer with one key.
+  const config = path.join(sandbox.env.XDG_CONFIG_HOME!, 'tangent')
+  fs.mkdirSync(config, { recursive: true })
+  fs.writeFileSync(path.join(config, 'config.json'), JSON.stringify({ permission: { bash: 'ask' } }))
+})
+
+afterEach(() => {
+  try {
+    tmux('kill-session', '-t', pane)
+  } catch {
+    // Already gone.
+  }
+})
+
+afterAll(() => {
+  try {
+    tmux('kill-server')
+  } catch {
+    // No server left.
+  }
+  removeSandbox(sandbox)
+})
+
+describe('tangent tui in a terminal', () => {
+  it('`tangent` alone opens it: a message streams its reply, the tree lists the session; Ctrl-C twice restores the terminal', async () => {
+    await start([])
+    expect(screen()).toContain('New session in')
+    type('hello from the terminal ui')
+    const shown = await waitForScreen(
+      /Turn 1: you said "hello from the terminal ui"\.[\s\S]*turn ends · seq \d+/,
+    )
+    expect(shown).toMatch(/you › hello from the terminal ui/)
+    // The tree (left pane) lists the new session; the status line has the model and the meter.
+    expect(shown).toMatch(/^(● )?hello from the terminal ui/m)
+    // The turn over: the status says ready, the tree's row no longer running.
+    await waitForScreen(
+      (text) =>
+        /^ready \[composer\] Tab · demo:scripted · ctx \[.*\] .* · \$0 · sandbox (on|off)$/m.test(text) &&
+        !text.includes('● hello'),
+    )
+    // NO_COLOR: not one colour or attribute on the screen.
+    expect(screenWithAttributes()).not.toContain('\u001b[')
+    const after = await quit()
+    expect(after).toContain('EXITED 0')
+    expect(after).toContain('BEFORE-THE-UI')
+    // The alternate screen is gone: nothing of the UI is left on the shell's screen.
+    expect(after).not.toContain('[composer]')
+  })
+
+  it('forks from the tree (f) and from a turn in the transcript (f), each opening the fork', async () => {
+    const { stdout } = await tangent(sandbox, ['run', '--json', 'first turn for forks'])
+    const parent = (JSON.parse(stdout) as { sessionId: string }).sessionId
+    await tangent(sandbox, ['run', '--session', parent, 'second turn for forks'])
+    await start(['tui', parent.slice(0, 8)])
+    await waitForScreen(/Turn 2: you said "second turn for forks"/)
+    // Tab to the tree; the parent is selected; f forks its last turn.
+    keys('Tab')
+    await waitForScreen(/\[tree\] Tab/)
+    keys('f')
+    const forked = await waitForScreen(/Forked through seq (\d+): now in (\S+)/)
+    const [, seq, child] = forked.match(/Forked through seq (\d+): now in (\S+)/)!
+    expect(forked).toMatch(new RegExp(`└ @${seq} first turn for forks`))
+    // In the fork, Tab twice to the transcript: the last turn is selected; ↑ the one before; f forks there.
+    keys('Tab', 'Tab')
+    await waitForScreen(/\[transcript\] Tab/)
+    keys('Up')
+    // The last turn is marked before ↑ lands: wait for the mark to move to an earlier turn (CI once
+    // read the screen between the key and its redraw).
+    const markedSeq = (text: string) =>
+      Number(text.match(/turn ends · seq (\d+) ← fork here/)?.[1] ?? Number.NaN)
+    const selected = await waitForScreen((text) => markedSeq(text) < Number(seq))
+    const firstEnd = String(markedSeq(selected))
+    expect(Number(firstEnd)).toBeLessThan(Number(seq))
+    keys('f')
+    const second = await waitForScreen(new RegExp(`Forked through seq ${firstEnd}: now in (\\S+)`))
+    expect(second.match(/now in (\S+)/)![1]).not.toBe(child)
+    // The runtime has both forks, at those seqs.
+    const listed = JSON.parse((await tangent(sandbox, ['sessions', '--json'])).stdout) as {
+      id: string
+      parentSession: string | null
+      forkedAt: number | null
+    }[]
+    expect(listed.find((session) => session.id === child)).toMatchObject({
+      parentSession: parent,
+      forkedAt: Number(seq),
+    })
+    expect(
+      listed.some((session) => session.parentSession === child && session.forkedAt === Number(firstEnd)),
+    ).toBe(true)
+    expect(await quit()).toContain('EXITED 0')
+  })
+
+  it('an approval is answered with one key (y), its scope shown first; the call runs', async () => {
+    await start(['tui'])
+    type('run: touch approved.txt')
+    const asked = await waitForScreen(/Allow bash: touch approved\.txt\?/)
+    expect(asked).toMatch(/\[a\] always = allow bash commands starting with `touch`/)
+    expect(asked).toContain('needs approval')
+    keys('y')
+    await waitForScreen(/✓ bash touch approved\.txt[\s\S]*turn ends/)
+    expect(fs.existsSync(path.join(sandbox.cwd, 'approved.txt'))).toBe(true)
+    // n denies the next one: nothing runs.
+    type('run: touch denied.txt')
+    await waitForScreen(/Allow bash: touch denied\.txt\?/)
+    keys('n')
+    await waitForScreen(/denied[\s\S]*turn ends · seq \d+\n(?![\s\S]*Allow bash)/)
+    expect(fs.existsSync(path.join(sandbox.cwd, 'denied.txt'))).toBe(false)
+    await quit()
+  })
+
+  it('Esc stops a running turn; the session stays usable', async () => {
+    await start(['tui'], { TANGENT_DEMO_DELAY_MS: '40' })
+    type(`please ${'stream this slowly '.repeat(15)}`)
+    await waitForScreen(/busy · Esc stops/)
+    await waitForScreen(/Turn 1: you said/)
+    keys('Escape')
+    await waitForScreen(/turn aborted: Aborted by the user\. · seq \d+/)
+    await waitForScreen(/^ready /m)
+    // The session stays usable: the next message gets its answer.
+    type('after the stop')
+    await waitForScreen(/you said "after the stop"/)
+    await waitForScreen(/^ready /m)
+    // Quitting while a turn of this screen runs stops it: the program ends at once, not with the turn.
+    type(`please ${'stream this slowly '.repeat(15)}`)
+    await waitForScreen(/busy · Esc stops/)
+    expect(await quit()).toContain('EXITED 0')
+    const listed = JSON.parse((await tangent(sandbox, ['sessions', '--json'])).stdout) as {
+      title: string
+      status: string
+      lastStatus: string
+    }[]
+    // Its last turn was stopped, not run to its end.
+    expect(listed.find((session) => session.title.startsWith('please stream'))).toMatchObject({
+      status: 'idle',
+      lastStatus: 'aborted',
+    })
+  })
+
+  it('shows a turn another terminal runs in the open session as it runs, and fits 80 columns after a resize', async () => {
+    const { stdout } = await tangent(sandbox, ['run', '--json', 'the session both terminals share'])
+    const id = (JSON.parse(stdout) as { sessionId: string }).sessionId
+    await start(['tui', id])
+    await waitForScreen(/Turn 1: you said "the session both terminals share"/)
+    // The UI serves the data dir: this command goes through it, and its turn shows here.
+    const other = await tangent(sandbox, ['run', '--session', id, 'sent from another terminal'])
+    expect(other.code).toBe(0)
+    await waitForScreen(/Turn 2: you said "sent from another terminal"/)
+    tmux('resize-window', '-t', pane, '-x', '80', '-y', '24')
+    const narrow = await waitForScreen(/Turn 2: you said/)
+    for (const line of narrow.split('\n')) expect(line.length).toBeLessThanOrEqual(80)
+    expect(narrow).toMatch(/^ready \[composer\] Tab/m)
+    await quit()
+  })
+
+  it('/explore shows the board live, a row per branch; k then a letter keeps that branch', async () => {
+    await start(['tui'])
+    type('start of the exploration')
+    await waitForScreen(/Turn 1: you said "start of the exploration"/)
+    type('/explore write a.txt: from A | write b.txt: from B')
+    await waitForScreen(/Exploration board/)
+    // Both branches end (their rows say idle) with one file each.
+    const board = await waitForScreen(
+      /│A ○ idle {2}1\/1 turns {2}1f \+1 −0[\s\S]*│B ○ idle {2}1\/1 turns {2}1f \+1 −0/,
+    )
+    expect(board).toContain('[transcript] Tab')
+    // The tree groups the branches under their exploration row.
+    expect(board).toMatch(/⋔ exploration A B @\d+/)
+    keys('k')
+    keys('B')
+    await waitForScreen(/kept \S+ into \S+ \(branch\/kept at seq \d+\)/)
+    expect(fs.readFileSync(path.join(sandbox.cwd, 'b.txt'), 'utf8')).toBe('from B\n')
+    expect(fs.existsSync(path.join(sandbox.cwd, 'a.txt'))).toBe(false)
+    await quit()
+  })
+
+  it('against an OpenAI-compatible server: a hostile command is shown escaped, `a` allows it always, the Markdown reply renders', async () => {
+    const model = await startFakeProviderServer([
+      {
+        frames: openaiResponsesWire.toolCall('call_1', 'bash', {
+          command: 'echo \u001b[2J cleared; touch from-model.txt',
+        }),
+      },
+      { frames: openaiResponsesWire.text('Done with **the file**:\n\n- one\n- two') },
+    ])
+    try {
+      await start(['tui'], {
+        TANGENT_MODEL: 'openai:gpt-4.1',
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: model.baseUrl,
+      })
+      type('make the file')
+      const asked = await waitForScreen(/Allow bash: echo \\x1b\[2J cleared; touch from-model\.txt\?/)
+      expect(asked).toContain('[a] always = allow')
+      keys('a')
+      const done = await waitForScreen(/Done with the file:[\s\S]*• one[\s\S]*• two[\s\S]*turn ends/)
+      expect(done).toMatch(/✓ bash echo \\x1b\[2J cleared; touch from-model\.txt/)
+      expect(done).toContain('openai:gpt-4.1')
+      expect(fs.existsSync(path.join(sandbox.cwd, 'from-model.txt'))).toBe(true)
+      await quit()
+    } finally {
+      await model.close()
+    }
+  })
+
+  it('colours the screen without NO_COLOR (the open session, the status)', async () => {
+    await start(['tui', '-c'], { NO_COLOR: '' })
+    const coloured = screenWithAttributes()
+    expect(coloured).toMatch(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`))
+    await quit()
+  })
+})
+
+describe('tangent tui without a terminal, and --plain', () => {
+  it('prints line by line as `tangent chat` does (screen readers, pipes)', async () => {
+    const piped = await tangentInProcess(sandbox, ['tui'], { input: 'hello plain mode\n' })
+    expect(piped.code).toBe(0)
+    expect(piped.stdout).toContain('Turn 1: you said "hello plain mode".')
+    expect(piped.stdout).not.toContain('\u001b[')
+  })
+
+  it('`tangent` alone without a terminal still prints the help', async () => {
+    const alone = await tangentInProcess(sandbox, [])
+    expect(alone.code).toBe(2)
+    expect(alone.stderr).toContain('tangent tui [ID]')
+  })
+})
