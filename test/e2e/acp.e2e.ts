@@ -726,10 +726,10 @@ describe.skipIf(!haveAcpx)(
           throw new Error(`${String(error)}\n${out}`)
         })
         expect(out).toContain('"method":"session/request_permission"')
-        const [acpxPid] = execFileSync('pgrep', ['-P', String(asking.pid)])
-          .toString()
-          .trim()
-          .split('\n')
+        // `script` runs the line through $SHELL -c (sh when unset, as in CI): sh may stay between
+        // `script` and acpx, so the process signalled is the one running acpx itself, found among
+        // script's descendants (a Ctrl-C sent to sh instead never reaches acpx's handler).
+        const acpxPid = acpxUnder(asking.pid!)
         const signals = () => {
           try {
             const status = fs.readFileSync(`/proc/${acpxPid}/status`, 'utf8')
@@ -779,6 +779,34 @@ describe.skipIf(!haveAcpx)(
     }, 120_000)
   },
 )
+
+/** The pid of the process running acpx's own script (node …/.bin/acpx) below `root`. */
+function acpxUnder(root: number): number {
+  const children = new Map<number, number[]>()
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // The parent pid is the 2nd field after the ")" closing the command name.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const queue = [...(children.get(root) ?? [])]
+  while (queue.length > 0) {
+    const pid = queue.shift()!
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      if (path.basename(argv[0] ?? '') === 'node' && argv[1]?.endsWith(path.join('.bin', 'acpx'))) return pid
+    } catch {
+      continue
+    }
+    queue.push(...(children.get(pid) ?? []))
+  }
+  throw new Error(`no acpx process below ${root}: ${execFileSync('ps', ['-ef', '--forest']).toString()}`)
+}
 
 /** The text of a `--format json` run's agent_message_chunk updates. */
 function jsonChunks(output: string): string {
