@@ -3,7 +3,7 @@
 // line either side wrote is then checked against the schemas shipped in the pinned SDK
 // (test/e2e/acp-schema.ts). Negative controls mutate real captured messages and show the
 // checker refuses each. Steps run in order and share one agent process: a step is an `it`, its
-// behaviour asserted there; the `it.fails` steps are known gaps (issue 30) that flip when fixed.
+// behaviour asserted there.
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'

@@ -1,5 +1,6 @@
-// The ACP checker (test/e2e/acp-schema.ts) on messages the scripted session of
-// acp-conformance.e2e.ts does not send yet, and the scripted editor's own answers to the client
+// The ACP checker (test/e2e/acp-schema.ts) on messages outside the scripted session of
+// acp-conformance.e2e.ts (extension methods, `$/cancel_request` from the client's side), and the
+// scripted editor's own answers to the client
 // methods (fs, terminal, permission) against the pinned schema, before any agent relies on them.
 import fs from 'node:fs'
 import os from 'node:os'
@@ -11,7 +12,7 @@ import { AcpConversation, loadPinnedAcpSchemas } from './acp-schema.js'
 const schemas = loadPinnedAcpSchemas()
 type Message = Record<string, unknown>
 
-describe('the checker on messages the scripted session does not send yet', () => {
+describe('the checker on messages outside the scripted session', () => {
   const line = (message: Message) => JSON.stringify({ jsonrpc: '2.0', ...message })
 
   it('accepts $/cancel_request both ways and extension methods; refuses a result for an unknown method', () => {
