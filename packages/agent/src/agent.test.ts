@@ -430,6 +430,49 @@ describe('Agent loop against MockLanguageModelV4', () => {
     })
   })
 
+  it('tells the step snapshot which files the step wrote when every call said so, and nothing when any may have written anything', async () => {
+    const steps: (readonly string[] | undefined)[][] = []
+    const run = async (calls: { id: string; name: string; input: unknown }[], hooks?: boolean) => {
+      const model = new MockLanguageModelV4({ doStream: [toolStep(calls), textStep('ok')] })
+      const seen: (readonly string[] | undefined)[] = []
+      const { agent, cwd } = setup(
+        model,
+        {
+          snapshot: async (_session, written) => {
+            seen.push(written)
+            return { tree: 'tree1', changed: [] }
+          },
+          ...(hooks
+            ? {
+                hooks: {
+                  beforeToolCall: async () => null,
+                  afterToolCall: async () => undefined,
+                  toolHooksConfigured: async () => true,
+                },
+              }
+            : {}),
+        },
+        withForkPointTree,
+      )
+      fs.writeFileSync(path.join(cwd, 'seen.txt'), 'seen\n')
+      expect((await agent.prompt('go')).reason).toBe('completed')
+      steps.push(seen)
+    }
+    await run([
+      { id: 'r', name: 'read', input: { path: 'seen.txt' } },
+      { id: 'l', name: 'list', input: {} },
+    ])
+    await run([
+      { id: 'w', name: 'write', input: { path: 'sub/new.txt', content: 'n' } },
+      { id: 'e', name: 'edit', input: { path: 'seen.txt', oldText: 'seen', newText: 'edited' } },
+    ])
+    // An edit that fails may have written nothing or anything: the snapshot is told nothing.
+    await run([{ id: 'e', name: 'edit', input: { path: 'seen.txt', oldText: 'absent', newText: 'x' } }])
+    await run([{ id: 'b', name: 'bash', input: { command: 'true' } }])
+    await run([{ id: 'r', name: 'read', input: { path: 'seen.txt' } }], true)
+    expect(steps).toEqual([[[]], [['sub/new.txt', 'seen.txt']], [undefined], [undefined], [undefined]])
+  })
+
   it('records snapshot/taken after tool steps, and a failing snapshot as snapshot/failed without ending the turn', async () => {
     const model = new MockLanguageModelV4({
       doStream: [

@@ -48,8 +48,12 @@ export interface AgentOptions {
   defaultModel?: string
   /** Model calls per turn before it ends with `max-steps` (default 25). */
   maxSteps?: number
-  /** Called after each step that ran a tool; the agent appends `snapshot/taken`. */
-  snapshot?: (session: Session) => Promise<SnapshotResult | null>
+  /**
+   * Called after each step that ran a tool; the agent appends `snapshot/taken`. `written`: every
+   * file the step's calls changed, when each said so (`AgentTool.writes`) and no hook ran beside
+   * them; absent, anything may have changed.
+   */
+  snapshot?: (session: Session, written?: readonly string[]) => Promise<SnapshotResult | null>
   /**
    * Called at the start of each turn: the directory when it differs from the session's latest
    * tree (what changed meanwhile in `outside`), or null; appended as `snapshot/taken` with an
@@ -306,8 +310,8 @@ export class Agent {
         this.session.append('turn/end', { reason: 'completed' })
         return 'completed'
       }
-      const ran = await this.#runTools(outcome, cwd, call.signal)
-      if (ran > 0) await this.#snapshot()
+      const { ran, written } = await this.#runTools(outcome, cwd, call.signal)
+      if (ran > 0) await this.#snapshot('step', written)
       if (call.signal.aborted) return this.#close('aborted', abortedMessage)
       this.#endStep(outcome)
       if (step >= maxSteps) {
@@ -343,8 +347,18 @@ export class Agent {
    * waits for its subagent); results are appended in call order. After an abort the rest get
    * error results. Returns how many ran.
    */
-  async #runTools(outcome: ModelStepOutcome, cwd: string, signal: AbortSignal): Promise<number> {
+  /**
+   * Runs a step's calls; `written` lists the files they changed when every call that ran said
+   * exactly which (null: anything may have changed — bash, MCP, a subagent, a call that threw, a
+   * tool hook that ran a command).
+   */
+  async #runTools(
+    outcome: ModelStepOutcome,
+    cwd: string,
+    signal: AbortSignal,
+  ): Promise<{ ran: number; written: string[] | null }> {
     let ran = 0
+    let written: string[] | null = []
     const calls = outcome.toolCalls
     for (let i = 0; i < calls.length; ) {
       let end = i + 1
@@ -354,6 +368,8 @@ export class Agent {
       batch.forEach((call, index) => {
         const result = results[index]!
         if (result.ran) ran++
+        if (result.ran)
+          written = result.wrote === null || written === null ? null : [...written, ...result.wrote]
         this.session.append('tool/result', {
           callId: call.toolCallId,
           toolName: call.toolName,
@@ -364,7 +380,15 @@ export class Agent {
       })
       i = end
     }
-    return ran
+    if (ran > 0 && written !== null && (await this.#hooksMayWrite(cwd))) written = null
+    return { ran, written }
+  }
+
+  /** A tool hook runs a command, which may write anything: the step's files then are walked. */
+  async #hooksMayWrite(cwd: string): Promise<boolean> {
+    const hooks = this.#options.hooks
+    if (!hooks) return false
+    return hooks.toolHooksConfigured ? await hooks.toolHooksConfigured(cwd).catch(() => true) : true
   }
 
   /** One call's result: permitted and run, denied, or unrun after an abort. */
@@ -372,12 +396,18 @@ export class Agent {
     call: ModelStepOutcome['toolCalls'][number],
     cwd: string,
     signal: AbortSignal,
-  ): Promise<{ output: string; isError: boolean; ran: boolean; diff?: FileDiff }> {
+  ): Promise<{
+    output: string
+    isError: boolean
+    ran: boolean
+    diff?: FileDiff
+    wrote: readonly string[] | null
+  }> {
     // After an abort the rest are answered at once, so the snapshot follows every result.
-    const unrun = { output: `${abortedMessage} The tool did not run.`, isError: true, ran: false }
+    const unrun = { output: `${abortedMessage} The tool did not run.`, isError: true, ran: false, wrote: [] }
     if (signal.aborted) return unrun
     const denied = await this.#permit(call, cwd, signal)
-    if (denied) return { ...denied, ran: false }
+    if (denied) return { ...denied, ran: false, wrote: [] }
     if (signal.aborted) {
       this.#approvedRealPaths.delete(call.toolCallId)
       return unrun
@@ -503,23 +533,34 @@ export class Agent {
     call: ModelStepOutcome['toolCalls'][number],
     cwd: string,
     signal: AbortSignal,
-  ): Promise<{ output: string; isError: boolean; diff?: FileDiff }> {
+  ): Promise<{ output: string; isError: boolean; diff?: FileDiff; wrote: readonly string[] | null }> {
     const agentTool = this.#turnTools[call.toolName]
     const approvedRealPath = this.#approvedRealPaths.get(call.toolCallId)
     this.#approvedRealPaths.delete(call.toolCallId)
     if (!agentTool) {
       const why = this.#options.toolSource?.explainMissing?.(call.toolName, cwd)
-      if (why) return { output: why, isError: true }
+      if (why) return { output: why, isError: true, wrote: [] }
       const names = Object.keys(this.#turnTools).join(', ')
-      return { output: `Unknown tool "${call.toolName}": use one of ${names}.`, isError: true }
+      return { output: `Unknown tool "${call.toolName}": use one of ${names}.`, isError: true, wrote: [] }
     }
     if (call.invalidReason !== undefined) {
-      return { output: `Invalid input for ${call.toolName}: ${call.invalidReason}`, isError: true }
+      return { output: `Invalid input for ${call.toolName}: ${call.invalidReason}`, isError: true, wrote: [] }
     }
     const parsed = agentTool.inputSchema.safeParse(call.input)
     if (!parsed.success) {
-      return { output: `Invalid input for ${call.toolName}: ${parsed.error.message}`, isError: true }
+      return {
+        output: `Invalid input for ${call.toolName}: ${parsed.error.message}`,
+        isError: true,
+        wrote: [],
+      }
     }
+    // What the call may have changed: a call that throws may have written before it failed.
+    const wroteOf = (outcome: { wrote?: readonly string[] } | null): readonly string[] | null =>
+      agentTool.writes === 'nothing'
+        ? []
+        : agentTool.writes === 'reported' && outcome?.wrote !== undefined
+          ? outcome.wrote
+          : null
     try {
       const { protectedPaths, fileSource } = this.#options
       const checkRealPath = realPathCheck(call.toolName, cwd, approvedRealPath, this.#options.checkRealPath)
@@ -543,19 +584,24 @@ export class Agent {
         output: `${result.output}${stopped}`,
         isError: (result.isError ?? false) || signal.aborted,
         ...(result.diff ? { diff: result.diff } : {}),
+        wrote: wroteOf(result),
       }
     } catch (error) {
-      if (signal.aborted) return { output: `${abortedMessage} (${errorMessage(error)})`, isError: true }
-      return { output: errorMessage(error), isError: true }
+      if (signal.aborted)
+        return { output: `${abortedMessage} (${errorMessage(error)})`, isError: true, wrote: wroteOf(null) }
+      return { output: errorMessage(error), isError: true, wrote: wroteOf(null) }
     }
   }
 
   /** Snapshot failures are recorded (log-only `snapshot/failed`) and never end the turn. */
-  async #snapshot(kind: 'step' | 'baseline' | 'turn-start' = 'step'): Promise<void> {
+  async #snapshot(
+    kind: 'step' | 'baseline' | 'turn-start' = 'step',
+    written: string[] | null = null,
+  ): Promise<void> {
     const snapshot = kind === 'turn-start' ? this.#options.turnStartSnapshot : this.#options.snapshot
     if (!snapshot) return
     try {
-      const result = await snapshot(this.session)
+      const result = await (written === null ? snapshot(this.session) : snapshot(this.session, written))
       // A baseline or turn-start snapshot records the files as this turn found them: it
       // changed nothing yet (the directory's previous snapshot may be another writer's).
       if (result) this.session.append('snapshot/taken', kind === 'step' ? result : { ...result, changed: [] })

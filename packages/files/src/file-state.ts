@@ -29,7 +29,13 @@ import {
 } from './restore-journal.js'
 import { dropLostAlternates, dropRefsToMissingObjects } from './seed.js'
 import { ShadowRepository } from './shadow-repository.js'
-import { type Snapshot, snapshotPaths, type TurnStartSnapshot, takeSnapshot } from './snapshot.js'
+import {
+  type Snapshot,
+  snapshotPaths,
+  snapshotWrites,
+  type TurnStartSnapshot,
+  takeSnapshot,
+} from './snapshot.js'
 import { type SessionLike, type TimelineEntry, timeline, treeAt } from './timeline.js'
 import {
   type CreatedWorktree,
@@ -154,6 +160,36 @@ export class FileState {
   /** Snapshots `cwd`; `changed` lists the paths that differ from its previous snapshot. */
   snapshot(cwd: string): Promise<Snapshot> {
     return this.#inOrder(cwd, (real) => this.#snapshotUnlocked(real))
+  }
+
+  /**
+   * The snapshot after a step whose tools named every file they wrote (`paths`, relative to
+   * `cwd`; none for a step that only read), taken from `since` — the session's latest snapshot
+   * and its skipped paths — without walking the tree when that is sound (snapshot.ts
+   * `snapshotWrites`); otherwise the full snapshot of `snapshot(cwd)`.
+   */
+  snapshotAfterWrites(
+    cwd: string,
+    paths: readonly string[],
+    since: { tree: string; skipped: readonly string[] } | null,
+  ): Promise<Snapshot> {
+    return this.#inOrder(cwd, async (real) => {
+      if (since !== null) {
+        await this.repository.ensure()
+        const quick = await snapshotWrites(
+          this.repository,
+          await resolveDirectory(this.repository, real),
+          paths,
+          since,
+          this.maxFileBytes,
+        )
+        if (quick !== null) {
+          await this.#mirror?.upload(quick.tree, real)
+          return quick
+        }
+      }
+      return this.#snapshotUnlocked(real)
+    })
   }
 
   /**

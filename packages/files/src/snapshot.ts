@@ -330,6 +330,61 @@ export async function takeSnapshot(
 }
 
 /**
+ * The snapshot after a step whose tools say exactly which files they wrote (docs/architecture.md
+ * §5): only `paths` are staged, everything else is the directory's previous snapshot, `since` —
+ * no walk of the tree. Null when that is not sound and a full snapshot must run instead: the
+ * directory's latest snapshot is not `since` (another writer's), its index is not the one that
+ * snapshot was written from, or a path is one a full snapshot would treat otherwise (over the
+ * size limit, skipped, ignored, not a regular file or link, inside a nested repository, gone
+ * and never tracked). A change made beside the agent meanwhile is then not booked to this step:
+ * the next turn's start finds it (`outside`).
+ */
+export async function snapshotWrites(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  paths: readonly string[],
+  since: { tree: string; skipped: readonly string[] },
+  maxFileBytes: number,
+): Promise<Snapshot | null> {
+  const [previous, indexTree] = await Promise.all([
+    previousTree(repository, directory),
+    treeOfUnchangedIndex(directory),
+  ])
+  if (previous !== since.tree || indexTree !== previous) return null
+  const skipped = [...since.skipped]
+  const unchanged = { tree: previous, changed: [], skipped }
+  const wanted = [...new Set(paths)]
+  if (wanted.length === 0) return unchanged
+  const skippedSet = new Set(skipped.map((p) => p.replace(/\/$/, '')))
+  for (const relative of wanted) {
+    if (relative === '' || relative.startsWith('/') || relative.split('/').includes('..')) return null
+    if (skippedSet.has(relative)) return null
+  }
+  const infos = await Promise.all(
+    wanted.map((relative) => lstatIfPresent(path.join(directory.path, relative))),
+  )
+  for (const info of infos) {
+    if (info === null) continue
+    if (!info.isFile() && !info.isSymbolicLink()) return null
+    if (info.isFile() && info.size > maxFileBytes) return null
+  }
+  // No --ignore-errors: git refuses an ignored path (exit 1), one in a nested repository or
+  // never tracked and gone (128); each leaves the full snapshot to decide.
+  const added = await repository.git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+    ...scopeOf(directory),
+    input: `${wanted.map(literalPathspec).join('\0')}\0`,
+    allowedExitCodes: [1, 128],
+  })
+  if (added.exitCode !== 0) return null
+  if ((await treeOfUnchangedIndex(directory)) === previous) return unchanged
+  const tree = await writeTree(repository, directory)
+  const changed = await changedPaths(repository, previous, tree)
+  await recordTree(repository, directory, previous, tree)
+  await rememberIndexTree(directory, tree)
+  return { tree, changed, skipped }
+}
+
+/**
  * A snapshot that re-reads only `paths` (files Tangent itself just wrote or removed) and takes
  * everything else from the directory's previous snapshot (`skipped` carries its skipped list):
  * no scan of the whole tree.

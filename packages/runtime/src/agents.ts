@@ -19,7 +19,7 @@ import type { AgentFactory } from './agent-pool.js'
 import type { AttachedMcpServers } from './attached-mcp-servers.js'
 import type { ConfigFiles } from './config.js'
 import type { FileSources } from './file-sources.js'
-import { latestTree } from './fork-point.js'
+import { latestTree, skippedAt } from './fork-point.js'
 import { headerMetaOf } from './header-meta.js'
 import { filePathGuard, permissionDecider } from './permission-policy.js'
 import { dataFilesOf, passEnvOf, type RuntimeOptions } from './runtime-options.js'
@@ -142,7 +142,14 @@ export function standardAgent(
       ...given,
       defaultModel: options.defaultModel,
       userInstructionsPath: userInstructionsPath(env),
-      snapshot: async (live) => (await fileState()).snapshot(live.header.cwd),
+      snapshot: async (live, written) => {
+        const files = await fileState()
+        if (written === undefined) return files.snapshot(live.header.cwd)
+        // The step's tools named every file they wrote: only those are staged (§5).
+        const tree = latestTree(live)
+        const since = tree === null ? null : { tree, skipped: skippedAt(live, live.lastSeq) }
+        return files.snapshotAfterWrites(live.header.cwd, written, since)
+      },
       turnStartSnapshot: async (live) =>
         (await fileState()).snapshotTurnStart(live.header.cwd, latestTree(live)),
       permissions,

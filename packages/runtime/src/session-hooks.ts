@@ -142,6 +142,9 @@ export class SessionHooks {
       }
       return null
     },
+    toolHooksConfigured: async (cwd) =>
+      (await this.#configured(cwd, 'preToolUse')).length > 0 ||
+      (await this.#configured(cwd, 'postToolUse')).length > 0,
     afterToolCall: async (call, result, signal) => {
       await this.fire(
         'postToolUse',

@@ -34,4 +34,9 @@ export interface ToolCallHooks {
     result: { output: unknown; isError: boolean },
     signal: AbortSignal,
   ): Promise<void>
+  /**
+   * Whether a preToolUse or postToolUse hook is configured for `cwd` (its command may write
+   * files, so the step's snapshot walks the tree). Absent: taken as yes.
+   */
+  toolHooksConfigured?(cwd: string): Promise<boolean>
 }

@@ -50,6 +50,12 @@ export interface ToolOutcome {
    * show the change (ACP `diff` content). Logged in `tool/result.diff`; never shown to the model.
    */
   readonly diff?: FileDiff
+  /**
+   * With `AgentTool.writes: 'reported'`: every file the call created, replaced or removed,
+   * relative to the cwd, '/'-separated (real paths, after links inside it). The step's snapshot
+   * then stages only these (docs/architecture.md §5); absent, the whole tree is walked.
+   */
+  readonly wrote?: readonly string[]
 }
 
 /** A file's whole text before and after a tool changed it; `path` relative to the cwd. */
@@ -75,6 +81,12 @@ export interface AgentTool<Input = unknown> {
   readonly inputSchema: z.ZodType<Input>
   /** The JSON Schema the model is shown instead (tools defined elsewhere, e.g. MCP servers, which validate too). */
   readonly inputJsonSchema?: Record<string, unknown>
+  /**
+   * What a call may change on disk, for the step's snapshot: 'nothing' (it only reads),
+   * 'reported' (exactly the files its outcome's `wrote` names, when it returns; a call that
+   * throws may have written anything), absent: anything (bash, MCP tools, subagents).
+   */
+  readonly writes?: 'nothing' | 'reported'
   /** Throws (any error) on failure; the message is shown to the model. */
   run(input: Input, context: ToolContext): Promise<ToolOutcome>
 }

@@ -15,6 +15,7 @@ export const EditInput = z.object({
 export type EditInput = z.infer<typeof EditInput>
 
 export const editTool = defineTool<EditInput>({
+  writes: 'reported',
   description:
     'Replace an exact piece of text in a file. oldText must occur exactly once unless replaceAll is true.',
   inputSchema: EditInput,
@@ -58,6 +59,7 @@ export const editTool = defineTool<EditInput>({
       return {
         output: `Edited ${relative}: replaced ${count} occurrence${count === 1 ? '' : 's'}.${note}`,
         ...(diff ? { diff } : {}),
+        wrote: [relative],
       }
     } finally {
       await target.close()

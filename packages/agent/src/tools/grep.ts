@@ -22,6 +22,7 @@ const maxLineChars = 300
 const maxFileBytes = 2 * 1024 * 1024
 
 export const grepTool = defineTool<GrepInput>({
+  writes: 'nothing',
   description:
     'Search file contents with a regular expression; prints path:line: text for each match (.git and node_modules skipped).',
   inputSchema: GrepInput,

@@ -15,6 +15,7 @@ export type ListInput = z.infer<typeof ListInput>
 const maxEntries = 1000
 
 export const listTool = defineTool<ListInput>({
+  writes: 'nothing',
   description: 'List the files and directories in a directory of the working directory.',
   inputSchema: ListInput,
   async run(input, { cwd, signal, checkRealPath }) {

@@ -20,6 +20,7 @@ const maxChars = 100_000
 const maxFileBytes = 10 * 1024 * 1024
 
 export const readTool = defineTool<ReadInput>({
+  writes: 'nothing',
   description: 'Read a text file in the working directory. Use offset/limit (lines) for large files.',
   inputSchema: ReadInput,
   async run(input, { cwd, signal, checkRealPath, fileSource }) {

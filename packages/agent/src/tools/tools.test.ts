@@ -28,6 +28,7 @@ describe('write and read', () => {
     expect(await run(writeTool, { path: 'dir/f.txt', content: 'one\ntwo\n' })).toEqual({
       output: 'Wrote dir/f.txt (8 bytes).',
       diff: { path: 'dir/f.txt', oldText: null, newText: 'one\ntwo\n' },
+      wrote: ['dir/f.txt'],
     })
     expect((await run(writeTool, { path: 'dir/f.txt', content: 'three\n', append: true })).output).toBe(
       'Appended 6 bytes to dir/f.txt (now 14 bytes).',

@@ -14,6 +14,7 @@ export const WriteInput = z.object({
 export type WriteInput = z.infer<typeof WriteInput>
 
 export const writeTool = defineTool<WriteInput>({
+  writes: 'reported',
   description:
     'Write a text file in the working directory (replacing it, or appending with append: true). Parent directories are created.',
   inputSchema: WriteInput,
@@ -53,9 +54,10 @@ export const writeTool = defineTool<WriteInput>({
         return {
           output: `Appended ${bytes} bytes to ${relative} (now ${written.size} bytes).${note}`,
           ...shown,
+          wrote: [relative],
         }
       }
-      return { output: `Wrote ${relative} (${bytes} bytes).${note}`, ...shown }
+      return { output: `Wrote ${relative} (${bytes} bytes).${note}`, ...shown, wrote: [relative] }
     } finally {
       await target.close()
     }
