@@ -43,6 +43,16 @@ async function turn(files: FileState, cwd: string, since: string | null): Promis
   return (await files.snapshot(cwd)).tree
 }
 
+/**
+ * A turn whose one step edited a file with Tangent's own `write` tool: the snapshot at its start,
+ * then the step's snapshot of just that file (FileState.snapshotAfterWrites), no second walk.
+ */
+async function writeTurn(files: FileState, cwd: string, since: string, relative: string, text: string) {
+  const start = await files.snapshotTurnStart(cwd, since)
+  writeFileSync(path.join(cwd, relative), text)
+  return (await files.snapshotAfterWrites(cwd, [relative], { tree: start?.tree ?? since, skipped: [] })).tree
+}
+
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 export const suite: BenchSuite = {
@@ -90,6 +100,7 @@ export const suite: BenchSuite = {
       const unchangedExtra: number[] = []
       const changedExtra: number[] = []
       const changedStatus: number[] = []
+      const writeExtra: number[] = []
       for (let i = 0; i < 5; i++) {
         await sample()
         const tinyMs = await elapsed(async () => {
@@ -110,6 +121,26 @@ export const suite: BenchSuite = {
           bigTree = await turn(bigFiles, big, bigTree)
         })
         changedExtra.push(bigChanged - tinyChanged)
+
+        const tinyWrite = await elapsed(async () => {
+          tinyTree = await writeTurn(
+            tinyFiles,
+            tiny,
+            tinyTree,
+            monorepoFile(5),
+            `export const written = ${i}\n`,
+          )
+        })
+        const bigWrite = await elapsed(async () => {
+          bigTree = await writeTurn(
+            bigFiles,
+            big,
+            bigTree,
+            monorepoFile(4343),
+            `export const written = ${i}\n`,
+          )
+        })
+        writeExtra.push(bigWrite - tinyWrite)
       }
       const statusRow = { name: 'git status --porcelain (big repository)', medianMs: median(statusTimes) }
       const first = median(firstExtra)
@@ -137,6 +168,12 @@ export const suite: BenchSuite = {
           baseline: { name: 'git status --porcelain (same change)', medianMs: median(changedStatus) },
           extra: { 'load avg': load() },
           target: { text: '≤ 1.5× git status', met: changed <= 1.5 * median(changedStatus) },
+        },
+        {
+          name: 'next turn whose step wrote one file with `write` (extra; no issue target)',
+          medianMs: median(writeExtra),
+          baseline: statusRow,
+          extra: { 'load avg': load() },
         },
         {
           name: `data directory after the first turn (${usage.files.toLocaleString('en')} files)`,
