@@ -8,6 +8,7 @@ import { Readable, Writable } from 'node:stream'
 import { promisify } from 'node:util'
 import * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startFakeProviderServer } from '../../packages/agent/src/testing/fake-provider-server.js'
 import {
   cliMain,
   createSandbox,
@@ -285,6 +286,44 @@ describe('tangent acp with the SDK client', () => {
     ])
     expect(shown.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
   }, 60_000)
+
+  it('a turn the provider fails answers one JSON-RPC error (-32603, data.code turn-error) and streams no text of its own', async () => {
+    const provider = await startFakeProviderServer([
+      {
+        status: 400,
+        json: { error: { message: 'the fake provider refuses this', type: 'invalid_request_error' } },
+      },
+    ])
+    const agent = await startAcp(sandbox, { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: provider.baseUrl })
+    try {
+      const created = await agent.agent.request(acp.methods.agent.session.new, {
+        cwd: sandbox.cwd,
+        mcpServers: [],
+      })
+      await agent.agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId: created.sessionId,
+        configId: 'model',
+        value: 'openai:gpt-4.1',
+      })
+      agent.updates.length = 0
+      await expect(
+        agent.agent.request(acp.methods.agent.session.prompt, {
+          sessionId: created.sessionId,
+          prompt: [{ type: 'text', text: 'hello' }],
+        }),
+      ).rejects.toMatchObject({
+        code: -32603,
+        data: { code: 'turn-error' },
+        message: expect.stringMatching(/the fake provider refuses this/),
+      })
+      // Reported once: no agent text made up from the error, live or when the session loads.
+      expect(texts(agent.updates, 'agent_message_chunk')).toBe('')
+      expect(provider.requests.length).toBeGreaterThan(0)
+    } finally {
+      await agent.close()
+      await provider.close()
+    }
+  })
 
   it('loads the session in a new process: the history comes back as updates', async () => {
     const agent = await startAcp(sandbox)
