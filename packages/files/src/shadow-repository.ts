@@ -23,8 +23,9 @@ export interface ShadowGitOptions {
 }
 
 // Settings of the shadow repository, whatever the user's global git config says:
-// exact bytes (no CRLF conversion), fast scans (untracked cache, index v4), no automatic gc
-// (gc() runs it when nothing else is writing).
+// exact bytes (no CRLF conversion), a smaller index (v4; the untracked cache is kept on, but
+// only `git status` reads it, and snapshots walk with `ls-files`), no automatic gc (gc() runs it
+// when nothing else is writing).
 const shadowConfig: readonly (readonly [string, string])[] = [
   ['core.autocrlf', 'false'],
   ['core.safecrlf', 'false'],

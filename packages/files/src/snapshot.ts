@@ -1,6 +1,8 @@
-// Takes a snapshot of a directory as a git tree: stage it into the directory's private index
-// (`git add -A`, fast on an unchanged tree thanks to the stat and untracked caches), write the
-// tree, and record it under the directory's refs so `git gc` keeps it.
+// Takes a snapshot of a directory as a git tree: one walk (`ls-files`: a stat of every tracked
+// file against the private index's stat data, a read of every folder for untracked files) says
+// what differs, only that is staged into the directory's private index, the tree is written and
+// recorded under the directory's refs so `git gc` keeps it. After a step whose tools named what
+// they wrote, `snapshotWrites` stages just those files, with no walk.
 import { existsSync } from 'node:fs'
 import { lstat, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
