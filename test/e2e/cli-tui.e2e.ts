@@ -1,7 +1,8 @@
 // Drives `tangent tui` (and `tangent` alone) in a real pseudo-terminal (tmux) against the demo
 // model and reads the screen: the tree, a streamed reply, a fork from the tree and from a turn,
 // an approval answered with one key, Esc stopping a turn, a turn from another terminal appearing
-// live, resize to 80 columns, and Ctrl-C twice restoring the terminal.
+// live, resize to 80 columns, Ctrl-C twice restoring the terminal, and a closed terminal (SIGHUP) or
+// SIGTERM letting the data dir go before the process ends.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -15,6 +16,7 @@ import {
   type Sandbox,
   tangent,
   tangentInProcess,
+  tangentJson,
 } from './cli-harness.js'
 
 const socket = `tangent-tui-test-${process.pid}`
@@ -94,6 +96,43 @@ async function quit(): Promise<string> {
   await waitForScreen(/Ctrl-C again to quit/)
   keys('C-c')
   return waitForScreen(/EXITED \d+/)
+}
+
+/** The process serving the data dir (the UI's own, while no other Host runs): host.json's pid. */
+function servingPid(): number {
+  const discovery = JSON.parse(fs.readFileSync(path.join(sandbox.home, 'host.json'), 'utf8')) as {
+    pid: number
+  }
+  return discovery.pid
+}
+
+/**
+ * Whether process `pid` still runs. A zombie does not: its shell died with the terminal too, so
+ * it waits to be reaped by whichever process adopts it (which may take a while), and a signal
+ * still "reaches" it.
+ */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    // /proc/PID/stat: "PID (COMMAND) STATE …"; the command may hold spaces and parentheses.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return true
+  }
+}
+
+/** Waits for process `pid` to be gone (a generous limit: this waits, it does not time anything). */
+async function waitForExit(pid: number, limitMs = 15_000): Promise<void> {
+  const deadline = Date.now() + limitMs
+  while (alive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} is still running`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 let sandbox: Sandbox
@@ -251,6 +290,48 @@ describe('tangent tui in a terminal', () => {
     for (const line of narrow.split('\n')) expect(line.length).toBeLessThanOrEqual(80)
     expect(narrow).toMatch(/^ready \[composer\] Tab/m)
     await quit()
+  })
+
+  it('closing the terminal (SIGHUP) mid-turn closes the runtime first: the lock and host.json are gone, the log reads', async () => {
+    await start(['tui'], { TANGENT_DEMO_DELAY_MS: '40' })
+    type(`hang up ${'while this streams slowly '.repeat(15)}`)
+    await waitForScreen(/busy · Esc stops/)
+    await waitForScreen(/Turn \d+: you said "hang up/)
+    // The UI serves the data dir while it runs: host.json names its process.
+    const pid = servingPid()
+    // What closing a terminal window does: tmux closes the pane's pseudo-terminal and the
+    // program gets SIGHUP.
+    tmux('kill-session', '-t', pane)
+    await waitForExit(pid)
+    // It let the data dir go before it died: nothing for the next command to take over.
+    expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)
+    expect(fs.existsSync(path.join(sandbox.home, 'lock'))).toBe(false)
+    // The session's log is whole and reads: the message, and the turn ended (not cut mid-write).
+    const listed = await tangentJson<{ id: string; title: string; status: string }[]>(sandbox, ['sessions'])
+    const session = listed.find((entry) => entry.title.startsWith('hang up'))!
+    expect(session.status).toBe('idle')
+    const { events } = await tangentJson<{ events: { type: string; data: unknown }[] }>(sandbox, [
+      'show',
+      session.id,
+    ])
+    expect(events.some((event) => event.type === 'user/message')).toBe(true)
+    // The turn the hang-up cut is closed in the log as the runtime closes one it was running:
+    // what had streamed kept, then its end, interrupted.
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'interrupted' } })
+    expect(events.some((event) => event.type === 'assistant/message')).toBe(true)
+  })
+
+  it('SIGTERM closes the runtime and restores the terminal before the process exits (143)', async () => {
+    await start(['tui'])
+    type('before the terminate')
+    await waitForScreen(/Turn \d+: you said "before the terminate"[\s\S]*turn ends/)
+    process.kill(servingPid(), 'SIGTERM')
+    const after = await waitForScreen(/EXITED \d+/)
+    expect(after).toContain('EXITED 143')
+    expect(after).toContain('BEFORE-THE-UI')
+    expect(after).not.toContain('[composer]')
+    expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)
+    expect(fs.existsSync(path.join(sandbox.home, 'lock'))).toBe(false)
   })
 
   it('/explore shows the board live, a row per branch; k then a letter keeps that branch', async () => {
