@@ -39,6 +39,12 @@ function screenWithAttributes(): string {
   return tmux('capture-pane', '-p', '-e', '-t', pane)
 }
 
+/** The screen's text without its escape sequences (SGR). */
+function withoutSequences(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
+  return text.replace(/\u001b\[[0-9;]*m/g, '')
+}
+
 /** Polls the screen until `pattern` shows (a generous limit: this waits, it does not time anything). */
 async function waitForScreen(
   pattern: RegExp | ((screen: string) => boolean),
@@ -378,6 +384,49 @@ describe('tangent tui in a terminal', () => {
       expect(done).toMatch(/✓ bash echo \\x1b\[2J cleared; touch from-model\.txt/)
       expect(done).toContain('openai:gpt-4.1')
       expect(fs.existsSync(path.join(sandbox.cwd, 'from-model.txt'))).toBe(true)
+      await quit()
+    } finally {
+      await model.close()
+    }
+  })
+
+  it('colours a ts code block (shiki, loaded from the bundle on first use); an unknown language stays plain', async () => {
+    const model = await startFakeProviderServer([
+      {
+        frames: openaiResponsesWire.text(
+          'Here:\n\n```ts\nconst answer: number = 42\n```\n\n```../../etc\nconst plain = 1\n```',
+        ),
+      },
+    ])
+    try {
+      await start(['tui'], {
+        NO_COLOR: '',
+        TANGENT_MODEL: 'openai:gpt-4.1',
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: model.baseUrl,
+      })
+      type('show me some code')
+      await waitForScreen(/const answer: number = 42[\s\S]*const plain = 1[\s\S]*turn ends/)
+      // Drawn plain first, coloured once shiki and the grammar have loaded: `const` in the
+      // keyword colour (magenta, SGR 35), `42` a number (yellow, 33). tmux writes each attribute
+      // as it changes, so other sequences (a background reset) may come between colour and text.
+      const lineWith = (text: string, words: string) =>
+        text.split('\n').find((line) => withoutSequences(line).includes(words)) ?? ''
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
+      const keyword = /\u001b\[35m(?:\u001b\[[0-9;]*m)*const/
+      const deadline = Date.now() + 15_000
+      let shown = screenWithAttributes()
+      while (!keyword.test(lineWith(shown, 'const answer')) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        shown = screenWithAttributes()
+      }
+      expect(lineWith(shown, 'const answer')).toMatch(keyword)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
+      expect(lineWith(shown, 'const answer')).toMatch(/\u001b\[33m(?:\u001b\[[0-9;]*m)*42/)
+      // The block whose info string is no language: no foreground colour on its line (the pane's
+      // separator only resets its dim).
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
+      expect(lineWith(shown, 'const plain')).not.toMatch(/\u001b\[(?:\d+;)*(?:3[0-8]|9[0-7])(?:;\d+)*m/)
       await quit()
     } finally {
       await model.close()
