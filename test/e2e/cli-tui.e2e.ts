@@ -1,8 +1,9 @@
 // Drives `tangent tui` (and `tangent` alone) in a real pseudo-terminal (tmux) against the demo
 // model and reads the screen: the tree, a streamed reply, a fork from the tree and from a turn,
 // an approval answered with one key, Esc stopping a turn, a turn from another terminal appearing
-// live, resize to 80 columns, Ctrl-C twice restoring the terminal, and a closed terminal (SIGHUP) or
-// SIGTERM letting the data dir go before the process ends.
+// live, the layout after a resize to 80 columns and back to 160, a code block's colours, Ctrl-C
+// twice restoring the terminal, and a closed terminal (SIGHUP) or SIGTERM letting the data dir go
+// before the process ends.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -43,6 +44,21 @@ function screenWithAttributes(): string {
 function withoutSequences(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
   return text.replace(/\u001b\[[0-9;]*m/g, '')
+}
+
+/**
+ * Polls the screen, its rows as the terminal has them (capture-pane -J joins a row the terminal
+ * wrapped to the next one), until `check` accepts them.
+ */
+async function waitForLayout(check: (rows: string[]) => boolean, limitMs = 15_000): Promise<string[]> {
+  const deadline = Date.now() + limitMs
+  let rows: string[] = []
+  while (Date.now() < deadline) {
+    rows = tmux('capture-pane', '-p', '-J', '-t', pane).replace(/\n$/, '').split('\n')
+    if (check(rows)) return rows
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the screen never had the layout waited for:\n${rows.join('\n')}`)
 }
 
 /** Polls the screen until `pattern` shows (a generous limit: this waits, it does not time anything). */
@@ -282,19 +298,57 @@ describe('tangent tui in a terminal', () => {
     })
   })
 
-  it('shows a turn another terminal runs in the open session as it runs, and fits 80 columns after a resize', async () => {
+  it('shows a turn another terminal runs in the open session as it runs; lays out at 80 columns after a resize and re-wraps at 160', async () => {
     const { stdout } = await tangent(sandbox, ['run', '--json', 'the session both terminals share'])
     const id = (JSON.parse(stdout) as { sessionId: string }).sessionId
     await start(['tui', id])
     await waitForScreen(/Turn 1: you said "the session both terminals share"/)
-    // The UI serves the data dir: this command goes through it, and its turn shows here.
-    const other = await tangent(sandbox, ['run', '--session', id, 'sent from another terminal'])
+    // The UI serves the data dir: this command goes through it, and its turn shows here. Its
+    // message is longer than the transcript pane is wide at 80 columns, not at 160.
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike'
+    const message = `sent from another terminal ${words}`
+    const other = await tangent(sandbox, ['run', '--session', id, message])
     expect(other.code).toBe(0)
-    await waitForScreen(/Turn 2: you said "sent from another terminal"/)
+    await waitForScreen(/Turn 2: you said "sent from another terminal/)
+
+    // 80 columns: the tree pane is 24 cells wide, then the separator, then 55 for the transcript
+    // (app.tsx). Waited for: the separator in its new column and the status line on the last row.
     tmux('resize-window', '-t', pane, '-x', '80', '-y', '24')
-    const narrow = await waitForScreen(/Turn 2: you said/)
-    for (const line of narrow.split('\n')) expect(line.length).toBeLessThanOrEqual(80)
-    expect(narrow).toMatch(/^ready \[composer\] Tab/m)
+    const narrowRows = await waitForLayout(
+      (rows) => rows[0]?.[24] === '│' && /^ready \[composer\] Tab/.test(rows.at(-1) ?? ''),
+    )
+    expect(narrowRows).toHaveLength(24)
+    // Nothing was written past the edge: a line longer than the terminal would have wrapped onto
+    // the next row (joined again here by capture-pane -J), pushing the layout down.
+    for (const row of narrowRows) expect([...row].length).toBeLessThanOrEqual(80)
+    // Every row above the composer is tree │ transcript, the separator in the same column.
+    const paneRows = narrowRows.slice(
+      0,
+      narrowRows.findIndex((row) => row.startsWith('› ')),
+    )
+    expect(paneRows.length).toBeGreaterThan(10)
+    for (const row of paneRows) expect(row[24]).toBe('│')
+    // The composer, the notice row and the status line, in that order at the bottom.
+    expect(narrowRows.at(-3)).toMatch(/^› ▏/)
+    expect(narrowRows.at(-1)).toMatch(/^ready \[composer\] Tab · demo:scripted/)
+    // The tree shows the open session (its title cut to the pane); the transcript's header its id.
+    expect(paneRows.some((row) => row.startsWith('the session both'))).toBe(true)
+    expect(paneRows[0]!.slice(25)).toContain(id)
+    // The long message wraps within the transcript's 55 cells: it takes more than one row.
+    const transcript = paneRows.map((row) => row.slice(25).trimEnd())
+    for (const row of transcript) expect([...row].length).toBeLessThanOrEqual(55)
+    const first = transcript.findIndex((row) => row.startsWith('you › sent from another terminal'))
+    expect(first).toBeGreaterThan(0)
+    expect(transcript[first]).not.toContain('mike')
+    expect(transcript.slice(first + 1, first + 3).join(' ')).toContain('mike')
+
+    // Back to 160 columns: a 32-cell tree, and the message re-wrapped onto one row.
+    tmux('resize-window', '-t', pane, '-x', '160', '-y', '40')
+    const wideRows = await waitForLayout((rows) =>
+      rows.some((row) => row.slice(33).startsWith(`you › ${message}`)),
+    )
+    expect(wideRows[0]![32]).toBe('│')
+    expect(wideRows.at(-1)).toMatch(/^ready \[composer\] Tab/)
     await quit()
   })
 
