@@ -198,7 +198,10 @@ export class CodeHighlighter {
     while (this.#queue.size > 0) {
       const sliceEnd = performance.now() + sliceMs
       do {
-        const [key, block] = this.#queue.entries().next().value!
+        // The block asked for last first: the transcript asks from its top, and the screen shows
+        // its end.
+        const key = [...this.#queue.keys()].at(-1)!
+        const block = this.#queue.get(key)!
         let styled: readonly string[] | null = null
         try {
           await tokenizer.load(block.language)

@@ -119,11 +119,14 @@ export async function createTokenizer(palette: typeof terminalPalette): Promise<
       if (loaded === undefined) {
         loaded = grammars[language]().then(async (module) => {
           await highlighter.loadLanguage(module.default)
-          highlighter.codeToTokensBase(warmUps[language], {
-            lang: language,
-            theme: theme.name!,
-            tokenizeTimeLimit: 0,
-          })
+          // Line by line first, then whole (what only a line's context reaches), the event loop
+          // (keys) between each: one step takes at most ~160 ms (TypeScript's first line, which
+          // compiles its top-level expressions), not the ~450 ms of the whole at once.
+          const warmUp = warmUps[language]
+          for (const code of [...warmUp.split('\n'), warmUp]) {
+            highlighter.codeToTokensBase(code, { lang: language, theme: theme.name!, tokenizeTimeLimit: 0 })
+            await new Promise((resolve) => setImmediate(resolve))
+          }
         })
         loading.set(language, loaded)
       }
