@@ -83,8 +83,8 @@ async function timeToScreen(home: string, cwd: string, args: string, text: strin
   const took = performance.now() - begin
   tmux('kill-session', '-t', pane)
   // The killed program (SIGHUP) closes the Host it served and lets go of the data directory's
-  // lock a second or so later: the next one measured must not start before, or it times its wait
-  // for the leaving one (1.5–1.9 s instead of 0.6 s here) — a person does not reopen in 1 ms.
+  // lock a moment later: the next one measured must not start before, or it times its wait for the
+  // leaving one — a person does not reopen in 1 ms.
   const lockFile = path.join(home, 'lock')
   const deadline = Date.now() + 10_000
   while (Date.now() < deadline && lockHeld(lockFile)) await new Promise((resolve) => setTimeout(resolve, 10))

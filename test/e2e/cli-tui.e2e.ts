@@ -1,7 +1,9 @@
 // Drives `tangent tui` (and `tangent` alone) in a real pseudo-terminal (tmux) against the demo
 // model and reads the screen: the tree, a streamed reply, a fork from the tree and from a turn,
 // an approval answered with one key, Esc stopping a turn, a turn from another terminal appearing
-// live, resize to 80 columns, and Ctrl-C twice restoring the terminal.
+// live, the layout after a resize to 80 columns and back to 160, a code block's colours, Ctrl-C
+// twice restoring the terminal, and a closed terminal (SIGHUP) or SIGTERM letting the data dir go
+// before the process ends.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -15,6 +17,7 @@ import {
   type Sandbox,
   tangent,
   tangentInProcess,
+  tangentJson,
 } from './cli-harness.js'
 
 const socket = `tangent-tui-test-${process.pid}`
@@ -35,6 +38,27 @@ function screen(): string {
 /** The screen with its colours and attributes, as escape sequences. */
 function screenWithAttributes(): string {
   return tmux('capture-pane', '-p', '-e', '-t', pane)
+}
+
+/** The screen's text without its escape sequences (SGR). */
+function withoutSequences(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
+  return text.replace(/\u001b\[[0-9;]*m/g, '')
+}
+
+/**
+ * Polls the screen, its rows as the terminal has them (capture-pane -J joins a row the terminal
+ * wrapped to the next one), until `check` accepts them.
+ */
+async function waitForLayout(check: (rows: string[]) => boolean, limitMs = 15_000): Promise<string[]> {
+  const deadline = Date.now() + limitMs
+  let rows: string[] = []
+  while (Date.now() < deadline) {
+    rows = tmux('capture-pane', '-p', '-J', '-t', pane).replace(/\n$/, '').split('\n')
+    if (check(rows)) return rows
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the screen never had the layout waited for:\n${rows.join('\n')}`)
 }
 
 /** Polls the screen until `pattern` shows (a generous limit: this waits, it does not time anything). */
@@ -94,6 +118,43 @@ async function quit(): Promise<string> {
   await waitForScreen(/Ctrl-C again to quit/)
   keys('C-c')
   return waitForScreen(/EXITED \d+/)
+}
+
+/** The process serving the data dir (the UI's own, while no other Host runs): host.json's pid. */
+function servingPid(): number {
+  const discovery = JSON.parse(fs.readFileSync(path.join(sandbox.home, 'host.json'), 'utf8')) as {
+    pid: number
+  }
+  return discovery.pid
+}
+
+/**
+ * Whether process `pid` still runs. A zombie does not: its shell died with the terminal too, so
+ * it waits to be reaped by whichever process adopts it (which may take a while), and a signal
+ * still "reaches" it.
+ */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    // /proc/PID/stat: "PID (COMMAND) STATE …"; the command may hold spaces and parentheses.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return true
+  }
+}
+
+/** Waits for process `pid` to be gone (a generous limit: this waits, it does not time anything). */
+async function waitForExit(pid: number, limitMs = 15_000): Promise<void> {
+  const deadline = Date.now() + limitMs
+  while (alive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} is still running`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 let sandbox: Sandbox
@@ -237,20 +298,100 @@ describe('tangent tui in a terminal', () => {
     })
   })
 
-  it('shows a turn another terminal runs in the open session as it runs, and fits 80 columns after a resize', async () => {
+  it('shows a turn another terminal runs in the open session as it runs; lays out at 80 columns after a resize and re-wraps at 160', async () => {
     const { stdout } = await tangent(sandbox, ['run', '--json', 'the session both terminals share'])
     const id = (JSON.parse(stdout) as { sessionId: string }).sessionId
     await start(['tui', id])
     await waitForScreen(/Turn 1: you said "the session both terminals share"/)
-    // The UI serves the data dir: this command goes through it, and its turn shows here.
-    const other = await tangent(sandbox, ['run', '--session', id, 'sent from another terminal'])
+    // The UI serves the data dir: this command goes through it, and its turn shows here. Its
+    // message is longer than the transcript pane is wide at 80 columns, not at 160.
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike'
+    const message = `sent from another terminal ${words}`
+    const other = await tangent(sandbox, ['run', '--session', id, message])
     expect(other.code).toBe(0)
-    await waitForScreen(/Turn 2: you said "sent from another terminal"/)
+    await waitForScreen(/Turn 2: you said "sent from another terminal/)
+
+    // 80 columns: the tree pane is 24 cells wide, then the separator, then 55 for the transcript
+    // (app.tsx). Waited for: the separator in its new column and the status line on the last row.
     tmux('resize-window', '-t', pane, '-x', '80', '-y', '24')
-    const narrow = await waitForScreen(/Turn 2: you said/)
-    for (const line of narrow.split('\n')) expect(line.length).toBeLessThanOrEqual(80)
-    expect(narrow).toMatch(/^ready \[composer\] Tab/m)
+    const narrowRows = await waitForLayout(
+      (rows) => rows[0]?.[24] === '│' && /^ready \[composer\] Tab/.test(rows.at(-1) ?? ''),
+    )
+    expect(narrowRows).toHaveLength(24)
+    // Nothing was written past the edge: a line longer than the terminal would have wrapped onto
+    // the next row (joined again here by capture-pane -J), pushing the layout down.
+    for (const row of narrowRows) expect([...row].length).toBeLessThanOrEqual(80)
+    // Every row above the composer is tree │ transcript, the separator in the same column.
+    const paneRows = narrowRows.slice(
+      0,
+      narrowRows.findIndex((row) => row.startsWith('› ')),
+    )
+    expect(paneRows.length).toBeGreaterThan(10)
+    for (const row of paneRows) expect(row[24]).toBe('│')
+    // The composer, the notice row and the status line, in that order at the bottom.
+    expect(narrowRows.at(-3)).toMatch(/^› ▏/)
+    expect(narrowRows.at(-1)).toMatch(/^ready \[composer\] Tab · demo:scripted/)
+    // The tree shows the open session (its title cut to the pane); the transcript's header its id.
+    expect(paneRows.map((row) => row.slice(0, 24)).join('\n')).toMatch(/^(● )?the session both/m)
+    expect(paneRows[0]!.slice(25)).toContain(id)
+    // The long message wraps within the transcript's 55 cells: it takes more than one row.
+    const transcript = paneRows.map((row) => row.slice(25).trimEnd())
+    for (const row of transcript) expect([...row].length).toBeLessThanOrEqual(55)
+    const first = transcript.findIndex((row) => row.startsWith('you › sent from another terminal'))
+    expect(first).toBeGreaterThan(0)
+    expect(transcript[first]).not.toContain('mike')
+    expect(transcript.slice(first + 1, first + 3).join(' ')).toContain('mike')
+
+    // Back to 160 columns: a 32-cell tree, and the message re-wrapped onto one row.
+    tmux('resize-window', '-t', pane, '-x', '160', '-y', '40')
+    const wideRows = await waitForLayout((rows) =>
+      rows.some((row) => row.slice(33).startsWith(`you › ${message}`)),
+    )
+    expect(wideRows[0]![32]).toBe('│')
+    expect(wideRows.at(-1)).toMatch(/^ready \[composer\] Tab/)
     await quit()
+  })
+
+  it('closing the terminal (SIGHUP) mid-turn closes the runtime first: the lock and host.json are gone, the log reads', async () => {
+    await start(['tui'], { TANGENT_DEMO_DELAY_MS: '40' })
+    type(`hang up ${'while this streams slowly '.repeat(15)}`)
+    await waitForScreen(/busy · Esc stops/)
+    await waitForScreen(/Turn \d+: you said "hang up/)
+    // The UI serves the data dir while it runs: host.json names its process.
+    const pid = servingPid()
+    // What closing a terminal window does: tmux closes the pane's pseudo-terminal and the
+    // program gets SIGHUP.
+    tmux('kill-session', '-t', pane)
+    await waitForExit(pid)
+    // It let the data dir go before it died: nothing for the next command to take over.
+    expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)
+    expect(fs.existsSync(path.join(sandbox.home, 'lock'))).toBe(false)
+    // The session's log is whole and reads: the message, and the turn ended (not cut mid-write).
+    const listed = await tangentJson<{ id: string; title: string; status: string }[]>(sandbox, ['sessions'])
+    const session = listed.find((entry) => entry.title.startsWith('hang up'))!
+    expect(session.status).toBe('idle')
+    const { events } = await tangentJson<{ events: { type: string; data: unknown }[] }>(sandbox, [
+      'show',
+      session.id,
+    ])
+    expect(events.some((event) => event.type === 'user/message')).toBe(true)
+    // The turn the hang-up cut is closed in the log as the runtime closes one it was running:
+    // what had streamed kept, then its end, interrupted.
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'interrupted' } })
+    expect(events.some((event) => event.type === 'assistant/message')).toBe(true)
+  })
+
+  it('SIGTERM closes the runtime and restores the terminal before the process exits (143)', async () => {
+    await start(['tui'])
+    type('before the terminate')
+    await waitForScreen(/Turn \d+: you said "before the terminate"[\s\S]*turn ends/)
+    process.kill(servingPid(), 'SIGTERM')
+    const after = await waitForScreen(/EXITED \d+/)
+    expect(after).toContain('EXITED 143')
+    expect(after).toContain('BEFORE-THE-UI')
+    expect(after).not.toContain('[composer]')
+    expect(fs.existsSync(path.join(sandbox.home, 'host.json'))).toBe(false)
+    expect(fs.existsSync(path.join(sandbox.home, 'lock'))).toBe(false)
   })
 
   it('/explore shows the board live, a row per branch; k then a letter keeps that branch', async () => {
@@ -297,6 +438,49 @@ describe('tangent tui in a terminal', () => {
       expect(done).toMatch(/✓ bash echo \\x1b\[2J cleared; touch from-model\.txt/)
       expect(done).toContain('openai:gpt-4.1')
       expect(fs.existsSync(path.join(sandbox.cwd, 'from-model.txt'))).toBe(true)
+      await quit()
+    } finally {
+      await model.close()
+    }
+  })
+
+  it('colours a ts code block (shiki, loaded from the bundle on first use); an unknown language stays plain', async () => {
+    const model = await startFakeProviderServer([
+      {
+        frames: openaiResponsesWire.text(
+          'Here:\n\n```ts\nconst answer: number = 42\n```\n\n```../../etc\nconst plain = 1\n```',
+        ),
+      },
+    ])
+    try {
+      await start(['tui'], {
+        NO_COLOR: '',
+        TANGENT_MODEL: 'openai:gpt-4.1',
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: model.baseUrl,
+      })
+      type('show me some code')
+      await waitForScreen(/const answer: number = 42[\s\S]*const plain = 1[\s\S]*turn ends/)
+      // Drawn plain first, coloured once shiki and the grammar have loaded: `const` in the
+      // keyword colour (magenta, SGR 35), `42` a number (yellow, 33). tmux writes each attribute
+      // as it changes, so other sequences (a background reset) may come between colour and text.
+      const lineWith = (text: string, words: string) =>
+        text.split('\n').find((line) => withoutSequences(line).includes(words)) ?? ''
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
+      const keyword = /\u001b\[35m(?:\u001b\[[0-9;]*m)*const/
+      const deadline = Date.now() + 15_000
+      let shown = screenWithAttributes()
+      while (!keyword.test(lineWith(shown, 'const answer')) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        shown = screenWithAttributes()
+      }
+      expect(lineWith(shown, 'const answer')).toMatch(keyword)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
+      expect(lineWith(shown, 'const answer')).toMatch(/\u001b\[33m(?:\u001b\[[0-9;]*m)*42/)
+      // The block whose info string is no language: no foreground colour on its line (the pane's
+      // separator only resets its dim).
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the screen's escape sequences
+      expect(lineWith(shown, 'const plain')).not.toMatch(/\u001b\[(?:\d+;)*(?:3[0-8]|9[0-7])(?:;\d+)*m/)
       await quit()
     } finally {
       await model.close()

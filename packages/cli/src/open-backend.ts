@@ -123,7 +123,16 @@ async function serveWhileRunning(context: OpenContext, runtime: Runtime): Promis
   // Asked to stop (an editor closing its agent after the grace it gives, a service manager): the
   // turns served here end aborted and the data dir is let go (host.json removed) before exiting,
   // not left to a default signal death that would leave host.json naming a dead process.
+  //
+  // Listening with `on`, not `once`, and staying registered until the process exits: a library
+  // that restores the terminal on a signal (Ink, for `tangent tui`, through signal-exit) re-raises
+  // the signal when it finds itself the only listener left, which would kill the process ~70 ms
+  // in, before the runtime closed and the lock was let go. Ours still listening, it only cleans up
+  // on the process.exit below.
+  let stopping = false
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return
+    stopping = true
     const code = signal === 'SIGHUP' ? 129 : 143
     setTimeout(() => process.exit(code), stopOnSignalMs).unref()
     void (async () => {
@@ -131,8 +140,8 @@ async function serveWhileRunning(context: OpenContext, runtime: Runtime): Promis
       await runtime.close()
     })().finally(() => process.exit(code))
   }
-  process.once('SIGTERM', onSignal)
-  process.once('SIGHUP', onSignal)
+  process.on('SIGTERM', onSignal)
+  process.on('SIGHUP', onSignal)
   return () => {
     process.off('SIGTERM', onSignal)
     process.off('SIGHUP', onSignal)

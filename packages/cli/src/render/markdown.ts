@@ -5,8 +5,16 @@
 // rules. It works as the text streams: a line is written as soon as what it starts with is
 // known, and only what could still change (a marker's second `*`, a link not yet closed, a table
 // row) is held back. The text must already be safe for a terminal (`safeText`): this adds only
-// the styles' own escape sequences.
+// the styles' own escape sequences. Given a highlighter (`tangent tui`), a code block is held
+// until it closes and then written as the highlighter colours it.
 import type { Style } from './style.js'
+
+/**
+ * Colours a fenced code block: its lines and the first word of its info string (the language, as
+ * the model wrote it: untrusted) in, the same number of lines out (styled), or null to show the
+ * block as it is.
+ */
+export type CodeHighlight = (lines: readonly string[], language: string) => readonly string[] | null
 
 interface InlineState {
   bold: boolean
@@ -23,8 +31,8 @@ const fresh = (): InlineState => ({ bold: false, italic: false, strike: false, c
 type Paint = (text: string) => string
 
 /** Renders a whole text at once (for `tangent show`). */
-export function renderMarkdown(text: string, style: Style): string {
-  const stream = new MarkdownStream(style)
+export function renderMarkdown(text: string, style: Style, highlight?: CodeHighlight): string {
+  const stream = new MarkdownStream(style, highlight)
   return stream.push(text) + stream.end()
 }
 
@@ -40,9 +48,13 @@ export class MarkdownStream {
   #fence: string | null = null
   /** Table rows held until the table ends (to align its columns). */
   #table: string[] = []
+  readonly #highlight: CodeHighlight | undefined
+  /** With a highlighter: the open code block's language and its lines so far (each with its line break). */
+  #code: { language: string; lines: string[]; breaks: string[] } | null = null
 
-  constructor(style: Style) {
+  constructor(style: Style, highlight?: CodeHighlight) {
     this.#style = style
+    this.#highlight = highlight
   }
 
   /** Takes the next piece of the text; returns what can be written now. */
@@ -63,6 +75,8 @@ export class MarkdownStream {
     let out = ''
     if (this.#line !== '' || this.#done > 0) out += this.#finishLine(false)
     out += this.#flushTable()
+    // A block the text left open is written as it stands.
+    out += this.#flushCode()
     this.#fence = null
     return out
   }
@@ -75,6 +89,8 @@ export class MarkdownStream {
       if (/^[\s#>*+\-_=`~|\d.)[\]xX:]*$/.test(line)) return ''
       // A table row is held whole, and so is a fence's line (its info string).
       if (this.#fence === null && /^ {0,3}(\||`{3,}|~{3,})/.test(line)) return ''
+      // A block to highlight is written whole, when it closes.
+      if (this.#code !== null) return ''
       if (this.#fence !== null) {
         this.#paint = (text) => text
         return this.#verbatim()
@@ -105,7 +121,10 @@ export class MarkdownStream {
       const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line)
       if (close && close[1]![0] === this.#fence[0] && close[1]!.length >= this.#fence.length) {
         this.#fence = null
-        out = this.#style.dim('─'.repeat(20)) + eol
+        out = this.#flushCode() + this.#style.dim('─'.repeat(20)) + eol
+      } else if (this.#code !== null) {
+        this.#code.lines.push(line)
+        this.#code.breaks.push(eol)
       } else out = line + eol
     } else if (/^ {0,3}\|/.test(line)) {
       this.#table.push(line)
@@ -116,6 +135,7 @@ export class MarkdownStream {
       if (fence) {
         this.#fence = fence[1]!
         const language = fence[2] ?? ''
+        if (this.#highlight) this.#code = { language, lines: [], breaks: [] }
         out +=
           this.#style.dim(
             `${'─'.repeat(3)}${language ? ` ${language} ` : ''}${'─'.repeat(language ? 14 - language.length : 17)}`,
@@ -195,6 +215,21 @@ export class MarkdownStream {
     // A line whose start was known but nothing of it written yet must still count as begun.
     if (this.#paint === null) this.#paint = identity
     return out
+  }
+
+  /** The held code block, coloured by the highlighter (as it is when it declines or fails). */
+  #flushCode(): string {
+    const code = this.#code
+    if (code === null) return ''
+    this.#code = null
+    let styled: readonly string[] | null = null
+    try {
+      styled = code.lines.length > 0 ? this.#highlight!(code.lines, code.language) : null
+    } catch {
+      // Colour is a nicety: a grammar that throws leaves the block plain.
+    }
+    const lines = styled !== null && styled.length === code.lines.length ? styled : code.lines
+    return lines.map((line, index) => line + code.breaks[index]).join('')
   }
 
   #flushTable(): string {

@@ -9,11 +9,26 @@ import wrapAnsi from 'wrap-ansi'
 import { alwaysScope, describeCall } from '../approvals.js'
 import { clip, type Style, safeLine, titleOf } from '../render/style.js'
 import { boardLines } from './board-lines.js'
+import type { CodeHighlighter } from './code-highlight.js'
 import { type TranscriptLine, transcriptLines } from './transcript-lines.js'
 import { type TuiState, type TuiStore, tuiHelp, tuiSlashCommands } from './tui-store.js'
 
-export function TuiApp({ store, style }: { store: TuiStore; style: Style }) {
+export function TuiApp({
+  store,
+  style,
+  highlighter,
+}: {
+  store: TuiStore
+  style: Style
+  highlighter?: CodeHighlighter
+}) {
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot)
+  // Code blocks coloured since the last draw: the transcript is drawn again (those messages only
+  // are rendered anew: the others come from the cache below).
+  const coloured = useSyncExternalStore(
+    highlighter?.subscribe ?? noSubscription,
+    highlighter?.version ?? noVersion,
+  )
   const { exit } = useApp()
   const { columns, rows } = useWindowSize()
   useEffect(() => {
@@ -100,9 +115,14 @@ export function TuiApp({ store, style }: { store: TuiStore; style: Style }) {
   const openId = state.open?.session.id ?? null
   if (cacheOf.current.id !== openId) cacheOf.current = { id: openId, map: new Map() }
   const cache = cacheOf.current.map
+  // `coloured` is what changes when blocks the last render drew plain have their colours.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: see above
   const lines = useMemo(
-    () => (state.open ? transcriptLines(state.open.events, style, state.live, cache, state.expandTools) : []),
-    [state.open, state.live, style, cache, state.expandTools],
+    () =>
+      state.open
+        ? transcriptLines(state.open.events, style, state.live, cache, state.expandTools, highlighter)
+        : [],
+    [state.open, state.live, style, cache, state.expandTools, highlighter, coloured],
   )
 
   // What the panes show depends on a few parts of the state only: typing in the composer redraws
@@ -163,6 +183,9 @@ export function TuiApp({ store, style }: { store: TuiStore; style: Style }) {
     </Box>
   )
 }
+
+const noSubscription = () => () => {}
+const noVersion = () => 0
 
 function treePaneText(
   state: Pick<TuiState, 'rows' | 'treeIndex' | 'focus' | 'open' | 'folder'>,

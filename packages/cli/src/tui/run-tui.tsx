@@ -7,6 +7,7 @@ import type { Backend } from '../backend.js'
 import type { CliContext } from '../context.js'
 import type { Style } from '../render/style.js'
 import { TuiApp } from './app.js'
+import { CodeHighlighter } from './code-highlight.js'
 import { TuiStore } from './tui-store.js'
 
 export async function runTui(
@@ -16,7 +17,9 @@ export async function runTui(
 ): Promise<void> {
   const store = new TuiStore(backend, options.style, options.folder)
   await store.start(options.sessionId)
-  const instance = render(<TuiApp store={store} style={options.style} />, {
+  // Shiki is not loaded here: the first code block in a known language does it (code-highlight.ts).
+  const highlighter = new CodeHighlighter(options.style)
+  const instance = render(<TuiApp store={store} style={options.style} highlighter={highlighter} />, {
     stdout: context.stdout as NodeJS.WriteStream,
     stdin: context.stdin as NodeJS.ReadStream,
     exitOnCtrlC: false,

@@ -1,7 +1,8 @@
 // The open session's transcript as terminal lines for `tangent tui`: the assistant's Markdown
 // rendered (render/markdown.ts), each tool run folded to one line (its call, ✓ or ✗ and the
 // first line of its output, a failure in red), a write's or an edit's change as a short coloured
-// diff, and every turn's end marked with the seq a fork at it copies through. Display only.
+// diff, code blocks coloured (code-highlight.ts) and every turn's end marked with the seq a fork at
+// it copies through. Display only.
 import type { SessionEvent } from '../backend.js'
 import {
   assistantContent,
@@ -10,8 +11,9 @@ import {
   outputText,
   userText,
 } from '../render/event-text.js'
-import { renderMarkdown } from '../render/markdown.js'
+import { type CodeHighlight, renderMarkdown } from '../render/markdown.js'
 import { clip, type Style, safeLine, safeText } from '../render/style.js'
+import type { CodeHighlighter } from './code-highlight.js'
 
 export interface TranscriptLine {
   /** The line, styled (ANSI unless colours are off), not yet wrapped to the pane. */
@@ -41,6 +43,8 @@ export function transcriptLines(
   cache: Map<number, string[]> = new Map(),
   /** Tool runs unfolded: up to `expandedOutputLines` of each one's output under its line (`o`). */
   expanded = false,
+  /** Colours the code blocks of messages in the log (not of the text streaming now: it changes). */
+  highlighter?: Pick<CodeHighlighter, 'lookup'>,
 ): TranscriptLine[] {
   const results = new Map<string, Record<string, unknown>>()
   const answered = new Set<string>()
@@ -71,8 +75,17 @@ export function transcriptLines(
         if (text.trim() !== '') {
           let rendered = cache.get(event.seq)
           if (rendered === undefined) {
-            rendered = renderMarkdown(safeText(text), style).replace(/\n+$/, '').split('\n')
-            cache.set(event.seq, rendered)
+            // A message with a block still being coloured is rendered again next time, not kept.
+            let pending = false
+            const highlight: CodeHighlight | undefined =
+              highlighter &&
+              ((lines, language) => {
+                const found = highlighter.lookup(lines, language)
+                if (found === 'pending') pending = true
+                return typeof found === 'string' ? null : found
+              })
+            rendered = renderMarkdown(safeText(text), style, highlight).replace(/\n+$/, '').split('\n')
+            if (!pending) cache.set(event.seq, rendered)
           }
           for (const line of rendered) push(line)
         }
