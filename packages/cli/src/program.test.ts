@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream'
 import { Command } from 'commander'
 import { afterAll, describe, expect, it } from 'vitest'
 import { captureContext } from './capture.test-helper.js'
-import { commandModules, commandsFor, directRouteFor, optionKey, runCli } from './program.js'
+import { commandModules, commandsFor, createProgram, directRouteFor, optionKey, runCli } from './program.js'
 
 function captured(home = '/nonexistent-home') {
   return captureContext({
@@ -44,6 +44,21 @@ describe('lazy command table', () => {
     expect(commandsFor(['unarchive', 'x']).map((entry) => entry.names[0])).toEqual(['rename'])
     for (const argv of [[], ['help', 'show'], ['--help', 'show'], ['sho'], ['-V']]) {
       expect(commandsFor(argv)).toBe(commandModules)
+    }
+  })
+})
+
+describe('--version', () => {
+  it('`tangent --version` and `-V` print what commander’s program prints, on stdout, and exit 0', async () => {
+    // Commander's own answer, from the program with every command registered.
+    const output = captured()
+    const program = await createProgram(output.context)
+    await expect(program.parseAsync(['--version'], { from: 'user' })).rejects.toMatchObject({
+      code: 'commander.version',
+    })
+    expect(output.stdout()).toMatch(/^\d+\.\d+\.\d+\n$/)
+    for (const flag of ['--version', '-V']) {
+      expect(await run([flag])).toEqual({ code: 0, stdout: output.stdout(), stderr: '' })
     }
   })
 })

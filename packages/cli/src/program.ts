@@ -9,6 +9,9 @@ import { safeLine } from './render/style.js'
 
 export const cliVersion = '0.1.0'
 
+/** The flags commander's `.version()` answers to. */
+const versionFlags: readonly string[] = ['--version', '-V']
+
 /** Registers one module's command(s) on the program. */
 export type RegisterCommands = (program: Command, context: CliContext) => void
 
@@ -183,6 +186,12 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   // `tangent` alone at a terminal opens the terminal UI; without one it prints the help as before.
   if (argv.length === 0 && context.stdin.isTTY === true && context.stdout.isTTY === true) argv = ['tui']
   try {
+    // `tangent --version` alone: printed as commander prints it, without building the program —
+    // with no command named, that would load every command's module (docs/architecture.md §9).
+    if (argv.length === 1 && versionFlags.includes(argv[0]!)) {
+      context.stdout.write(`${cliVersion}\n`)
+      return 0
+    }
     const direct = directRouteFor(argv)
     if (direct) {
       await (await direct.route.load())(context, direct.positionals, direct.flags)

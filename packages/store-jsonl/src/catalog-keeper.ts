@@ -212,6 +212,9 @@ export class CatalogKeeper {
     const catalog = this.known
     const noWriter = () => !entryExists(this.#paths.lockFile)
     if (!catalog.dirty || !noWriter()) return
+    // No data directory (`tangent sessions` on a new machine): the write could only fail, and
+    // trying would load node:fs/promises for nothing (~3 ms of the command).
+    if (!entryExists(this.#paths.dir)) return
     try {
       if (await catalog.saveSnapshot(this.#paths, noWriter)) {
         // Its own write is not a change a reader must re-read for; the rest of the stamp stays.

@@ -479,4 +479,18 @@ describe('JsonlStore: read-only', () => {
     await expect(reader.delete('s')).rejects.toMatchObject({ code: 'store-read-only' })
     expect(logLines(dir, 's')).toHaveLength(1 + s.events.length)
   })
+
+  it('a reader of a data directory that does not exist lists nothing and leaves nothing behind', async () => {
+    const parent = tempDataDir()
+    const reader = await openStore(path.join(parent, 'tangent'), true)
+    expect(await reader.list()).toEqual([])
+    expect(fs.readdirSync(parent)).toEqual([])
+  })
+
+  it('a reader of an existing data directory without a catalog saves the one it built, for the next reader', async () => {
+    const dir = tempDataDir()
+    const reader = await openStore(dir, true)
+    expect(await reader.list()).toEqual([])
+    expect(fs.readdirSync(dir)).toContain('catalog.json')
+  })
 })

@@ -1,7 +1,6 @@
 // Ending every process a command started. Its process group is not enough: `setsid` (or a
 // daemon's double fork) leaves it. So each command also carries a marker in its environment,
 // which its descendants inherit, and on Linux every process still carrying it is killed.
-import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 
 /** Signals a process group started with `detached: true` (the command and everything it started). */
@@ -20,7 +19,9 @@ export const commandMarkerVariable = 'TANGENT_COMMAND_ID'
 
 /** A new marker: this process's id (whose commands they are) and a random part. */
 export function newCommandMarker(): string {
-  return `${process.pid}-${randomBytes(12).toString('base64url')}`
+  // node:crypto on first use (~10 ms to load): this module is in the read-only commands' chunk
+  // (`tangent show`, `tangent sessions`), which never start a command.
+  return `${process.pid}-${process.getBuiltinModule('node:crypto').randomBytes(12).toString('base64url')}`
 }
 
 /**
