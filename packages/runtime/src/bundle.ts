@@ -28,17 +28,13 @@ import {
   invalid,
   parseBundle,
 } from './bundle-format.js'
-import { exportClaude } from './exports/claude-export.js'
-import { exportCodex } from './exports/codex-export.js'
-import { treeSessionsOf } from './exports/export-tree.js'
 import {
   isToolExportFormat,
   type ToolExporter,
   type ToolExportFormat,
   type ToolSessionFile,
 } from './exports/export-types.js'
-import { exportHtml, type HtmlExportInput, type HtmlExportSession } from './exports/html-export.js'
-import { exportPi, exportPiTree } from './exports/pi-export.js'
+import type { HtmlExportInput, HtmlExportSession } from './exports/html-export.js'
 import type { SessionBusy } from './session-busy.js'
 import { writeSessionCopy } from './session-copy.js'
 import { transcriptMarkdown } from './transcript-markdown.js'
@@ -68,10 +64,14 @@ export interface ExportedLines {
   file?: ToolSessionFile
 }
 
-const toolExporters: Record<ToolExportFormat, ToolExporter> = {
-  claude: exportClaude,
-  codex: exportCodex,
-  pi: exportPi,
+/**
+ * The exporters, each loaded when first used: they are most of the runtime's code and no
+ * command but `export` needs them (every other command starts faster without compiling them).
+ */
+const toolExporters: Record<ToolExportFormat, () => Promise<ToolExporter>> = {
+  claude: async () => (await import('./exports/claude-export.js')).exportClaude,
+  codex: async () => (await import('./exports/codex-export.js')).exportCodex,
+  pi: async () => (await import('./exports/pi-export.js')).exportPi,
 }
 
 /** How much text one `session.export` answer carries at most (whole lines; one longer line goes alone). */
@@ -117,6 +117,7 @@ export class SessionBundles {
         model: await this.#modelOf(last.session.id),
       }
       const tree = options.tree ? await this.#treeOf(chain[0]!.session.id, exported) : undefined
+      const { exportHtml } = await import('./exports/html-export.js')
       const html = await exportHtml({ exported, ...(tree ? { tree } : {}) }, context)
       return { lines: html.split('\n'), throughSeq: last.through }
     }
@@ -124,16 +125,16 @@ export class SessionBundles {
       // pi's file is a tree: every session of the exported one's tree goes in (exports/pi-export.ts).
       const exported =
         format === 'pi'
-          ? exportPiTree(
+          ? (await import('./exports/pi-export.js')).exportPiTree(
               last.session,
               last.through,
               context,
-              await treeSessionsOf(last.session, {
+              await (await import('./exports/export-tree.js')).treeSessionsOf(last.session, {
                 list: () => this.#deps.store.listView(),
                 load: (id) => this.#deps.load(id),
               }),
             )
-          : toolExporters[format](last.session, last.through, context)
+          : (await toolExporters[format]())(last.session, last.through, context)
       return { lines: exported.lines, throughSeq: last.through, file: exported.file }
     }
     const lines = [
