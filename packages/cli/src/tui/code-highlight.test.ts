@@ -152,6 +152,20 @@ describe('CodeHighlighter', () => {
     }
   })
 
+  it("sends the block asked for last first (the screen shows the transcript's end)", async () => {
+    const sent: string[] = []
+    const fake = Object.assign(new EventEmitter(), {
+      postMessage: (request: { code: string }) => sent.push(request.code),
+      unref: () => {},
+      terminate: async () => 0,
+    }) as unknown as HighlightWorker
+    const highlighter = new CodeHighlighter(colours, () => fake)
+    for (const code of ['a', 'b', 'c', 'd', 'e', 'f']) highlighter.lookup([code], 'ts')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(sent).toEqual(['f', 'e', 'd', 'c'])
+    highlighter.close()
+  })
+
   it('is unref-ed when started and terminated on close; what was pending is plain', async () => {
     const calls: string[] = []
     const fake = Object.assign(new EventEmitter(), {
@@ -164,6 +178,9 @@ describe('CodeHighlighter', () => {
     }) as unknown as HighlightWorker
     const highlighter = new CodeHighlighter(colours, () => fake)
     expect(highlighter.lookup(['x = 1'], 'py')).toBe('pending')
+    expect(calls).toEqual(['unref'])
+    // Sent once the render that asked is done.
+    await new Promise((resolve) => setImmediate(resolve))
     expect(calls).toEqual(['unref', 'post'])
     highlighter.close()
     await highlighter.settled()

@@ -152,7 +152,7 @@ const cacheSize = 1000
  */
 export class CodeHighlighter {
   readonly #style: Style
-  readonly #start: () => HighlightWorker
+  readonly #startWorker: () => HighlightWorker
   #worker: HighlightWorker | null = null
   /** The worker failed or the UI closed: no block is coloured from now on. */
   #stopped = false
@@ -160,6 +160,7 @@ export class CodeHighlighter {
   readonly #queue = new Map<string, { language: CodeLanguage; code: string; lines: number }>()
   readonly #inFlight = new Map<number, { key: string; lines: number }>()
   #nextId = 0
+  #sending = false
   readonly #listeners = new Set<() => void>()
   #version = 0
   #notified = 0
@@ -167,7 +168,7 @@ export class CodeHighlighter {
 
   constructor(style: Style, start: () => HighlightWorker = startShikiWorker) {
     this.#style = style
-    this.#start = start
+    this.#startWorker = start
   }
 
   /** A block's colours, if it has them yet (queued when not). */
@@ -183,9 +184,19 @@ export class CodeHighlighter {
     if (this.#stopped) return 'plain'
     if (!this.#queue.has(key) && ![...this.#inFlight.values()].some((block) => block.key === key))
       this.#queue.set(key, { language, code, lines: lines.length })
-    this.#send()
+    this.#start()
     // A worker that could not start: plain now, not a redraw later.
-    return this.#stopped ? 'plain' : 'pending'
+    if (this.#stopped) return 'plain'
+    // Sent once the render asking is done: it asks from the transcript's top, the screen shows its
+    // end, and the block asked for last goes first.
+    if (!this.#sending) {
+      this.#sending = true
+      queueMicrotask(() => {
+        this.#sending = false
+        this.#send()
+      })
+    }
+    return 'pending'
   }
 
   /** Called when blocks that were pending are coloured (what was drawn plain can be drawn again). */
@@ -210,14 +221,18 @@ export class CodeHighlighter {
     void worker?.terminate().catch(() => {})
   }
 
-  #send(): void {
-    if (this.#stopped) return
+  #start(): void {
+    if (this.#worker !== null || this.#stopped) return
     try {
-      this.#worker ??= this.#listen(this.#start())
+      this.#worker = this.#listen(this.#startWorker())
     } catch {
       this.#stop()
-      return
     }
+  }
+
+  #send(): void {
+    const worker = this.#worker
+    if (worker === null) return
     while (this.#inFlight.size < inFlightMax && this.#queue.size > 0) {
       // The block asked for last first: the transcript asks from its top, and the screen shows its end.
       const key = [...this.#queue.keys()].at(-1)!
@@ -225,7 +240,7 @@ export class CodeHighlighter {
       this.#queue.delete(key)
       const id = this.#nextId++
       this.#inFlight.set(id, { key, lines: block.lines })
-      this.#worker.postMessage({ id, language: block.language, code: block.code } satisfies HighlightRequest)
+      worker.postMessage({ id, language: block.language, code: block.code } satisfies HighlightRequest)
     }
   }
 
