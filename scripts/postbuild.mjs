@@ -3,7 +3,7 @@
 // file, so the command runs from a bundle of tsc's output (dist/bin.js and the @tangent packages it
 // imports) rather than from a few hundred files. Code split: what the CLI imports lazily (the
 // runtime, the Host, the agent, ACP, each command's module) stays in dist/chunks/, loaded when used.
-import { chmodSync, existsSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { rolldown } from 'rolldown'
 
@@ -200,7 +200,13 @@ if (write) rmSync(`${cliDist}/chunks`, { recursive: true, force: true })
 // import, a missing export, …), so the build fails on it rather than scrolling it past.
 const warnings = []
 const bundle = await rolldown({
-  input: { main: entry },
+  input: {
+    main: entry,
+    // `tangent tui`'s code-colour worker thread (shiki loads and tokenizes there), an entry of its
+    // own: code-highlight.ts starts it as `./shiki-worker.js` next to itself, and the terminal UI's
+    // chunk is in chunks/ (checked after the write, below).
+    'chunks/shiki-worker': `${cliDist}/tui/shiki-worker.js`,
+  },
   platform: 'node',
   external: isExternal,
   // React's production build (the development one checks every render): only the terminal UI's
@@ -269,6 +275,20 @@ if (warnings.length > 0) {
   for (const warning of warnings) console.error(`postbuild: ${warning.message}`)
   console.error(`postbuild: the CLI bundle built with ${warnings.length} warning(s) (above): fix their cause`)
   process.exit(1)
+}
+// The worker's entry must be where the chunk that starts it looks (new URL('./shiki-worker.js',
+// import.meta.url)): a chunk moved elsewhere would leave every code block plain, silently.
+if (write) {
+  const chunks = readdirSync(`${cliDist}/chunks`)
+  const starter = chunks.find((file) =>
+    readFileSync(`${cliDist}/chunks/${file}`, 'utf8').includes('"./shiki-worker.js"'),
+  )
+  if (starter === undefined || !chunks.includes('shiki-worker.js')) {
+    console.error(
+      'postbuild: no chunk in chunks/ starts chunks/shiki-worker.js: where did code-highlight.ts go?',
+    )
+    process.exit(1)
+  }
 }
 // tsc does not keep file modes: main.js runs as a script of its own too (the `tangent` bin,
 // bin/tangent.js, imports it).

@@ -444,7 +444,7 @@ describe('tangent tui in a terminal', () => {
     }
   })
 
-  it('colours a ts code block (shiki, loaded from the bundle on first use); an unknown language stays plain', async () => {
+  it('colours a ts code block (shiki in its worker thread, chunks/shiki-worker.js of the bundle, started on first use); an unknown language stays plain', async () => {
     const model = await startFakeProviderServer([
       {
         frames: openaiResponsesWire.text(
@@ -461,7 +461,7 @@ describe('tangent tui in a terminal', () => {
       })
       type('show me some code')
       await waitForScreen(/const answer: number = 42[\s\S]*const plain = 1[\s\S]*turn ends/)
-      // Drawn plain first, coloured once shiki and the grammar have loaded: `const` in the
+      // Drawn plain first, coloured once the worker has loaded shiki and the grammar: `const` in the
       // keyword colour (magenta, SGR 35), `42` a number (yellow, 33). tmux writes each attribute
       // as it changes, so other sequences (a background reset) may come between colour and text.
       const lineWith = (text: string, words: string) =>

@@ -1,9 +1,18 @@
+import { EventEmitter } from 'node:events'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import picocolors from 'picocolors'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { SessionEvent } from '../backend.js'
 import { renderMarkdown } from '../render/markdown.js'
-import { CodeHighlighter, codeLanguage, terminalPalette, tokenLines } from './code-highlight.js'
-import { createTokenizer } from './shiki-tokens.js'
+import {
+  CodeHighlighter,
+  codeLanguage,
+  type HighlightWorker,
+  terminalPalette,
+  tokenLines,
+} from './code-highlight.js'
 import { transcriptLines } from './transcript-lines.js'
 
 const plain = picocolors.createColors(false)
@@ -13,15 +22,32 @@ const ESC = '\u001b'
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the styles' escape sequences
 const withoutStyles = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '')
 
-/** A highlighter whose loads are counted (shiki itself, from source). */
+/**
+ * The worker's entry as tsc builds it (a worker thread runs JavaScript, not the sources vitest
+ * transforms; the bundle's copy is tested by test/e2e/cli-tui.e2e.ts).
+ */
+const workerFile = fileURLToPath(new URL('../../dist/tui/shiki-worker.js', import.meta.url))
+
+const started: CodeHighlighter[] = []
+afterAll(() => {
+  for (const highlighter of started) highlighter.close()
+})
+
+/** A highlighter whose worker starts are counted (shiki in shiki-worker.ts, as tsc built it). */
 function counted(style = colours) {
+  if (!existsSync(workerFile)) throw new Error(`${workerFile} is missing: run npm run build first`)
   const loads = { count: 0 }
   const highlighter = new CodeHighlighter(style, () => {
     loads.count++
-    return createTokenizer(terminalPalette)
+    return new Worker(workerFile, { workerData: { palette: terminalPalette } })
   })
+  started.push(highlighter)
   return { highlighter, loads }
 }
+
+/** A worker thread running `source` (CommonJS) instead of shiki. */
+const evalWorker = (source: string) => () =>
+  new Worker(`const { parentPort } = require('node:worker_threads');\n${source}`, { eval: true })
 
 describe('tokenLines', () => {
   it('paints each token in its palette colour, leaves plain ones and whitespace alone', () => {
@@ -93,11 +119,91 @@ describe('CodeHighlighter', () => {
     expect(loads.count).toBe(0)
   })
 
-  it('a shiki that fails to load leaves blocks plain', async () => {
-    const highlighter = new CodeHighlighter(colours, () => Promise.reject(new Error('no shiki here')))
-    expect(highlighter.lookup(['let a = 1'], 'js')).toBe('pending')
+  it('a worker that cannot start leaves blocks plain, and is not started again', async () => {
+    let starts = 0
+    const throwing = new CodeHighlighter(colours, () => {
+      starts++
+      throw new Error('no threads here')
+    })
+    expect(throwing.lookup(['let a = 1'], 'js')).toBe('plain')
+    expect(throwing.lookup(['let b = 2'], 'js')).toBe('plain')
+    expect(starts).toBe(1)
+    // A file that is not there: the thread starts, then fails to load its module.
+    const missing = new CodeHighlighter(colours, () => new Worker('/nonexistent/shiki-worker.js'))
+    let heard = 0
+    missing.subscribe(() => heard++)
+    expect(missing.lookup(['let a = 1'], 'js')).toBe('pending')
+    await missing.settled()
+    expect(heard).toBeGreaterThan(0)
+    expect(missing.lookup(['let a = 1'], 'js')).toBe('plain')
+    expect(missing.lookup(['let c = 3'], 'js')).toBe('plain')
+  })
+
+  it('a worker that exits mid-request (or throws) resolves every pending block as plain', async () => {
+    for (const source of [
+      "parentPort.on('message', () => process.exit(3))",
+      "parentPort.on('message', () => { throw new Error('grammar blew up') })",
+    ]) {
+      const highlighter = new CodeHighlighter(colours, evalWorker(source))
+      const blocks = Array.from({ length: 6 }, (_, i) => [`const v${i} = ${i}`])
+      for (const block of blocks) expect(highlighter.lookup(block, 'ts')).toBe('pending')
+      await highlighter.settled()
+      for (const block of blocks) expect(highlighter.lookup(block, 'ts')).toBe('plain')
+    }
+  })
+
+  it("sends the block asked for last first (the screen shows the transcript's end)", async () => {
+    const sent: string[] = []
+    const fake = Object.assign(new EventEmitter(), {
+      postMessage: (request: { code: string }) => sent.push(request.code),
+      unref: () => {},
+      terminate: async () => 0,
+    }) as unknown as HighlightWorker
+    const highlighter = new CodeHighlighter(colours, () => fake)
+    for (const code of ['a', 'b', 'c', 'd', 'e', 'f']) highlighter.lookup([code], 'ts')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(sent).toEqual(['f', 'e', 'd', 'c'])
+    highlighter.close()
+  })
+
+  it('is unref-ed when started and terminated on close; what was pending is plain', async () => {
+    const calls: string[] = []
+    const fake = Object.assign(new EventEmitter(), {
+      postMessage: () => calls.push('post'),
+      unref: () => calls.push('unref'),
+      terminate: async () => {
+        calls.push('terminate')
+        return 0
+      },
+    }) as unknown as HighlightWorker
+    const highlighter = new CodeHighlighter(colours, () => fake)
+    expect(highlighter.lookup(['x = 1'], 'py')).toBe('pending')
+    expect(calls).toEqual(['unref'])
+    // Sent once the render that asked is done.
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(calls).toEqual(['unref', 'post'])
+    highlighter.close()
     await highlighter.settled()
-    expect(highlighter.lookup(['let a = 1'], 'js')).toBe('plain')
+    expect(calls.at(-1)).toBe('terminate')
+    expect(highlighter.lookup(['x = 1'], 'py')).toBe('plain')
+  })
+
+  it("neutralises escapes in the worker's tokens, and declines tokens that do not fit the block", async () => {
+    const hostile = `"${ESC}[2J${ESC}]0;title\u0007"`
+    const highlighter = new CodeHighlighter(
+      colours,
+      evalWorker(
+        `parentPort.on('message', ({ id, code }) => parentPort.postMessage({ id, lines: code === 'two' ? [[], []] : [[{ content: ${JSON.stringify(hostile)}, color: '${terminalPalette.green}' }]] }))`,
+      ),
+    )
+    expect(highlighter.lookup(['ok'], 'ts')).toBe('pending')
+    expect(highlighter.lookup(['two'], 'ts')).toBe('pending')
+    await highlighter.settled()
+    const [line] = highlighter.lookup(['ok'], 'ts') as readonly string[]
+    expect(line).toBe(colours.green('"\\x1b[2J\\x1b]0;title\\x07"'))
+    expect(withoutStyles(line!)).not.toContain(ESC)
+    expect(highlighter.lookup(['two'], 'ts')).toBe('plain')
+    highlighter.close()
   })
 })
 

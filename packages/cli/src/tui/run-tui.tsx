@@ -17,7 +17,8 @@ export async function runTui(
 ): Promise<void> {
   const store = new TuiStore(backend, options.style, options.folder)
   await store.start(options.sessionId)
-  // Shiki is not loaded here: the first code block in a known language does it (code-highlight.ts).
+  // Shiki is not loaded here: the first code block in a known language starts its worker thread
+  // (code-highlight.ts), which ends with the UI.
   const highlighter = new CodeHighlighter(options.style)
   const instance = render(<TuiApp store={store} style={options.style} highlighter={highlighter} />, {
     stdout: context.stdout as NodeJS.WriteStream,
@@ -32,6 +33,7 @@ export async function runTui(
   try {
     await instance.waitUntilExit()
   } finally {
+    highlighter.close()
     await store.close()
   }
 }

@@ -1,12 +1,13 @@
-// Shiki for `tangent tui`, loaded only by code-highlight.ts's dynamic import (never at start-up):
-// shiki's core with its JavaScript regex engine (no WebAssembly to locate in the bundle), one
-// theme of our own and a fixed set of grammars, each imported when a block first names it. The
+// Shiki for `tangent tui`, loaded only in the worker thread shiki-worker.ts (which code-highlight.ts
+// starts with the first block to colour, never at start-up): shiki's core with its JavaScript regex
+// engine (no WebAssembly to locate in the bundle), one theme of our own and a fixed set of
+// grammars, each imported when a block first names it. The
 // theme's colours are not colours: each stands for one of the terminal's own 16 (code-highlight.ts
 // maps them), so code reads in the user's palette on a light or a dark background alike.
 import type { HighlighterCore, LanguageRegistration, ThemeRegistrationRaw } from 'shiki/core'
 import { createHighlighterCore } from 'shiki/core'
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript'
-// Types only: code-highlight.ts is in the terminal UI's start-up chunk, this file in one of its own.
+// Types only: code-highlight.ts is the terminal UI's main thread's, this file the worker's.
 import type { CodeLanguage, TokenizedLine, terminalPalette } from './code-highlight.js'
 
 type GrammarModule = () => Promise<{ default: LanguageRegistration[] }>
@@ -119,14 +120,13 @@ export async function createTokenizer(palette: typeof terminalPalette): Promise<
       if (loaded === undefined) {
         loaded = grammars[language]().then(async (module) => {
           await highlighter.loadLanguage(module.default)
-          // Line by line first, then whole (what only a line's context reaches), the event loop
-          // (keys) between each: one step takes at most ~160 ms (TypeScript's first line, which
-          // compiles its top-level expressions), not the ~450 ms of the whole at once.
-          const warmUp = warmUps[language]
-          for (const code of [...warmUp.split('\n'), warmUp]) {
-            highlighter.codeToTokensBase(code, { lang: language, theme: theme.name!, tokenizeTimeLimit: 0 })
-            await new Promise((resolve) => setImmediate(resolve))
-          }
+          // In one step (~450 ms for TypeScript): this runs in shiki-worker.ts's thread, where
+          // nothing else waits for it.
+          highlighter.codeToTokensBase(warmUps[language], {
+            lang: language,
+            theme: theme.name!,
+            tokenizeTimeLimit: 0,
+          })
         })
         loading.set(language, loaded)
       }
