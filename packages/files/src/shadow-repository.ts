@@ -24,7 +24,7 @@ export interface ShadowGitOptions {
 
 // Settings of the shadow repository, whatever the user's global git config says:
 // exact bytes (no CRLF conversion), a smaller index (v4; the untracked cache is kept on, but
-// only `git status` reads it, and snapshots walk with `ls-files`), no automatic gc (gc() runs it
+// only `git status` reads it, and snapshots walk with `diff-files` and `ls-files`), no automatic gc (gc() runs it
 // when nothing else is writing).
 const shadowConfig: readonly (readonly [string, string])[] = [
   ['core.autocrlf', 'false'],
