@@ -81,6 +81,22 @@ describe('FileState.snapshotAfterWrites', () => {
       ],
       ['a name that never existed', () => ['nowhere.txt']],
       ['a path leaving the folder', () => ['../outside.txt']],
+      ['an absolute path', () => ['/etc/passwd']],
+      [
+        'a path beyond a link to a folder outside',
+        (cwd) => {
+          write(path.dirname(cwd), 'elsewhere/x.txt', 'outside\n')
+          symlinkSync(path.join(path.dirname(cwd), 'elsewhere'), path.join(cwd, 'out'))
+          return ['out/x.txt']
+        },
+      ],
+      [
+        'a path in git metadata',
+        (cwd) => {
+          write(cwd, '.git/hooks/post-commit', 'echo pwned\n')
+          return ['.git/hooks/post-commit']
+        },
+      ],
       [
         'a folder',
         (cwd) => {
@@ -98,6 +114,11 @@ describe('FileState.snapshotAfterWrites', () => {
       expect(step.changed, what).toContain('beside.txt')
       expect(await treeFiles(files, step.tree), what).not.toContain('ignored/x.txt')
       expect(await treeFiles(files, step.tree), what).not.toContain('big.bin')
+      // Nothing through the link, from git's metadata or from outside the folder.
+      expect(
+        (await treeFiles(files, step.tree)).filter((file) => /^(out|\.git|etc)\//.test(file)),
+        what,
+      ).toEqual([])
     }
   })
 
@@ -114,6 +135,23 @@ describe('FileState.snapshotAfterWrites', () => {
       changed: [],
       skipped: [],
     })
+  })
+
+  it('never stages a named path inside the data directory when it lies in the folder', async () => {
+    const root = temps.make()
+    const cwd = path.join(root, 'project')
+    write(cwd, 'a.txt', 'a\n')
+    const files = new FileState({ home: path.join(cwd, '.tangent') })
+    const first = await files.snapshot(cwd)
+    write(cwd, '.tangent/planted.txt', 'planted\n')
+    write(cwd, 'beside.txt', 'beside\n')
+    const step = await files.snapshotAfterWrites(cwd, ['.tangent/planted.txt'], {
+      tree: first.tree,
+      skipped: first.skipped,
+    })
+    // The full walk ran instead (it found beside.txt) and left the data directory out.
+    expect(step.changed).toEqual(['beside.txt'])
+    expect(await treeFiles(files, step.tree)).toEqual(['a.txt', 'beside.txt'])
   })
 
   it('stages a link the tool replaced, and a tracked file removed', async () => {

@@ -359,9 +359,15 @@ export async function snapshotWrites(
   const wanted = [...new Set(paths)]
   if (wanted.length === 0) return unchanged
   const skippedSet = new Set(skipped.map((p) => p.replace(/\/$/, '')))
+  const home = directory.excludedHome
   for (const relative of wanted) {
-    if (relative === '' || relative.startsWith('/') || relative.split('/').includes('..')) return null
+    const parts = relative.split('/')
+    // `..` leaves the folder; git skips a `.git` path without a word (a snapshot never has one).
+    if (relative === '' || relative.startsWith('/') || parts.includes('..') || parts.includes('.git'))
+      return null
     if (skippedSet.has(relative)) return null
+    // Never Tangent's own data directory, when it lies in the folder (no tool may write there).
+    if (home !== null && (relative === home || relative.startsWith(`${home}/`))) return null
   }
   const infos = await Promise.all(
     wanted.map((relative) => lstatIfPresent(path.join(directory.path, relative))),
@@ -380,11 +386,7 @@ export async function snapshotWrites(
   })
   if (added.exitCode !== 0) return null
   if ((await treeOfUnchangedIndex(directory)) === previous) return unchanged
-  const tree = await writeTree(repository, directory)
-  const changed = await changedPaths(repository, previous, tree)
-  await recordTree(repository, directory, previous, tree)
-  await rememberIndexTree(directory, tree)
-  return { tree, changed, skipped }
+  return { ...(await recordIndexTree(repository, directory, previous)), skipped }
 }
 
 /**
@@ -420,9 +422,21 @@ export async function snapshotPaths(
       input: `${others.join('\0')}\0`,
     })
   }
+  return { ...(await recordIndexTree(repository, directory, previous)), skipped: [...skipped] }
+}
+
+/**
+ * Writes the index's tree as the directory's latest snapshot (after `previous`): what a
+ * snapshot that staged a known list of paths ends with.
+ */
+async function recordIndexTree(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  previous: string | null,
+): Promise<{ tree: string; changed: string[] }> {
   const tree = await writeTree(repository, directory)
   const changed = await changedPaths(repository, previous, tree)
   await recordTree(repository, directory, previous, tree)
   await rememberIndexTree(directory, tree)
-  return { tree, changed, skipped: [...skipped] }
+  return { tree, changed }
 }
