@@ -5,7 +5,9 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { type SessionEvent, type SnapshotObjectStore, TangentError } from '@tangent/core'
 import { assertTreesAvailable, changedPaths, type DiffOptions, diffTrees, type FileDiff } from './diff.js'
-import { realDirectory, resolveDirectory } from './directory.js'
+import { realDirectory, resolveDirectory, type SnapshotDirectory } from './directory.js'
+import { FolderWatch, WatchBarrier, type WatchToken } from './folder-watch.js'
+import { splitNul } from './git.js'
 import { mergeTrees, type TreeMerge } from './merge.js'
 import { ObjectMirror } from './object-mirror.js'
 import { OperationQueue } from './operation-queue.js'
@@ -31,6 +33,7 @@ import { dropLostAlternates, dropRefsToMissingObjects } from './seed.js'
 import { ShadowRepository } from './shadow-repository.js'
 import {
   type Snapshot,
+  snapshotChanges,
   snapshotPaths,
   snapshotWrites,
   type TurnStartSnapshot,
@@ -79,7 +82,27 @@ export interface FileStateOptions {
    * snapshot objects live"). Absent (JSONL): the shadow repository only.
    */
   objects?: SnapshotObjectStore
+  /**
+   * Watch the directories it snapshots for changes between snapshots (folder-watch.ts), so a
+   * step's snapshot re-reads only what changed: for a process that lives across turns (the
+   * Host, chat, the terminal UI, `tangent acp`). Off by default: a watch is worth its set-up
+   * only when snapshots of the directory follow in the same process. Call close() at the end.
+   */
+  watch?: boolean
 }
+
+/** A directory watched between snapshots, and its latest snapshot taken here. */
+interface Watched {
+  watch: FolderWatch | null
+  /** The latest snapshot of the directory taken here, and the mark taken before it read the tree. */
+  mark: { tree: string; skipped: readonly string[]; token: WatchToken } | null
+  /** Watches of this directory that broke: past a few, it is walked every time. */
+  breaks: number
+  /** Full snapshots of it taken here. */
+  walks: number
+}
+
+const maxWatchBreaks = 3
 
 export interface GcResult {
   /** Bytes of the object store (loose + packed) before and after. */
@@ -95,6 +118,18 @@ function isDirectory(directory: string): boolean {
   return statSync(directory, { throwIfNoEntry: false })?.isDirectory() === true
 }
 
+/** The folders above `folder` up to and with `top` (none when they are the same). */
+function ancestorsUpTo(top: string, folder: string): string[] {
+  const found: string[] = []
+  for (let current = folder; current !== top; ) {
+    const parent = path.dirname(current)
+    if (parent === current) break
+    found.push(parent)
+    current = parent
+  }
+  return found
+}
+
 export class FileState {
   readonly home: string
   readonly maxFileBytes: number
@@ -107,6 +142,9 @@ export class FileState {
   readonly #isRecorded: NonNullable<FileStateOptions['isRecorded']>
   readonly #objects: SnapshotObjectStore | undefined
   readonly #mirror: ObjectMirror | undefined
+  readonly #watching: boolean
+  readonly #watched = new Map<string, Watched>()
+  #barrier: WatchBarrier | null = null
 
   constructor(options: FileStateOptions) {
     this.repository = new ShadowRepository(options.home)
@@ -116,6 +154,15 @@ export class FileState {
     this.#isRecorded = options.isRecorded ?? (async () => false)
     this.#objects = options.objects
     this.#mirror = options.objects ? new ObjectMirror(this.repository, options.objects) : undefined
+    this.#watching = options.watch === true
+  }
+
+  /** Stops watching directories. Snapshots still work after it, by walking. */
+  close(): void {
+    for (const watched of this.#watched.values()) watched.watch?.close()
+    this.#watched.clear()
+    this.#barrier?.close()
+    this.#barrier = null
   }
 
   /**
@@ -157,7 +204,7 @@ export class FileState {
     return results
   }
 
-  /** Snapshots `cwd`; `changed` lists the paths that differ from its previous snapshot. */
+  /** Snapshots `cwd` (the whole tree); `changed` lists the paths that differ from its previous snapshot. */
   snapshot(cwd: string): Promise<Snapshot> {
     return this.#inOrder(cwd, (real) => this.#snapshotUnlocked(real))
   }
@@ -185,6 +232,12 @@ export class FileState {
         )
         if (quick !== null) {
           await this.#mirror?.upload(quick.tree, real)
+          // The watch's mark stands: what changed since it, but these files, is still to read.
+          const mark = this.#watched.get(real)?.mark
+          if (mark) {
+            this.#watched.get(real)!.mark =
+              mark.tree === since.tree ? { ...mark, tree: quick.tree, skipped: quick.skipped } : null
+          }
           return quick
         }
       }
@@ -202,7 +255,9 @@ export class FileState {
   snapshotTurnStart(cwd: string, since: string | null): Promise<TurnStartSnapshot | null> {
     return this.#inOrder(cwd, async (real) => {
       // A session's first tree lists no change: not worth a diff against nothing of every file.
-      const snapshot = await this.#snapshotUnlocked(real, { listFirstChanges: since !== null })
+      // Between turns only the person and other sessions act: a watch that saw every change
+      // since the directory's latest snapshot here spares the walk (§5, "Folders watched").
+      const snapshot = await this.#snapshotWatched(real, { listFirstChanges: since !== null })
       const first: TurnStartSnapshot = { tree: snapshot.tree, changed: [], skipped: snapshot.skipped }
       if (since === null) return first
       if (snapshot.tree === since) return null
@@ -474,17 +529,116 @@ export class FileState {
     return rollBack(this.#context(), journal)
   }
 
-  /** Every snapshot goes through here: its tree is in the store's objects before it is returned. */
+  /**
+   * A full snapshot: the whole tree is walked. Its tree is in the store's objects before it is
+   * returned. With watching on, the directory's watch marks the moment before the walk (and is
+   * started after the first walk).
+   */
   async #snapshotUnlocked(cwd: string, options: { listFirstChanges?: boolean } = {}): Promise<Snapshot> {
     await this.repository.ensure()
-    const snapshot = await takeSnapshot(
-      this.repository,
-      await resolveDirectory(this.repository, cwd),
-      this.maxFileBytes,
-      options,
-    )
+    const directory = await resolveDirectory(this.repository, cwd)
+    const watched = this.#watched.get(cwd)
+    const token = watched?.watch?.token() ?? null
+    const snapshot = await takeSnapshot(this.repository, directory, this.maxFileBytes, options)
     await this.#mirror?.upload(snapshot.tree, cwd)
+    if (this.#watching) this.#remember(directory, snapshot, token)
     return snapshot
+  }
+
+  /**
+   * A snapshot that reads only the paths a watch of the directory saw change since its latest
+   * snapshot taken here, when the watch vouches for the whole period; else a full one.
+   */
+  async #snapshotWatched(cwd: string, options: { listFirstChanges?: boolean } = {}): Promise<Snapshot> {
+    const watched = this.#watched.get(cwd)
+    const mark = watched?.mark
+    if (watched?.watch && mark) {
+      const changes = await watched.watch.changesSince(mark.token)
+      // The next period starts here: every event so far is received and every folder watched.
+      const token = watched.watch.token()
+      if (changes !== null && token !== null) {
+        await this.repository.ensure()
+        const directory = await resolveDirectory(this.repository, cwd)
+        const quick = await snapshotChanges(
+          this.repository,
+          directory,
+          changes,
+          { tree: mark.tree, skipped: mark.skipped },
+          this.maxFileBytes,
+        )
+        if (quick !== null) {
+          await this.#mirror?.upload(quick.tree, cwd)
+          watched.mark = { tree: quick.tree, skipped: quick.skipped, token }
+          return quick
+        }
+      }
+    }
+    return this.#snapshotUnlocked(cwd, options)
+  }
+
+  /** After a full snapshot: the watch's mark, or a watch started (in the background). */
+  #remember(directory: SnapshotDirectory, snapshot: Snapshot, token: WatchToken | null): void {
+    const watched = this.#watched.get(directory.path)
+    // A directory walked once may be a one-off (`tangent run` walks twice a turn): one walked
+    // again is watched from then on, in the background, so the set-up weighs on no turn's start.
+    if (watched === undefined) {
+      this.#watched.set(directory.path, { watch: null, mark: null, breaks: 0, walks: 1 })
+      return
+    }
+    if (watched.watch?.broken) {
+      watched.watch.close()
+      watched.watch = null
+      // Watched anew after two more walks; broken again and again (too many folders, no
+      // kernel watches left), walked every time.
+      watched.walks = ++watched.breaks < maxWatchBreaks ? 0 : 3
+    }
+    watched.mark = token === null ? null : { tree: snapshot.tree, skipped: snapshot.skipped, token }
+    if (watched.watch !== null || ++watched.walks !== 2) return
+    this.#barrier ??= new WatchBarrier(path.join(this.home, 'snapshots', 'watch'))
+    const barrier = this.#barrier
+    const entry: Watched = watched
+    const rulesListedAt = Date.now()
+    void this.#ignoredFolders(directory)
+      .then((skip) => {
+        if (this.#watched.get(directory.path) !== entry) return
+        entry.watch = new FolderWatch(directory.path, {
+          skip,
+          barrier,
+          rulesListedAt,
+          ancestors: ancestorsUpTo(directory.top, directory.path),
+        })
+      })
+      .catch(() => {
+        entry.breaks = maxWatchBreaks
+      })
+  }
+
+  /**
+   * Folders a watch need not look into: the ones git ignores whole (its listing names them
+   * `dir/`), and Tangent's data directory when it lies in the folder.
+   */
+  async #ignoredFolders(directory: SnapshotDirectory): Promise<Set<string>> {
+    const excluded = directory.excludedHome === null ? [] : [`:(exclude,literal)${directory.excludedHome}`]
+    const listed = await this.repository.git(
+      [
+        'ls-files',
+        '-z',
+        '--others',
+        '--ignored',
+        '--exclude-standard',
+        '--directory',
+        '--',
+        '.',
+        ...excluded,
+      ],
+      { cwd: directory.path, workTree: directory.top, indexFile: directory.indexFile },
+    )
+    const skip = new Set<string>()
+    for (const entry of splitNul(listed.stdout)) {
+      if (entry.endsWith('/')) skip.add(entry.slice(0, -1))
+    }
+    if (directory.excludedHome !== null) skip.add(directory.excludedHome)
+    return skip
   }
 
   #context(): RestoreContext {

@@ -229,12 +229,47 @@ export async function takeSnapshot(
     listFirstChanges?: boolean
   } = {},
 ): Promise<Snapshot> {
+  const snapshot = await walkSnapshot(repository, directory, maxFileBytes, options, null)
+  if (snapshot === null) throw new Error('a snapshot of the whole tree always has an answer')
+  return snapshot
+}
+
+/**
+ * The snapshot after a period in which a watch of the directory saw every change (folder-watch.ts,
+ * docs/architecture.md §5): the walk looks at `paths` only (a folder stands for its whole tree),
+ * everything else is the directory's previous snapshot, `since`. Null when that is not sound and
+ * a full snapshot must run instead: the directory's latest snapshot is not `since`, its index is
+ * not the one that snapshot was written from, or the paths are too many to stage by list.
+ */
+export async function snapshotChanges(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  paths: readonly string[],
+  since: { tree: string; skipped: readonly string[] },
+  maxFileBytes: number,
+): Promise<Snapshot | null> {
+  const wanted = [...new Set(paths)]
+  for (const relative of wanted) {
+    const parts = relative.split('/')
+    if (relative === '' || relative.startsWith('/') || parts.includes('..') || parts.includes('.git'))
+      return null
+  }
+  return walkSnapshot(repository, directory, maxFileBytes, {}, { paths: wanted, since })
+}
+
+async function walkSnapshot(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  maxFileBytes: number,
+  options: { listFirstChanges?: boolean },
+  scoped: { paths: readonly string[]; since: { tree: string; skipped: readonly string[] } } | null,
+): Promise<Snapshot | null> {
   const scope = scopeOf(directory)
   const changesFrom = (previous: string | null, tree: string) =>
     previous === null && options.listFirstChanges === false ? [] : changedPaths(repository, previous, tree)
   // A directory's first snapshot in a git project starts from the project's index (seed.ts):
   // the walk below then finds only what differs from it, and nothing else is read or hashed.
-  if (!existsSync(directory.indexFile)) {
+  if (scoped === null && !existsSync(directory.indexFile)) {
     const seeded = await seedIndex(repository, directory)
     if (seeded.seeded) await rememberIndexTree(directory, seeded.tree)
   }
@@ -244,13 +279,32 @@ export async function takeSnapshot(
   // changed or went, while `ls-files --others` reads the folders for untracked files. On an idle
   // 2-core machine, 0.28 s against 0.37 s for one `ls-files` doing both, for 100,000 files
   // (docs/benchmarks.md, stop 20); `git status` takes 0.27 s.
-  const pathspec = ['--', '.', ...baseExcludes]
+  const pathspec = ['--', ...(scoped === null ? ['.'] : scoped.paths.map(literalPathspec)), ...baseExcludes]
+  // Skipped paths outside a scoped walk are the previous snapshot's; inside it, the walk's.
+  const within = (relative: string) =>
+    scoped?.paths.some((scopePath) => relative === scopePath || relative.startsWith(`${scopePath}/`)) === true
+  const skippedOf = (found: readonly string[]) =>
+    [
+      ...new Set([
+        ...(scoped === null ? [] : scoped.since.skipped.filter((p) => !within(p.replace(/\/$/, '')))),
+        ...found,
+      ]),
+    ].sort()
+  if (scoped !== null && scoped.paths.length === 0) {
+    const [previous, indexTree] = await Promise.all([
+      previousTree(repository, directory),
+      treeOfUnchangedIndex(directory),
+    ])
+    if (previous !== scoped.since.tree || indexTree !== previous) return null
+    return { tree: previous, changed: [], skipped: skippedOf([]) }
+  }
   const [previous, changes, others, indexTree] = await Promise.all([
     previousTree(repository, directory),
     repository.git(['diff-files', '--relative', '--name-status', '-z', ...pathspec], scope),
     repository.git(['ls-files', '-z', '--others', '--exclude-standard', ...pathspec], scope),
     treeOfUnchangedIndex(directory),
   ])
+  if (scoped !== null && (previous !== scoped.since.tree || indexTree !== previous)) return null
   const tracked = parseTrackedChanges(changes.stdout)
   const untracked = splitNul(others.stdout)
   const skipped = await findSkipped(directory, untracked, maxFileBytes)
@@ -263,7 +317,7 @@ export async function takeSnapshot(
     indexTree !== null &&
     indexTree === previous
   ) {
-    return { tree: indexTree, changed: [], skipped: [...new Set(skipped)].sort() }
+    return { tree: indexTree, changed: [], skipped: skippedOf(skipped) }
   }
 
   // Stage what the walk found, so git looks at those paths only; without a consistent index (or
@@ -275,7 +329,7 @@ export async function takeSnapshot(
   if (listed.length === 0 && indexTree !== null) {
     const changed = await changesFrom(previous, indexTree)
     await recordTree(repository, directory, previous, indexTree)
-    return { tree: indexTree, changed, skipped: [...new Set(skipped)].sort() }
+    return { tree: indexTree, changed, skipped: skippedOf(skipped) }
   }
   const everything = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
   const stage = (pathspecs: readonly string[]) =>
@@ -285,7 +339,10 @@ export async function takeSnapshot(
       allowedExitCodes: [1, 128],
     })
   const byList = indexTree !== null && listed.length > 0 && listed.length <= stageByListLimit
+  // A scoped walk stages by list or not at all: the whole tree is the full snapshot's to stage.
+  if (scoped !== null && !byList) return null
   let added = await stage(byList ? listed.map(literalPathspec) : everything)
+  if (scoped !== null && added.exitCode === 128) return null
   // git refuses the whole list for one path it cannot take as given (gone since the walk, now
   // beyond a symlink): stage everything, as without a list.
   if (byList && added.exitCode === 128) {
@@ -306,7 +363,7 @@ export async function takeSnapshot(
   // `git add` leaves the index file alone when nothing changed: then so did the tree.
   const unchanged = added.exitCode === 0 ? await treeOfUnchangedIndex(directory) : null
   if (unchanged !== null && unchanged === previous) {
-    return { tree: unchanged, changed: [], skipped: [...new Set(skipped)].sort() }
+    return { tree: unchanged, changed: [], skipped: skippedOf(skipped) }
   }
   let tree = await writeTree(repository, directory)
   let changed = await changesFrom(previous, tree)
@@ -329,7 +386,7 @@ export async function takeSnapshot(
   }
   await recordTree(repository, directory, previous, tree)
   await rememberIndexTree(directory, tree)
-  return { tree, changed, skipped: [...new Set(skipped)].sort() }
+  return { tree, changed, skipped: skippedOf(skipped) }
 }
 
 /**
