@@ -1,7 +1,9 @@
 // Snapshots in a 100,000-file monorepo (issue 33): a session's first turn, the next turn with the
 // tree unchanged and with one file changed, each as the extra time over the same turn in a tiny
 // repository, against `git status --porcelain` of the big one, measured in the same run; and
-// what the first turn leaves in the data directory against the repository's `.git`.
+// what the first turn leaves in the data directory against the repository's `.git`. The
+// FileStates watch their folders between turns, as a Host's (and chat's, tui's, acp's) do; a
+// row shows the next turn of one process per turn, which cannot watch.
 import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -67,17 +69,22 @@ export const suite: BenchSuite = {
       const statusTimes: number[] = []
       const sample = async () => statusTimes.push(await elapsed(status))
 
-      // First turn, in a fresh data directory each time, big and tiny alternating.
+      // First turn, in a fresh data directory each time, big and tiny alternating. Each FileState
+      // watches its folders as a Host's does (the watch starts after a folder's second walk: it
+      // is set up in the background after the first turn, and weighs on none).
       const firstExtra: number[] = []
       let usage = { bytes: 0, files: 0 }
       let bigFiles: FileState | undefined
       let bigTree = ''
+      const opened: FileState[] = []
       for (let i = 0; i < 3; i++) {
         await sample()
-        const tinyFiles = new FileState({ home: path.join(root, `home-tiny-${i}`) })
+        const tinyFiles = new FileState({ home: path.join(root, `home-tiny-${i}`), watch: true })
+        opened.push(tinyFiles)
         const tinyMs = await elapsed(() => turn(tinyFiles, tiny, null))
         const home = path.join(root, `home-big-${i}`)
-        const files = new FileState({ home })
+        const files = new FileState({ home, watch: true })
+        opened.push(files)
         let tree = ''
         const bigMs = await elapsed(async () => {
           tree = await turn(files, big, null)
@@ -93,14 +100,28 @@ export const suite: BenchSuite = {
       const load = () => os.loadavg()[0]?.toFixed(1) ?? ''
       const dotGit = diskUsage(path.join(big, '.git'))
       const index = lstatSync(path.join(big, '.git', 'index')).blocks * 512
+      // The watches of the other first turns' FileStates would see this run's writes too: closed.
+      for (const files of opened) if (files !== bigFiles) files.close()
+      const watchState = await bigFiles.watchState(big)
+      if (!watchState.watching) throw new Error(`the watch did not start: ${watchState.broken}`)
 
       // Next turns: unchanged, then one file changed (by hand between turns, then by the step).
-      const tinyFiles = new FileState({ home: path.join(root, 'home-tiny-next') })
+      const tinyFiles = new FileState({ home: path.join(root, 'home-tiny-next'), watch: true })
       let tinyTree = await turn(tinyFiles, tiny, null)
+      tinyTree = await turn(tinyFiles, tiny, tinyTree)
+      await tinyFiles.watchState(tiny)
+      // Each side's first next turn takes the watch's first mark (a walk): not counted.
+      tinyTree = await turn(tinyFiles, tiny, tinyTree)
+      bigTree = await turn(bigFiles, big, bigTree)
       const unchangedExtra: number[] = []
       const changedExtra: number[] = []
       const changedStatus: number[] = []
       const writeExtra: number[] = []
+      // One process per turn (`tangent run` with no Host serving the data directory): a new
+      // FileState each turn, so no watch; its turn start walks as its step does.
+      const oneShotExtra: number[] = []
+      const oneShot = async (home: string, cwd: string, since: string) =>
+        turn(new FileState({ home }), cwd, since)
       for (let i = 0; i < 5; i++) {
         await sample()
         const tinyMs = await elapsed(async () => {
@@ -141,7 +162,26 @@ export const suite: BenchSuite = {
           )
         })
         writeExtra.push(bigWrite - tinyWrite)
+
+        const tinyOneShot = await elapsed(async () => {
+          tinyTree = await oneShot(path.join(root, 'home-tiny-next'), tiny, tinyTree)
+        })
+        const bigOneShot = await elapsed(async () => {
+          bigTree = await oneShot(path.join(root, 'home-big-0'), big, bigTree)
+        })
+        oneShotExtra.push(bigOneShot - tinyOneShot)
+        // The one-shot turns moved no snapshot (nothing changed): the watches' marks stand.
       }
+      bigFiles.close()
+      tinyFiles.close()
+      // The watch's set-up, in the background after a first turn (between it and the next turn,
+      // as a person meets it): from the first turn's end until it watches every folder.
+      const setUp = new FileState({ home: path.join(root, 'home-big-0'), watch: true })
+      await turn(setUp, big, bigTree)
+      const watchStart = process.hrtime.bigint()
+      await setUp.watchState(big)
+      const watchMs = Number(process.hrtime.bigint() - watchStart) / 1e6
+      setUp.close()
       const statusRow = { name: 'git status --porcelain (big repository)', medianMs: median(statusTimes) }
       const first = median(firstExtra)
       const unchanged = median(unchangedExtra)
@@ -168,6 +208,18 @@ export const suite: BenchSuite = {
           baseline: { name: 'git status --porcelain (same change)', medianMs: median(changedStatus) },
           extra: { 'load avg': load() },
           target: { text: '≤ 1.5× git status', met: changed <= 1.5 * median(changedStatus) },
+        },
+        {
+          name: 'next turn, tree unchanged, one process per turn: no watch (extra; no target)',
+          medianMs: median(oneShotExtra),
+          baseline: statusRow,
+          extra: { 'load avg': load() },
+        },
+        {
+          name: `the folder's watch: set-up in the background after a first turn (${watchState.folders.toLocaleString('en')} folders; no target)`,
+          medianMs: watchMs,
+          baseline: statusRow,
+          extra: { 'load avg': load() },
         },
         {
           name: 'next turn whose step wrote one file with `write` (extra; no issue target)',

@@ -75,6 +75,8 @@ async function openApi(context: OpenContext, options: OpenBackendOptions): Promi
     home: context.home,
     env: context.env,
     startFolder: context.cwd,
+    // A command that lives across turns (chat, tui, acp) watches its sessions' folders between them.
+    watchFiles: options.reopen === true,
     report: (error: unknown) => {
       const line = error instanceof Error ? error.message : String(error)
       if (options.report) options.report(line)

@@ -100,6 +100,8 @@ interface Watched {
   breaks: number
   /** Full snapshots of it taken here. */
   walks: number
+  /** The watch's start: true once it watches every folder. */
+  started: Promise<boolean> | null
 }
 
 const maxWatchBreaks = 3
@@ -582,7 +584,7 @@ export class FileState {
     // A directory walked once may be a one-off (`tangent run` walks twice a turn): one walked
     // again is watched from then on, in the background, so the set-up weighs on no turn's start.
     if (watched === undefined) {
-      this.#watched.set(directory.path, { watch: null, mark: null, breaks: 0, walks: 1 })
+      this.#watched.set(directory.path, { watch: null, mark: null, breaks: 0, walks: 1, started: null })
       return
     }
     if (watched.watch?.broken) {
@@ -598,19 +600,37 @@ export class FileState {
     const barrier = this.#barrier
     const entry: Watched = watched
     const rulesListedAt = Date.now()
-    void this.#ignoredFolders(directory)
+    entry.started = this.#ignoredFolders(directory)
       .then((skip) => {
-        if (this.#watched.get(directory.path) !== entry) return
+        if (this.#watched.get(directory.path) !== entry) return false
         entry.watch = new FolderWatch(directory.path, {
           skip,
           barrier,
           rulesListedAt,
           ancestors: ancestorsUpTo(directory.top, directory.path),
         })
+        return entry.watch.started
       })
       .catch(() => {
         entry.breaks = maxWatchBreaks
+        return false
       })
+  }
+
+  /**
+   * Whether `cwd` is watched between snapshots (FileStateOptions.watch): once its watch is set
+   * up, true; false when it is not watched (yet: a directory is watched from its second full
+   * snapshot here) or its watch broke (then the reason is in `broken`).
+   */
+  async watchState(cwd: string): Promise<{ watching: boolean; folders: number; broken: string | null }> {
+    const watched = this.#watched.get(await realDirectory(cwd))
+    const started = (await watched?.started) ?? false
+    const watch = watched?.watch ?? null
+    return {
+      watching: started && watch !== null && watch.broken === null,
+      folders: watch?.folders ?? 0,
+      broken: watch?.broken ?? null,
+    }
   }
 
   /**

@@ -102,6 +102,8 @@ export interface FolderWatchOptions {
   maxFolders?: number
   /** Distinct changed paths kept before the watch breaks. */
   maxChanged?: number
+  /** Events received since a mark past which it vouches for nothing (default: half the queue). */
+  eventLimit?: number
 }
 
 const setupConcurrency = 16
@@ -117,13 +119,15 @@ export class FolderWatch {
   /** Folders being watched after their event, with their whole tree counted as changed. */
   readonly #pending = new Set<Promise<void>>()
   #seq = 0
+  #rootIno: bigint | null = null
+  #rootDev: bigint | null = null
   #broken: string | null = null
   #ready = false
   readonly started: Promise<boolean>
 
   constructor(root: string, options: FolderWatchOptions) {
     this.root = root
-    this.#options = { maxFolders: 50_000, maxChanged: 100_000, ...options }
+    this.#options = { maxFolders: 50_000, maxChanged: 100_000, eventLimit: limit, ...options }
     for (const ancestor of options.ancestors) this.#watchAncestor(ancestor)
     this.started = this.#watchTree('').then(
       async () => {
@@ -167,7 +171,7 @@ export class FolderWatch {
     if (!(await this.#options.barrier.sync())) return null
     await this.#settle()
     if (this.#broken !== null) return null
-    if (processEvents - token.events >= limit) return null
+    if (processEvents - token.events >= this.#options.eventLimit) return null
     const paths: string[] = []
     for (const [changed, seq] of this.#changed) {
       if (seq > token.seq) paths.push(changed)
@@ -187,6 +191,22 @@ export class FolderWatch {
     if (this.#broken !== null) return
     this.close()
     this.#broken = reason
+  }
+
+  /** Breaks the watch when the root is no longer the folder it watches (moved, deleted, replaced). */
+  #checkRoot(): void {
+    const done: Promise<void> = lstat(this.root, { bigint: true })
+      .then((info) => {
+        if (this.#rootIno === null) return
+        if (!info.isDirectory() || info.ino !== this.#rootIno || info.dev !== this.#rootDev) {
+          this.#break(`${this.root} itself was moved or replaced`)
+        }
+      })
+      .catch(() => this.#break(`${this.root} itself was moved or deleted`))
+      .finally(() => {
+        this.#pending.delete(done)
+      })
+    this.#pending.add(done)
   }
 
   /** A folder above the root: only its `.gitignore` matters (its rules apply below). */
@@ -287,6 +307,12 @@ export class FolderWatch {
       }
       handle.on('error', (error) => this.#break(`watch of ${full} failed: ${error.message}`))
       this.#handles.set(relative, handle)
+      if (relative === '') {
+        // The root's identity, to tell its own events from a child's of the same name.
+        const info = await lstat(full, { bigint: true })
+        this.#rootIno = info.ino
+        this.#rootDev = info.dev
+      }
     }
     const folders: string[] = []
     let rules = false
@@ -337,6 +363,9 @@ export class FolderWatch {
     }
     const raw = typeof name === 'string' ? Buffer.from(name, 'utf8') : name
     const text = raw.toString('utf8')
+    // libuv names an event of the watched folder itself (moved, deleted) by the folder's own
+    // name, as if a child of it: the root has no parent watching it, so it is looked at.
+    if (folder === '' && text === path.basename(this.root)) this.#checkRoot()
     if (!Buffer.from(text, 'utf8').equals(raw) || text.includes('/')) {
       // A name a pathspec cannot carry: the folder, whole.
       if (folder === '') this.#break(`a name in ${this.root} is not UTF-8`)

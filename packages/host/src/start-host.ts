@@ -89,6 +89,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       : {}),
     ...(options.defaultCwd !== undefined ? { startFolder: options.defaultCwd } : {}),
     openStartFolder: options.openStartFolder === true,
+    // A Host lives across turns: the folders of its sessions are watched between them.
+    watchFiles: true,
     ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
     report: reporter(log),
   })

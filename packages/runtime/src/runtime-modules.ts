@@ -98,7 +98,15 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     announcements.announce(sessionId, name)
 
   // Sessions, their folders and files, and what is announced of them.
-  const files = new SessionFiles({ home: context.home, store, access, busy, load, report })
+  const files = new SessionFiles({
+    home: context.home,
+    store,
+    access,
+    busy,
+    load,
+    report,
+    watch: context.options.watchFiles === true && !context.readOnly,
+  })
   const folders = new WorkspaceFolders({
     registry,
     store,

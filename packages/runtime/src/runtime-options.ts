@@ -50,6 +50,13 @@ export interface RuntimeOptions {
    * answer a read before the disk is read instead (default 3000 ms).
    */
   fileSourceTimeoutMs?: number
+  /**
+   * Watch the folders of sessions between snapshots (@tangent/files FileStateOptions.watch), so
+   * a turn's start reads only what changed since the previous turn (docs/architecture.md §5,
+   * "Folders watched between turns"): for a process that lives across turns — `tangent serve`,
+   * chat, the terminal UI, `tangent acp`. Default false (`tangent run` and other one-shot commands).
+   */
+  watchFiles?: boolean
   /** The agent of a session (tests, embedders); default: the standard agent with file snapshots. */
   createAgent?: (
     session: Session,

@@ -552,6 +552,7 @@ export class Runtime {
       await this.#modules.hooks.close()
       await this.mcp.close()
       await this.#modules.agentModule.dispose()
+      await this.#modules.files.close()
       await this.#store.close()
     })()
     return this.#closing

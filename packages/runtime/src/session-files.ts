@@ -31,6 +31,8 @@ export interface SessionFilesDeps {
   busy: SessionBusy
   load(sessionId: string): Promise<Session>
   report(error: unknown): void
+  /** Watch session folders between snapshots (RuntimeOptions.watchFiles). */
+  watch?: boolean
 }
 
 /**
@@ -70,7 +72,13 @@ export class SessionFiles {
       onRecovered: (recovered) => deps.report(describeRecovery(recovered)),
       isRecorded: (journal) => this.#restoreRecorded(journal),
       ...objectsOption(deps.store),
+      watch: deps.watch === true,
     }
+  }
+
+  /** Stops watching folders (nothing else of the file state needs closing). */
+  async close(): Promise<void> {
+    if (this.#files !== null) (await this.#files.catch(() => null))?.close()
   }
 
   /**
