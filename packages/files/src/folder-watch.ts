@@ -14,6 +14,7 @@
 //  - changes to ignore rules (`.gitignore`), folder names that are not UTF-8, errors, more than
 //    `maxFolders` folders, the root itself moved or deleted: the watch breaks and stays broken.
 // Folders git ignores (listed once by the caller) and Tangent's data directory are not watched.
+import { spawn } from 'node:child_process'
 import { type FSWatcher, readFileSync, watch } from 'node:fs'
 import { lstat, mkdir, opendir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -87,6 +88,54 @@ export class WatchBarrier {
   }
 }
 
+/**
+ * Every folder under `root` (itself first, `.git` folders left out) with its ctime in ns, as
+ * `find` lists them; a name that is not UTF-8 comes as `relative: null`. Null when `find` could
+ * not run.
+ */
+function listFolders(root: string): Promise<{ relative: string | null; ctimeNs: bigint }[] | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let child: ReturnType<typeof spawn>
+    try {
+      child = spawn(
+        'find',
+        [root, '(', '-name', '.git', '-prune', ')', '-o', '(', '-type', 'd', '-printf', '%C@ %P\\0', ')'],
+        {
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      )
+    } catch {
+      resolve(null)
+      return
+    }
+    child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk))
+    child.on('error', () => resolve(null))
+    child.on('close', (code) => {
+      // A folder gone while find read (exit 1) leaves the others listed; anything worse: null.
+      if (code !== 0 && code !== 1) {
+        resolve(null)
+        return
+      }
+      const output = Buffer.concat(chunks)
+      const folders: { relative: string | null; ctimeNs: bigint }[] = []
+      let start = 0
+      for (let end = output.indexOf(0, start); end !== -1; end = output.indexOf(0, start)) {
+        const line = output.subarray(start, end)
+        start = end + 1
+        const space = line.indexOf(0x20)
+        const stamp = line.subarray(0, space).toString('latin1')
+        const [seconds = '0', fraction = ''] = stamp.split('.')
+        const ctimeNs = BigInt(seconds) * 1_000_000_000n + BigInt(`${fraction}000000000`.slice(0, 9))
+        const raw = line.subarray(space + 1)
+        const text = raw.toString('utf8')
+        folders.push({ relative: Buffer.from(text, 'utf8').equals(raw) ? text : null, ctimeNs })
+      }
+      resolve(folders)
+    })
+  })
+}
+
 export interface FolderWatchOptions {
   /** Folders (relative, '/'-separated) not to watch: git ignores them, or Tangent's data directory. */
   skip: ReadonlySet<string>
@@ -129,7 +178,7 @@ export class FolderWatch {
     this.root = root
     this.#options = { maxFolders: 50_000, maxChanged: 100_000, eventLimit: limit, ...options }
     for (const ancestor of options.ancestors) this.#watchAncestor(ancestor)
-    this.started = this.#watchTree('').then(
+    this.started = this.#watchListed().then(
       async () => {
         await this.#settle()
         this.#ready = this.#broken === null
@@ -257,6 +306,87 @@ export class FolderWatch {
     return relative === '' ? this.root : path.join(this.root, relative)
   }
 
+  /**
+   * The first set-up: `find` lists every folder (with its ctime) in a process of its own, so the
+   * event loop never reads the folders' files; each folder is then watched, and one whose ctime
+   * moved since `find` looked at it (or is too recent to tell) is read again after its watch, for
+   * subfolders `find` could not have seen. Without `find`, the folders are read here.
+   */
+  async #watchListed(): Promise<void> {
+    const startedAt = BigInt(Date.now() - 100) * 1_000_000n
+    const listed = await listFolders(this.root)
+    if (listed === null) return this.#watchTree('')
+    const known = new Set(listed.map((folder) => folder.relative))
+    const under = (relative: string) => {
+      for (let at = relative.lastIndexOf('/'); at > 0; at = relative.lastIndexOf('/', at - 1)) {
+        if (this.#skipped(relative.slice(0, at))) return true
+      }
+      return false
+    }
+    const batch = 64
+    for (let start = 0; start < listed.length && this.#broken === null; start += batch) {
+      await Promise.all(
+        listed.slice(start, start + batch).map(async (folder) => {
+          if (folder.relative === null) {
+            this.#break(`a folder name in ${this.root} is not UTF-8`)
+            return
+          }
+          if (this.#skipped(folder.relative) || under(folder.relative)) return
+          const fresh = await this.#watchOnly(folder.relative)
+          if (fresh === null) return
+          if (fresh === folder.ctimeNs && fresh < startedAt) return
+          // Changed since `find` saw it: its subfolders are read now, after its watch.
+          for (const sub of await this.#watchFolder(folder.relative)) {
+            if (!known.has(sub)) await this.#watchTree(sub)
+          }
+        }),
+      )
+    }
+  }
+
+  /** Watches `relative` (no listing); its ctime after the watch, or null when it is gone. */
+  async #watchOnly(relative: string): Promise<bigint | null> {
+    if (!this.#addWatch(relative)) return null
+    try {
+      const info = await lstat(this.#full(relative), { bigint: true })
+      if (relative === '') {
+        this.#rootIno = info.ino
+        this.#rootDev = info.dev
+      }
+      return info.isDirectory() ? info.ctimeNs : null
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.#break(`could not look at ${this.#full(relative)}`)
+      return null
+    }
+  }
+
+  /** Adds the watch of one folder; false when it has gone (or the watch broke). */
+  #addWatch(relative: string): boolean {
+    if (this.#handles.has(relative)) return true
+    const full = this.#full(relative)
+    if (this.#handles.size >= this.#options.maxFolders) {
+      this.#break(`more than ${this.#options.maxFolders} folders to watch`)
+      return false
+    }
+    let handle: FSWatcher
+    try {
+      handle = watch(full, { persistent: false, encoding: 'buffer' }, (type, name) =>
+        this.#onEvent(relative, type, name),
+      )
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // Gone (or no longer a folder) since it was seen: its parent's event counts it changed.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        this.#break(`could not watch ${full}: ${(error as Error).message}`)
+      }
+      return false
+    }
+    handle.on('error', (error) => this.#break(`watch of ${full} failed: ${error.message}`))
+    this.#handles.set(relative, handle)
+    return true
+  }
+
   /** Watches `start` and every folder below it (each one's watch first, then its listing). */
   #watchTree(start: string): Promise<void> {
     const queue = [start]
@@ -289,24 +419,7 @@ export class FolderWatch {
     if (this.#skipped(relative)) return []
     const full = this.#full(relative)
     if (!this.#handles.has(relative)) {
-      if (this.#handles.size >= this.#options.maxFolders) {
-        this.#break(`more than ${this.#options.maxFolders} folders to watch`)
-        return []
-      }
-      let handle: FSWatcher
-      try {
-        handle = watch(full, { persistent: false, encoding: 'buffer' }, (type, name) =>
-          this.#onEvent(relative, type, name),
-        )
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        // Gone (or no longer a folder) since it was seen: its parent's event counts it changed.
-        if (code === 'ENOENT' || code === 'ENOTDIR') return []
-        this.#break(`could not watch ${full}: ${(error as Error).message}`)
-        return []
-      }
-      handle.on('error', (error) => this.#break(`watch of ${full} failed: ${error.message}`))
-      this.#handles.set(relative, handle)
+      if (!this.#addWatch(relative)) return []
       if (relative === '') {
         // The root's identity, to tell its own events from a child's of the same name.
         const info = await lstat(full, { bigint: true })
