@@ -225,6 +225,10 @@ export class FileState {
     return this.#inOrder(cwd, async (real) => {
       if (since !== null) {
         await this.repository.ensure()
+        // With the folder watched: every event of these writes received before they are staged,
+        // so the next turn's start need not read them again (only what changed after).
+        const watched = this.#watched.get(real)
+        const seen = watched?.watch && watched.mark?.tree === since.tree ? await watched.watch.sync() : null
         const quick = await snapshotWrites(
           this.repository,
           await resolveDirectory(this.repository, real),
@@ -235,10 +239,13 @@ export class FileState {
         if (quick !== null) {
           await this.#mirror?.upload(quick.tree, real)
           // The watch's mark stands: what changed since it, but these files, is still to read.
-          const mark = this.#watched.get(real)?.mark
-          if (mark) {
-            this.#watched.get(real)!.mark =
-              mark.tree === since.tree ? { ...mark, tree: quick.tree, skipped: quick.skipped } : null
+          if (watched?.mark) {
+            if (watched.mark.tree === since.tree) {
+              watched.mark = { ...watched.mark, tree: quick.tree, skipped: quick.skipped }
+              if (seen !== null) watched.watch?.forget(paths, seen)
+            } else {
+              watched.mark = null
+            }
           }
           return quick
         }

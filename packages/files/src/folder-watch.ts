@@ -229,6 +229,28 @@ export class FolderWatch {
     return paths
   }
 
+  /**
+   * Every event up to now received and every new folder watched; then `forget(paths)` drops
+   * what came before it. Null when that cannot be known (see changesSince).
+   */
+  async sync(): Promise<number | null> {
+    if (this.#broken !== null || !(await this.#options.barrier.sync())) return null
+    await this.#settle()
+    return this.#broken === null ? this.#seq : null
+  }
+
+  /**
+   * Drops the changes to `paths` seen up to `seq` (from sync()): they were read since — staged
+   * by a snapshot of just those files —, so a later snapshot need not read them again. A change
+   * to one of them after `seq` stays.
+   */
+  forget(paths: readonly string[], seq: number): void {
+    for (const changed of paths) {
+      const at = this.#changed.get(changed)
+      if (at !== undefined && at <= seq) this.#changed.delete(changed)
+    }
+  }
+
   close(): void {
     if (this.#broken === null) this.#broken = 'closed'
     for (const handle of this.#handles.values()) handle.close()

@@ -254,7 +254,83 @@ export async function snapshotChanges(
     if (relative === '' || relative.startsWith('/') || parts.includes('..') || parts.includes('.git'))
       return null
   }
+  const named = await stageNamedFiles(repository, directory, wanted, since, maxFileBytes)
+  if (named !== undefined) return named
   return walkSnapshot(repository, directory, maxFileBytes, {}, { paths: wanted, since })
+}
+
+/**
+ * snapshotChanges when every path is a file or a link, or gone (the common case: files edited,
+ * added, removed): they are staged by name with no walk first — `git add -A --ignore-errors` of
+ * the ones there (git refuses an ignored one as the walk leaves it out, and names an unreadable
+ * one, which is skipped as the walk skips it), `git rm -r --cached --ignore-unmatch` of the gone
+ * ones (a folder removed whole too). Undefined when a path needs the walk's rules (a folder, a
+ * special file, over the size limit, skipped before, in a nested repository); null as
+ * snapshotChanges.
+ */
+async function stageNamedFiles(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  wanted: readonly string[],
+  since: { tree: string; skipped: readonly string[] },
+  maxFileBytes: number,
+): Promise<Snapshot | null | undefined> {
+  if (wanted.length === 0 || wanted.length > stageByListLimit) return undefined
+  const skippedSet = new Set(since.skipped.map((p) => p.replace(/\/$/, '')))
+  if (wanted.some((relative) => skippedSet.has(relative))) return undefined
+  const infos = await Promise.all(
+    wanted.map((relative) => lstatIfPresent(path.join(directory.path, relative))),
+  )
+  for (const info of infos) {
+    if (info === null || info.isSymbolicLink()) continue
+    if (!info.isFile() || info.size > maxFileBytes) return undefined
+  }
+  const [previous, indexTree] = await Promise.all([
+    previousTree(repository, directory),
+    treeOfUnchangedIndex(directory),
+  ])
+  if (previous !== since.tree || indexTree !== previous) return null
+  const present = wanted.filter((_, index) => infos[index] !== null)
+  const gone = wanted.filter((_, index) => infos[index] === null)
+  const pathspecs = (paths: readonly string[]) => `${paths.map(literalPathspec).join('\0')}\0`
+  const skipped: string[] = []
+  if (gone.length > 0) {
+    await repository.git(
+      [
+        'rm',
+        '-r',
+        '--cached',
+        '--quiet',
+        '--ignore-unmatch',
+        '--pathspec-from-file=-',
+        '--pathspec-file-nul',
+      ],
+      { ...scopeOf(directory), input: pathspecs(gone) },
+    )
+  }
+  if (present.length > 0) {
+    const added = await repository.git(
+      ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
+      { ...scopeOf(directory), input: pathspecs(present), allowedExitCodes: [1, 128] },
+    )
+    // 128: a path git will not take by name (in a nested repository, gone since): the walk decides.
+    if (added.exitCode === 128) {
+      return walkSnapshot(
+        repository,
+        directory,
+        maxFileBytes,
+        {},
+        { paths: wanted, since: { tree: previous, skipped: since.skipped } },
+      )
+    }
+    if (added.exitCode === 1) skipped.push(...unreadablePaths(added.stderr))
+  }
+  const outOfScope = since.skipped.filter((p) => !wanted.includes(p.replace(/\/$/, '')))
+  const allSkipped = [...new Set([...outOfScope, ...skipped])].sort()
+  if ((await treeOfUnchangedIndex(directory)) === previous) {
+    return { tree: previous, changed: [], skipped: allSkipped }
+  }
+  return { ...(await recordIndexTree(repository, directory, previous)), skipped: allSkipped }
 }
 
 async function walkSnapshot(
