@@ -249,11 +249,7 @@ export async function snapshotChanges(
   maxFileBytes: number,
 ): Promise<Snapshot | null> {
   const wanted = [...new Set(paths)]
-  for (const relative of wanted) {
-    const parts = relative.split('/')
-    if (relative === '' || relative.startsWith('/') || parts.includes('..') || parts.includes('.git'))
-      return null
-  }
+  if (!wanted.every((relative) => stageableName(directory, relative))) return null
   const named = await stageNamedFiles(repository, directory, wanted, since, maxFileBytes)
   if (named !== undefined) return named
   return walkSnapshot(repository, directory, maxFileBytes, {}, { paths: wanted, since })
@@ -278,13 +274,8 @@ async function stageNamedFiles(
   if (wanted.length === 0 || wanted.length > stageByListLimit) return undefined
   const skippedSet = new Set(since.skipped.map((p) => p.replace(/\/$/, '')))
   if (wanted.some((relative) => skippedSet.has(relative))) return undefined
-  const infos = await Promise.all(
-    wanted.map((relative) => lstatIfPresent(path.join(directory.path, relative))),
-  )
-  for (const info of infos) {
-    if (info === null || info.isSymbolicLink()) continue
-    if (!info.isFile() || info.size > maxFileBytes) return undefined
-  }
+  const infos = await filesWithinLimit(directory, wanted, maxFileBytes)
+  if (infos === null) return undefined
   const [previous, indexTree] = await Promise.all([
     previousTree(repository, directory),
     treeOfUnchangedIndex(directory),
@@ -326,11 +317,47 @@ async function stageNamedFiles(
     if (added.exitCode === 1) skipped.push(...unreadablePaths(added.stderr))
   }
   const outOfScope = since.skipped.filter((p) => !wanted.includes(p.replace(/\/$/, '')))
-  const allSkipped = [...new Set([...outOfScope, ...skipped])].sort()
-  if ((await treeOfUnchangedIndex(directory)) === previous) {
-    return { tree: previous, changed: [], skipped: allSkipped }
+  return recordStaged(repository, directory, previous, [...new Set([...outOfScope, ...skipped])].sort())
+}
+
+/**
+ * A path a tool or a watch named, relative to the folder, that a snapshot may stage by name:
+ * not empty or absolute, not leaving the folder (`..`), not in git metadata (git skips a `.git`
+ * path without a word) and not in Tangent's own data directory when it lies in the folder.
+ */
+function stageableName(directory: SnapshotDirectory, relative: string): boolean {
+  const parts = relative.split('/')
+  if (relative === '' || relative.startsWith('/') || parts.includes('..') || parts.includes('.git'))
+    return false
+  const home = directory.excludedHome
+  return home === null || (relative !== home && !relative.startsWith(`${home}/`))
+}
+
+/** Each path's lstat (null: gone), or null when one is not a file or link, or a file over the limit. */
+async function filesWithinLimit(
+  directory: SnapshotDirectory,
+  paths: readonly string[],
+  maxFileBytes: number,
+) {
+  const infos = await Promise.all(
+    paths.map((relative) => lstatIfPresent(path.join(directory.path, relative))),
+  )
+  for (const info of infos) {
+    if (info === null || info.isSymbolicLink()) continue
+    if (!info.isFile() || info.size > maxFileBytes) return null
   }
-  return { ...(await recordIndexTree(repository, directory, previous)), skipped: allSkipped }
+  return infos
+}
+
+/** After staging named paths: the previous tree when the index did not change, else the new one. */
+async function recordStaged(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+  previous: string,
+  skipped: string[],
+): Promise<Snapshot> {
+  if ((await treeOfUnchangedIndex(directory)) === previous) return { tree: previous, changed: [], skipped }
+  return { ...(await recordIndexTree(repository, directory, previous)), skipped }
 }
 
 async function walkSnapshot(
@@ -492,24 +519,10 @@ export async function snapshotWrites(
   const wanted = [...new Set(paths)]
   if (wanted.length === 0) return unchanged
   const skippedSet = new Set(skipped.map((p) => p.replace(/\/$/, '')))
-  const home = directory.excludedHome
   for (const relative of wanted) {
-    const parts = relative.split('/')
-    // `..` leaves the folder; git skips a `.git` path without a word (a snapshot never has one).
-    if (relative === '' || relative.startsWith('/') || parts.includes('..') || parts.includes('.git'))
-      return null
-    if (skippedSet.has(relative)) return null
-    // Never Tangent's own data directory, when it lies in the folder (no tool may write there).
-    if (home !== null && (relative === home || relative.startsWith(`${home}/`))) return null
+    if (!stageableName(directory, relative) || skippedSet.has(relative)) return null
   }
-  const infos = await Promise.all(
-    wanted.map((relative) => lstatIfPresent(path.join(directory.path, relative))),
-  )
-  for (const info of infos) {
-    if (info === null) continue
-    if (!info.isFile() && !info.isSymbolicLink()) return null
-    if (info.isFile() && info.size > maxFileBytes) return null
-  }
+  if ((await filesWithinLimit(directory, wanted, maxFileBytes)) === null) return null
   // No --ignore-errors: git refuses an ignored path (exit 1), one in a nested repository or
   // never tracked and gone (128); each leaves the full snapshot to decide.
   const added = await repository.git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
@@ -518,8 +531,7 @@ export async function snapshotWrites(
     allowedExitCodes: [1, 128],
   })
   if (added.exitCode !== 0) return null
-  if ((await treeOfUnchangedIndex(directory)) === previous) return unchanged
-  return { ...(await recordIndexTree(repository, directory, previous)), skipped }
+  return recordStaged(repository, directory, previous, skipped)
 }
 
 /**
