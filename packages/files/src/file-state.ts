@@ -32,6 +32,7 @@ import {
 import { dropLostAlternates, dropRefsToMissingObjects } from './seed.js'
 import { ShadowRepository } from './shadow-repository.js'
 import {
+  latestTree,
   type Snapshot,
   snapshotChanges,
   snapshotPaths,
@@ -266,10 +267,20 @@ export class FileState {
       // A session's first tree lists no change: not worth a diff against nothing of every file.
       // Between turns only the person and other sessions act: a watch that saw every change
       // since the directory's latest snapshot here spares the walk (§5, "Folders watched").
+      // The session's tree is most often the directory's latest: then the snapshot's `changed`
+      // (against that) is what changed outside, with no second diff.
+      const before =
+        since === null
+          ? null
+          : await this.repository
+              .ensure()
+              .then(async () => latestTree(this.repository, await resolveDirectory(this.repository, real)))
       const snapshot = await this.#snapshotWatched(real, { listFirstChanges: since !== null })
       const first: TurnStartSnapshot = { tree: snapshot.tree, changed: [], skipped: snapshot.skipped }
       if (since === null) return first
       if (snapshot.tree === since) return null
+      if (before === since)
+        return snapshot.changed.length > 0 ? { ...first, outside: snapshot.changed } : null
       await this.#ensure([since])
       // A tree from another TANGENT_HOME cannot be compared: the directory's previous snapshot can.
       const comparable = (await this.repository.missingTrees([since])).length === 0

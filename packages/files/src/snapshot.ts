@@ -40,6 +40,13 @@ function excludePathspec(relative: string): string {
 }
 
 /** The directory's latest snapshot tree, or null before its first snapshot. */
+export async function latestTree(
+  repository: ShadowRepository,
+  directory: SnapshotDirectory,
+): Promise<string | null> {
+  return previousTree(repository, directory)
+}
+
 async function previousTree(
   repository: ShadowRepository,
   directory: SnapshotDirectory,
