@@ -593,7 +593,37 @@ interface ResponsiveRun {
   host: number[]
   plain: number[]
   loopMaxMs: number
+  /** The most main-thread CPU time between two ticks of a 2 ms timer (see cpuBlocks). */
+  cpuBlockMs: number
   turnMs: number
+}
+
+/**
+ * The longest the Host's event loop was held by its own work, in CPU time: a 2 ms timer reads the
+ * main thread's CPU time (process.threadCpuUsage) at each tick. A gap the OS scheduler made (the
+ * machine busy with others) holds little of it, a block of the event loop all of it, so this
+ * reads the same on a loaded machine, where the wall-clock gaps are the scheduler's (stop 21).
+ */
+function cpuBlocks(): { stop(): number } {
+  const cpu = () => {
+    const usage = process.threadCpuUsage()
+    return (usage.user + usage.system) / 1000
+  }
+  let last = cpu()
+  let longest = 0
+  const timer = setInterval(() => {
+    const now = cpu()
+    longest = Math.max(longest, now - last)
+    last = now
+  }, 2)
+  // A turn that throws leaves it running: it must not keep the bench alive.
+  timer.unref()
+  return {
+    stop() {
+      clearInterval(timer)
+      return Math.max(longest, cpu() - last)
+    },
+  }
 }
 
 /** One turn (`text`) in `cwd` on a fresh Host, `subscribers` watching, the pair prober meanwhile. */
@@ -635,12 +665,14 @@ async function responsiveTurn(
     await new Promise((resolve) => setTimeout(resolve, 100))
     const loop = monitorEventLoopDelay({ resolution: 5 })
     loop.enable()
+    const blocks = cpuBlocks()
     const turn = await timed(() => rpc('session.prompt', { sessionId: session.id, text }))
+    const cpuBlockMs = blocks.stop()
     loop.disable()
     if (turn.value.reason !== 'completed') throw new Error(`the turn ended ${String(turn.value.reason)}`)
     prober.child.stdin!.end()
     const [hostTimes, plainTimes] = JSON.parse(await prober.line()) as [number[], number[]]
-    return { host: hostTimes, plain: plainTimes, loopMaxMs: loop.max / 1e6, turnMs: turn.ms }
+    return { host: hostTimes, plain: plainTimes, loopMaxMs: loop.max / 1e6, cpuBlockMs, turnMs: turn.ms }
   } finally {
     for (const running of helpers) running.child.kill()
     await host.close()
@@ -664,6 +696,7 @@ function responsiveRow(name: string, runs: ResponsiveRun[]): BenchRow {
       'p50 / p99 Host': `${median(host).toFixed(1)} / ${hostP99.toFixed(1)} ms`,
       'p50 / p99 plain': `${median(plain).toFixed(1)} / ${percentile(plain, 99).toFixed(1)} ms`,
       'Host event loop, longest block': `${Math.max(...runs.map((run) => run.loopMaxMs)).toFixed(0)} ms`,
+      'longest block, Host CPU (per run)': `${runs.map((run) => run.cpuBlockMs.toFixed(0)).join(', ')} ms`,
       turn: `${median(runs.map((run) => run.turnMs)).toFixed(0)} ms`,
     },
     target: { text: 'max < 100 ms and p99 < 50 ms', met: hostMax < 100 && hostP99 < 50 },

@@ -59,7 +59,7 @@ export {
   providerNames,
 } from './model-registry.js'
 export type { AgentDelta } from './model-step.js'
-export { aiSdk as loadModelSdk } from './model-step.js'
+export { aiSdk as loadModelSdk, warmModelStep } from './model-step.js'
 export * from './permissions/index.js'
 export {
   BashSandbox,

@@ -1,12 +1,13 @@
 // One model call: streamText with tools that have no `execute` (so the SDK never runs a
 // second step), deltas forwarded as they arrive, the final content collected for the log.
-import type { LanguageModelV4 } from '@ai-sdk/provider'
+import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { Usage } from '@tangent/core'
 import type { LanguageModelUsage, ModelMessage, ToolSet } from 'ai'
 import { retryLine, watchRetries } from './retry-notice.js'
 import { type LoggedAssistantPart, StepContent } from './step-content.js'
-import type { AgentToolSet } from './tools/agent-tool.js'
+import type { AgentTool, AgentToolSet } from './tools/agent-tool.js'
+import { createDefaultTools } from './tools/default-tools.js'
 
 export interface AgentDelta {
   /**
@@ -142,12 +143,93 @@ export async function runModelStep(request: ModelStepRequest): Promise<ModelStep
   return outcome
 }
 
+/**
+ * The SDK's form of each zod input schema, made once per schema (the built-in tools' are module
+ * constants): it converts a schema to JSON Schema lazily, once per form, and a form made anew
+ * for every step (what the SDK does with a bare zod schema) converted every tool's schema again at
+ * every model step, 10–45 ms of `toJSONSchema` on the Host's event loop (issue 33). `asSchema` is
+ * what the SDK calls on a tool's inputSchema itself; given its own result it returns it as it is.
+ */
+const sdkSchemas = new WeakMap<object, ReturnType<typeof import('ai').asSchema>>()
+
+function sdkSchemaOf(sdk: typeof import('ai'), schema: AgentTool['inputSchema']) {
+  let form = sdkSchemas.get(schema)
+  if (form === undefined) {
+    form = sdk.asSchema(schema)
+    sdkSchemas.set(schema, form)
+  }
+  return form
+}
+
+/**
+ * Converts the input schemas of `tools` (default: the built-in ones) to JSON Schema now, so a
+ * Host that warms does not do it in its first model step (Runtime.warm).
+ */
+export async function warmToolSchemas(tools: AgentToolSet = createDefaultTools()): Promise<void> {
+  const sdk = await aiSdk()
+  for (const agentTool of Object.values(tools)) {
+    if (agentTool.inputJsonSchema) continue
+    void sdkSchemaOf(sdk, agentTool.inputSchema).jsonSchema
+    // One tool at a time: a request that arrives meanwhile is answered between two.
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+/**
+ * One model step against a stand-in model that answers at once (no network, nothing logged): the
+ * first step of a process compiles and sets up what the SDK and Node's web streams use (~30–70 ms
+ * in one piece, issue 33), here while the Host warms rather than in a person's first turn.
+ */
+export async function warmModelStep(tools: AgentToolSet = createDefaultTools()): Promise<void> {
+  await warmToolSchemas(tools)
+  const [name] = Object.keys(tools)
+  const parts: LanguageModelV4StreamPart[] = [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: 'ok' },
+    { type: 'text-end', id: 't' },
+    ...(name ? [{ type: 'tool-call', toolCallId: 'w', toolName: name, input: '{}' } as const] : []),
+    {
+      type: 'finish',
+      usage: {
+        inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 1, text: 1, reasoning: 0 },
+      },
+      finishReason: { unified: 'stop', raw: 'stop' },
+    },
+  ]
+  const model: LanguageModelV4 = {
+    specificationVersion: 'v4',
+    provider: 'tangent-warm',
+    modelId: 'warm',
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error('the warm-up model only streams')),
+    doStream: async () => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part)
+          controller.close()
+        },
+      }),
+    }),
+  }
+  await runModelStep({
+    model,
+    system: '',
+    messages: [{ role: 'user', content: 'warm' }],
+    tools,
+    maxRetries: 0,
+    signal: new AbortController().signal,
+    onDelta: () => undefined,
+  })
+}
+
 function sdkTools(sdk: typeof import('ai'), tools: AgentToolSet): ToolSet {
   const out: ToolSet = {}
   for (const [name, agentTool] of Object.entries(tools)) {
     const inputSchema = agentTool.inputJsonSchema
       ? sdk.jsonSchema(agentTool.inputJsonSchema)
-      : agentTool.inputSchema
+      : sdkSchemaOf(sdk, agentTool.inputSchema)
     out[name] = sdk.tool({ description: agentTool.description, inputSchema })
   }
   return out

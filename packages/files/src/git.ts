@@ -1,9 +1,9 @@
 // Runs the system `git` as a child process. Every call states its environment
 // explicitly, so a caller's GIT_DIR/GIT_INDEX_FILE can never leak into a command.
-import { spawn } from 'node:child_process'
 import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
+import { type SpawnOutcome, spawnOffThread } from './git-runner.js'
 import { mentionsDiskFull } from './private-files.js'
 
 export interface GitOptions {
@@ -53,72 +53,61 @@ export const inertGitSettings: readonly string[] = [
   'submodule.recurse=false',
 ]
 
-/** Runs `git args…`; throws TangentError `git-failed` (with stderr) on an unexpected exit code. */
-export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...inertGitSettings, ...args], {
+/**
+ * Runs `git args…`; throws TangentError `git-failed` (with stderr) on an unexpected exit code.
+ * The process is started from a worker thread (git-runner.ts): starting one blocks the thread
+ * that does it until the child has exec'd, and the Host's event loop must keep answering.
+ */
+export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  let outcome: SpawnOutcome
+  try {
+    outcome = await spawnOffThread({
+      file: 'git',
+      args: [...inertGitSettings, ...args],
       cwd: options.cwd,
       env: gitEnvironment(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
+      input: options.input ?? '',
     })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      // spawn says ENOENT both when git is missing and when the working directory is: only
-      // the second can be checked, and it is the likelier one (a folder removed or moved).
-      if (error.code === 'ENOENT' && !isDirectory(options.cwd)) {
-        reject(
-          new TangentError(
-            'not-a-directory',
-            `The working directory ${options.cwd} is gone (removed or moved), so git ${args[0] ?? ''} could not run there.`,
-            { cwd: options.cwd, args: [...args] },
-            { cause: error },
-          ),
-        )
-        return
-      }
-      reject(
-        new TangentError(
-          'git-failed',
-          error.code === 'ENOENT'
-            ? 'git is not installed or not on PATH: install git (2.25 or later) to use file snapshots.'
-            : `Could not run git ${args[0] ?? ''}: ${error.message}`,
-          { args: [...args], stderr: '', cwd: options.cwd },
-          { cause: error },
-        ),
+  } catch (caught) {
+    const error = caught as NodeJS.ErrnoException
+    // spawn says ENOENT both when git is missing and when the working directory is: only
+    // the second can be checked, and it is the likelier one (a folder removed or moved).
+    if (error.code === 'ENOENT' && !isDirectory(options.cwd)) {
+      throw new TangentError(
+        'not-a-directory',
+        `The working directory ${options.cwd} is gone (removed or moved), so git ${args[0] ?? ''} could not run there.`,
+        { cwd: options.cwd, args: [...args] },
+        { cause: error },
       )
-    })
-    child.on('close', (code) => {
-      const exitCode = code ?? -1
-      const stderr = Buffer.concat(err).toString('utf8')
-      if (exitCode !== 0 && !(options.allowedExitCodes ?? []).includes(exitCode)) {
-        const diskFull = mentionsDiskFull(stderr)
-        reject(
-          new TangentError(
-            diskFull ? 'disk-full' : 'git-failed',
-            diskFull
-              ? `git ${args[0] ?? ''} stopped because the disk is full (or its quota is used up): free some space and try again. ${stderr.trim().slice(0, 500)}`
-              : `git ${args.join(' ').slice(0, 200)} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`,
-            {
-              args: [...args],
-              stderr,
-              exitCode,
-              cwd: options.cwd,
-              ...(diskFull ? { path: options.cwd } : {}),
-            },
-          ),
-        )
-        return
-      }
-      resolve({ stdout: Buffer.concat(out), stderr, exitCode })
-    })
-    // A command that exits before reading stdin makes the write fail with EPIPE; the
-    // exit code (handled above) is the error worth reporting then.
-    child.stdin.on('error', () => undefined)
-    child.stdin.end(options.input ?? '')
-  })
+    }
+    throw new TangentError(
+      'git-failed',
+      error.code === 'ENOENT'
+        ? 'git is not installed or not on PATH: install git (2.25 or later) to use file snapshots.'
+        : `Could not run git ${args[0] ?? ''}: ${error.message}`,
+      { args: [...args], stderr: '', cwd: options.cwd },
+      { cause: error },
+    )
+  }
+  const exitCode = outcome.code ?? -1
+  const stderr = outcome.stderr.toString('utf8')
+  if (exitCode !== 0 && !(options.allowedExitCodes ?? []).includes(exitCode)) {
+    const diskFull = mentionsDiskFull(stderr)
+    throw new TangentError(
+      diskFull ? 'disk-full' : 'git-failed',
+      diskFull
+        ? `git ${args[0] ?? ''} stopped because the disk is full (or its quota is used up): free some space and try again. ${stderr.trim().slice(0, 500)}`
+        : `git ${args.join(' ').slice(0, 200)} failed (exit ${exitCode}): ${stderr.trim().slice(0, 2000)}`,
+      {
+        args: [...args],
+        stderr,
+        exitCode,
+        cwd: options.cwd,
+        ...(diskFull ? { path: options.cwd } : {}),
+      },
+    )
+  }
+  return { stdout: outcome.stdout, stderr, exitCode }
 }
 
 function isDirectory(directory: string): boolean {

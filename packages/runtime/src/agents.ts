@@ -63,12 +63,15 @@ export class AgentModule {
 
   /**
    * Loads what a first turn loads (the agent's module, then the AI SDK its first model step
-   * imports), so a Host that warms at start does not compile them in the middle of the first
-   * turn, where they held its event loop ~50–90 ms each (issue 33).
+   * imports), converts the built-in tools' input schemas to the JSON Schema a step sends and runs
+   * one step against a stand-in model (model-step.ts, warmModelStep), so a Host that warms at
+   * start does not do this in the middle of the first turn, where each held its event loop
+   * ~50–90 ms (issue 33).
    */
   async warm(): Promise<void> {
     await this.load()
     await this.loaded().loadModelSdk()
+    await this.loaded().warmModelStep()
   }
 
   loaded(): typeof import('@tangent/agent') {
