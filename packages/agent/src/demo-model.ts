@@ -1,6 +1,5 @@
 // `demo:scripted`: a deterministic, offline LanguageModelV4. It goes through the same
 // streamText path and the same tools as a real provider, so the demo drives the real loop.
-import { setTimeout as sleep } from 'node:timers/promises'
 
 import type {
   LanguageModelV4,
@@ -66,6 +65,9 @@ export class DemoLanguageModel implements LanguageModelV4 {
         }
         if (delayMs > 0 && (part.type === 'text-delta' || part.type === 'tool-input-delta')) {
           // Rejects with the abort reason, like a real fetch body would.
+          // Looked up here, not imported: every CLI command loads this module (the runtime's read
+          // chunk), and node:timers/promises is a module Node loads on first use.
+          const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises')
           await sleep(delayMs, undefined, signal ? { signal } : {})
         } else if (index % yieldEvery === 0) {
           // A network body arrives in chunks between which the event loop runs: so does this

@@ -12,14 +12,10 @@ export {
 } from '@tangent/core'
 export type { McpAttachmentOwner } from './attached-mcp-servers.js'
 export type { ExportedLines } from './bundle.js'
-export {
-  type BundleDescription,
-  type BundleSessionHeader,
-  bundleFormatName,
-  bundleFormatVersion,
-  isBundleFirstLine,
-  parseBundle,
-} from './bundle-format.js'
+// The functions of the bundle format, tool export formats, import detection and migration are in
+// `@tangent/runtime/transfer` (transfer.ts): only import, export and migrate use them. Their types
+// stay here.
+export type { BundleDescription, BundleSessionHeader } from './bundle-format.js'
 export {
   ConfigFiles,
   type LoadedConfig,
@@ -28,20 +24,12 @@ export {
   TangentConfigFile,
   userConfigPath,
 } from './config.js'
-export {
-  isToolExportFormat,
-  type ToolExportFormat,
-  type ToolSessionFile,
-  toolExportFormats,
-} from './exports/export-types.js'
+export type { ToolExportFormat, ToolSessionFile } from './exports/export-types.js'
 export { defaultFileSourceTimeoutMs, type FileReader } from './file-sources.js'
 export { browseFolders, realFolder, resolveFolderPath } from './folders.js'
 export { sessionNotFound } from './fork-point.js'
 export { headerMetaOf, type SessionHeaderMeta } from './header-meta.js'
-export { detectImportSource, type ImportDetector, importDetectors } from './imports/detect.js'
-export { toolSessionFiles } from './imports/import-file.js'
-export { sessionFileFirstLine } from './imports/import-lines.js'
-export { importOrder } from './imports/import-order.js'
+export type { ImportDetector } from './imports/detect.js'
 export type {
   ImportedSessionRef,
   ImportTreeOptions,
@@ -56,7 +44,7 @@ export type {
   ImportSource,
 } from './imports/imported-tree.js'
 export { type McpServerListing, McpServers } from './mcp-servers.js'
-export { type MigrateOptions, type MigrateResult, migrateSessions } from './migrate.js'
+export type { MigrateOptions, MigrateResult } from './migrate.js'
 export { Runtime, type RuntimeOptions, type SessionListener } from './runtime.js'
 export type { RuntimeEventMap, RuntimeEventName, SharedActivity } from './runtime-events.js'
 export {

@@ -9,13 +9,13 @@ import { AgentModule, agentFactory, standardAgent } from './agents.js'
 import { Announcements } from './announcements.js'
 import type { AttachedMcpServers } from './attached-mcp-servers.js'
 import { Board } from './board.js'
-import { SessionBundles } from './bundle.js'
+import type { SessionBundles } from './bundle.js'
 import type { ConfigFiles } from './config.js'
 import { SessionDeletion } from './delete-session.js'
 import { Explorations } from './explore.js'
 import { FileSources } from './file-sources.js'
 import { Forks } from './forks.js'
-import { TreeImports } from './imports/import-tree.js'
+import type { TreeImports } from './imports/import-tree.js'
 import { Keeping } from './keep.js'
 import type { McpServers } from './mcp-servers.js'
 import type { RuntimeEmitter } from './runtime-events.js'
@@ -73,8 +73,21 @@ export interface RuntimeModules {
   board: Board
   keeping: Keeping
   deletion: SessionDeletion
-  bundles: SessionBundles
-  imports: TreeImports
+  /**
+   * Made on first use, their modules loaded then: only import, export and migrate run them, and
+   * every command loads what the runtime imports statically (docs/benchmarks.md, issue 33, stop 21).
+   */
+  bundles: () => Promise<SessionBundles>
+  imports: () => Promise<TreeImports>
+}
+
+/** `make` once, on the first call; every call gets its promise. */
+function onFirstUse<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined
+  return () => {
+    made ??= make()
+    return made
+  }
 }
 
 export function composeRuntime(context: RuntimeContext): RuntimeModules {
@@ -248,25 +261,31 @@ export function composeRuntime(context: RuntimeContext): RuntimeModules {
     realHome,
     fileState,
   })
-  const bundles = new SessionBundles({
-    store,
-    access,
-    busy,
-    load,
-    version: runtimeVersion,
-    machine: context.machine,
-  })
+  const bundles = onFirstUse(
+    async () =>
+      new (await import('./bundle.js')).SessionBundles({
+        store,
+        access,
+        busy,
+        load,
+        version: runtimeVersion,
+        machine: context.machine,
+      }),
+  )
   // Sessions from other agents' files (imports/): made like creates and forks, flushed before they answer.
-  const imports = new TreeImports({
-    store,
-    access,
-    folders,
-    registry,
-    defaultModel: context.defaultModel,
-    startFolder: context.startFolder,
-    machine: context.machine,
-    load,
-  })
+  const imports = onFirstUse(
+    async () =>
+      new (await import('./imports/import-tree.js')).TreeImports({
+        store,
+        access,
+        folders,
+        registry,
+        defaultModel: context.defaultModel,
+        startFolder: context.startFolder,
+        machine: context.machine,
+        load,
+      }),
+  )
   announcements.wire()
   return {
     hooks,

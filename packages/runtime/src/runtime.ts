@@ -62,8 +62,7 @@ import type { ExportedLines, SessionExportRequest } from './bundle.js'
 import { ConfigFiles } from './config.js'
 import type { FileReader } from './file-sources.js'
 import type { SessionHeaderMeta } from './header-meta.js'
-import { type ImportFileParams, importFile } from './imports/import-file.js'
-import { importFrom } from './imports/import-from.js'
+import type { ImportFileParams } from './imports/import-file.js'
 import type { ImportTreeOptions, ImportTreeResult } from './imports/import-tree.js'
 import type { ImportedTree } from './imports/imported-tree.js'
 import { McpServers } from './mcp-servers.js'
@@ -385,8 +384,8 @@ export class Runtime {
    * forks. Idempotent by the source's ids; `invalid-import`, `folder-not-found` (a recorded folder
    * missing here: pass `cwd`), and nothing is left of an import that fails.
    */
-  importTree(tree: ImportedTree, options: ImportTreeOptions = {}): Promise<ImportTreeResult> {
-    return this.#modules.imports.importTree(tree, options)
+  async importTree(tree: ImportedTree, options: ImportTreeOptions = {}): Promise<ImportTreeResult> {
+    return (await this.#modules.imports()).importTree(tree, options)
   }
 
   async delete(params: SessionDeleteParams): Promise<SessionDeleteResult> {
@@ -398,22 +397,22 @@ export class Runtime {
   // --- moving sessions in and out (bundle.ts) -------------------------------------------
 
   /** A page of the session as a Tangent bundle or Markdown (docs/architecture.md, "Moving in and out"). */
-  exportSession(params: SessionExportRequest): Promise<SessionExportResult> {
-    return this.#modules.bundles.exportPage(params)
+  async exportSession(params: SessionExportRequest): Promise<SessionExportResult> {
+    return (await this.#modules.bundles()).exportPage(params)
   }
 
   /** Every line of the export at once (the CLI's, without pages). */
-  exportLines(
+  async exportLines(
     sessionId: string,
     format: ExportFormat,
     options: { tree?: boolean } = {},
   ): Promise<ExportedLines> {
-    return this.#modules.bundles.exportLines(sessionId, format, undefined, options)
+    return (await this.#modules.bundles()).exportLines(sessionId, format, undefined, options)
   }
 
   /** Imports a Tangent bundle, ids and lineage kept; all or nothing (`import-conflict`, `invalid-bundle`). */
-  importBundle(params: { content: string }): Promise<SessionImportResult> {
-    return this.#modules.bundles.importBundle(params)
+  async importBundle(params: { content: string }): Promise<SessionImportResult> {
+    return (await this.#modules.bundles()).importBundle(params)
   }
 
   /**
@@ -424,6 +423,8 @@ export class Runtime {
     params: SessionImportParams | (ImportFileParams & { uploadId?: undefined }),
   ): Promise<SessionImportResult> {
     const { content, path: file, uploadId, ...rest } = params
+    // Loaded here, not with the runtime: only imports run it (runtime-modules.ts, `bundles`).
+    const { importFile } = await import('./imports/import-file.js')
     const deps = {
       importBundle: (bundle: { content: string }) => this.importBundle(bundle),
       importTree: (tree: ImportedTree, options: ImportTreeOptions) => this.importTree(tree, options),
@@ -445,7 +446,8 @@ export class Runtime {
    * A tool's sessions of a folder (or all), from where it keeps them under this runtime's home
    * (`~` is homeDir; the tools' own variables are taken from its environment): imports/import-from.ts.
    */
-  importFrom(params: SessionImportFromParams): Promise<SessionImportFromResult> {
+  async importFrom(params: SessionImportFromParams): Promise<SessionImportFromResult> {
+    const { importFrom } = await import('./imports/import-from.js')
     return importFrom(
       { env: { ...this.#env, HOME: this.homeDir }, importFile: (file) => this.importFile(file) },
       params,

@@ -92,8 +92,13 @@ export class SessionHooks {
   readonly #deps: SessionHooksDeps
   /** Lines already reported that would otherwise repeat at every event (untrusted projects). */
   readonly #reported = new Set<string>()
-  /** Aborted by close(): every hook still running is killed, and none starts after. */
-  readonly #stop = new AbortController()
+  /**
+   * Aborted by close(): every hook still running is killed, and none starts after. Made with the
+   * first hook that runs: aborting one at close loads Node's AbortSignal and EventTarget modules,
+   * which a command that runs no hook (`tangent show`) would pay for nothing.
+   */
+  #stop: AbortController | null = null
+  #closed = false
   /** The hooks running now, for close() to wait for. */
   readonly #running = new Set<Promise<HookCommandOutcome>>()
 
@@ -187,12 +192,13 @@ export class SessionHooks {
   }
 
   #stopped(): boolean {
-    return this.#stop.signal.aborted || this.#deps.closing()
+    return this.#closed || this.#deps.closing()
   }
 
   /** Kills every hook still running and resolves once they have ended; no hook starts after. */
   async close(): Promise<void> {
-    this.#stop.abort()
+    this.#closed = true
+    this.#stop?.abort()
     await Promise.all([...this.#running])
   }
 
@@ -213,6 +219,10 @@ export class SessionHooks {
     base: HookEventBase,
     signal?: AbortSignal,
   ): Promise<HookCommandOutcome> {
+    if (this.#stop === null) {
+      this.#stop = new AbortController()
+      if (this.#closed) this.#stop.abort()
+    }
     const stop = signal ? AbortSignal.any([signal, this.#stop.signal]) : this.#stop.signal
     const running = this.#start(hook, input, base, stop)
     this.#running.add(running)

@@ -5,7 +5,7 @@
 // each branch it keeps inside the file. Importing the same file again creates nothing.
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
-import { detectImportSource, importOrder, sessionFileFirstLine } from '@tangent/runtime'
+import { detectImportSource, importOrder, sessionFileFirstLine } from '@tangent/runtime/transfer'
 import { type Command, Option } from 'commander'
 import type { Backend, ImportResult } from '../backend.js'
 import { UsageError } from '../cli-error.js'

@@ -4,7 +4,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { isPostgresUrl, redactUrl } from '@tangent/core'
-import { migrateSessions } from '@tangent/runtime'
+import { migrateSessions } from '@tangent/runtime/transfer'
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
 import { printJson } from '../output.js'
