@@ -137,18 +137,33 @@ const fileSourceTimeoutMs = 1500
 
 const longPrompt = `Tell me a story about ${'forks and branches '.repeat(10)}`
 
+declare module 'vitest' {
+  interface TaskMeta {
+    /** The test acts on a turn while it streams: its demo model pauses before each delta. */
+    whileStreaming?: boolean
+  }
+}
+
+/**
+ * The options of a test that acts on a turn while it streams (finds it running, aborts it, forks
+ * or restores inside it, sees two turns overlap): its demo model pauses 4 ms before each delta,
+ * so a turn lasts long enough to be caught. Every other test streams at once (still delta by
+ * delta): those pauses were a third of this suite's time (runtime.contract 229 s → 128 s here).
+ */
+const whileStreaming = { meta: { whileStreaming: true } }
+
 export function runSessionContract(options: ContractOptions): void {
   let f: ContractFixture
   let start: string
   let opened: Parameters<ContractOptions['open']>[0]
 
-  beforeEach(async () => {
+  beforeEach(async ({ task }) => {
     start = tempDir('tangent-start-')
     opened = {
       home: tempDir('tangent-home-'),
       start,
       homeDir: tempDir('tangent-userhome-'),
-      demoDelayMs: 4,
+      demoDelayMs: task.meta.whileStreaming ? 4 : 0,
       fileSourceTimeoutMs,
       env: { DEEPSEEK_API_KEY: 'sk-contract-never-sent', DEEPSEEK_BASE_URL: 'http://127.0.0.1:9/v1' },
     }
@@ -311,26 +326,31 @@ export function runSessionContract(options: ContractOptions): void {
       expect(await f.api.call('session.list', { includeArchived: true })).toEqual([])
     })
 
-    it('refuses a second prompt, a rename and a restore while a turn runs (session-busy), and abort ends it', async () => {
-      const session = await f.api.call('session.create', {})
-      const running = turn(session.id, longPrompt)
-      await waitFor(
-        async () => (await f.api.call('session.get', { sessionId: session.id })).session.status === 'running',
-      )
-      expect((await failure(turn(session.id, 'again'))).code).toBe('session-busy')
-      expect((await failure(f.api.call('session.rename', { sessionId: session.id, title: 'x' }))).code).toBe(
-        'session-busy',
-      )
-      expect((await failure(f.api.call('snapshot.restore', { sessionId: session.id, seq: 0 }))).code).toBe(
-        'session-busy',
-      )
-      expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe(
-        'session-busy',
-      )
-      expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
-      expect((await running).reason).toBe('aborted')
-      expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: false })
-    })
+    it(
+      'refuses a second prompt, a rename and a restore while a turn runs (session-busy), and abort ends it',
+      whileStreaming,
+      async () => {
+        const session = await f.api.call('session.create', {})
+        const running = turn(session.id, longPrompt)
+        await waitFor(
+          async () =>
+            (await f.api.call('session.get', { sessionId: session.id })).session.status === 'running',
+        )
+        expect((await failure(turn(session.id, 'again'))).code).toBe('session-busy')
+        expect(
+          (await failure(f.api.call('session.rename', { sessionId: session.id, title: 'x' }))).code,
+        ).toBe('session-busy')
+        expect((await failure(f.api.call('snapshot.restore', { sessionId: session.id, seq: 0 }))).code).toBe(
+          'session-busy',
+        )
+        expect((await failure(f.api.call('session.compact', { sessionId: session.id }))).code).toBe(
+          'session-busy',
+        )
+        expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
+        expect((await running).reason).toBe('aborted')
+        expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: false })
+      },
+    )
 
     it('renames, archives and deletes; a deleted parent leaves its forks whole', async () => {
       const session = await f.api.call('session.create', {})
@@ -665,23 +685,27 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fork.session.model).toEqual({ provider: 'demo', model: 'scripted', reasoningEffort: 'high' })
     })
 
-    it('refuses an anchor inside a running turn (fork-unavailable), never forking an earlier turn', async () => {
-      const session = await f.api.call('session.create', {})
-      const done = await turn(session.id, 'one')
-      const running = turn(session.id, longPrompt)
-      const during = await waitFor(async () => {
-        const got = await f.api.call('session.get', { sessionId: session.id })
-        return got.session.status === 'running' && got.events.length > done.turnEndSeq + 3 && got
-      })
-      const refused = await failure(
-        f.api.call('session.fork', { sessionId: session.id, atSeq: during.events.length - 1 }),
-      )
-      expect(refused.code).toBe('fork-unavailable')
-      const atDone = await f.api.call('session.fork', { sessionId: session.id })
-      expect(atDone.boundary).toBe(done.turnEndSeq)
-      await f.api.call('session.abort', { sessionId: session.id })
-      await running
-    })
+    it(
+      'refuses an anchor inside a running turn (fork-unavailable), never forking an earlier turn',
+      whileStreaming,
+      async () => {
+        const session = await f.api.call('session.create', {})
+        const done = await turn(session.id, 'one')
+        const running = turn(session.id, longPrompt)
+        const during = await waitFor(async () => {
+          const got = await f.api.call('session.get', { sessionId: session.id })
+          return got.session.status === 'running' && got.events.length > done.turnEndSeq + 3 && got
+        })
+        const refused = await failure(
+          f.api.call('session.fork', { sessionId: session.id, atSeq: during.events.length - 1 }),
+        )
+        expect(refused.code).toBe('fork-unavailable')
+        const atDone = await f.api.call('session.fork', { sessionId: session.id })
+        expect(atDone.boundary).toBe(done.turnEndSeq)
+        await f.api.call('session.abort', { sessionId: session.id })
+        await running
+      },
+    )
 
     it('refuses a fork point past the end of the session (invalid-boundary naming its last seq), creating nothing', async () => {
       const session = await f.api.call('session.create', {})
@@ -967,59 +991,70 @@ export function runSessionContract(options: ContractOptions): void {
   })
 
   describe('serialised file changes', () => {
-    it('a restore and a prompt of one session sent together: the first wins, the other is session-busy', async () => {
-      const work = tempDir('tangent-work-')
-      const session = await f.api.call('session.create', { cwd: work })
-      const first = await turn(session.id, 'write q.txt: one')
-      await turn(session.id, 'write q.txt: two')
-      const [restored, prompted] = await Promise.allSettled([
-        f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq, force: true }),
-        turn(session.id, 'write q.txt: three'),
-      ])
-      expect(restored.status).toBe('fulfilled')
-      expect(prompted.status).toBe('rejected')
-      expect(prompted.status === 'rejected' && TangentError.hasCode(prompted.reason, 'session-busy')).toBe(
-        true,
-      )
-      // The files match the log: the restore is the last thing that wrote q.txt.
-      expect(fs.readFileSync(path.join(work, 'q.txt'), 'utf8')).toBe('one\n')
-      const log = await f.api.call('session.get', { sessionId: session.id })
-      expect(log.events.at(-1)?.type).toBe('files/restored')
-      // The other order: the turn first, then the restore is refused until it ends.
-      const running = turn(session.id, `write q.txt: ${'four '.repeat(40)}`)
-      const refused = await failure(
-        f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq }),
-      )
-      expect(refused.code).toBe('session-busy')
-      expect((await running).reason).toBe('completed')
-    })
+    it(
+      'a restore and a prompt of one session sent together: the first wins, the other is session-busy',
+      whileStreaming,
+      async () => {
+        const work = tempDir('tangent-work-')
+        const session = await f.api.call('session.create', { cwd: work })
+        const first = await turn(session.id, 'write q.txt: one')
+        await turn(session.id, 'write q.txt: two')
+        const [restored, prompted] = await Promise.allSettled([
+          f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq, force: true }),
+          turn(session.id, 'write q.txt: three'),
+        ])
+        expect(restored.status).toBe('fulfilled')
+        expect(prompted.status).toBe('rejected')
+        expect(prompted.status === 'rejected' && TangentError.hasCode(prompted.reason, 'session-busy')).toBe(
+          true,
+        )
+        // The files match the log: the restore is the last thing that wrote q.txt.
+        expect(fs.readFileSync(path.join(work, 'q.txt'), 'utf8')).toBe('one\n')
+        const log = await f.api.call('session.get', { sessionId: session.id })
+        expect(log.events.at(-1)?.type).toBe('files/restored')
+        // The other order: the turn first, then the restore is refused until it ends.
+        const running = turn(session.id, `write q.txt: ${'four '.repeat(40)}`)
+        const refused = await failure(
+          f.api.call('snapshot.restore', { sessionId: session.id, seq: first.turnEndSeq }),
+        )
+        expect(refused.code).toBe('session-busy')
+        expect((await running).reason).toBe('completed')
+      },
+    )
 
-    it('refuses a restore while another session runs a turn in the same directory, and a turn there while a restore runs', async () => {
-      const work = tempDir('tangent-work-')
-      const a = await f.api.call('session.create', { cwd: work })
-      const first = await turn(a.id, 'write shared.txt: from a')
-      await turn(a.id, 'write shared.txt: again')
-      const b = await f.api.call('session.create', { cwd: work })
-      const running = turn(b.id, longPrompt)
-      await waitFor(
-        async () => (await f.api.call('session.get', { sessionId: b.id })).session.status === 'running',
-      )
-      const refused = await failure(
-        f.api.call('snapshot.restore', { sessionId: a.id, seq: first.turnEndSeq }),
-      )
-      expect(refused).toMatchObject({ code: 'session-busy', data: { sessionId: a.id, otherSessionId: b.id } })
-      await f.api.call('session.abort', { sessionId: b.id })
-      await running
-      const [restored, prompted] = await Promise.allSettled([
-        f.api.call('snapshot.restore', { sessionId: a.id, seq: first.turnEndSeq, force: true }),
-        turn(b.id, 'write shared.txt: from b'),
-      ])
-      expect(restored.status).toBe('fulfilled')
-      expect(prompted.status === 'rejected' && TangentError.hasCode(prompted.reason, 'session-busy')).toBe(
-        true,
-      )
-      expect(fs.readFileSync(path.join(work, 'shared.txt'), 'utf8')).toBe('from a\n')
-    })
+    it(
+      'refuses a restore while another session runs a turn in the same directory, and a turn there while a restore runs',
+      whileStreaming,
+      async () => {
+        const work = tempDir('tangent-work-')
+        const a = await f.api.call('session.create', { cwd: work })
+        const first = await turn(a.id, 'write shared.txt: from a')
+        await turn(a.id, 'write shared.txt: again')
+        const b = await f.api.call('session.create', { cwd: work })
+        const running = turn(b.id, longPrompt)
+        await waitFor(
+          async () => (await f.api.call('session.get', { sessionId: b.id })).session.status === 'running',
+        )
+        const refused = await failure(
+          f.api.call('snapshot.restore', { sessionId: a.id, seq: first.turnEndSeq }),
+        )
+        expect(refused).toMatchObject({
+          code: 'session-busy',
+          data: { sessionId: a.id, otherSessionId: b.id },
+        })
+        await f.api.call('session.abort', { sessionId: b.id })
+        await running
+        const [restored, prompted] = await Promise.allSettled([
+          f.api.call('snapshot.restore', { sessionId: a.id, seq: first.turnEndSeq, force: true }),
+          turn(b.id, 'write shared.txt: from b'),
+        ])
+        expect(restored.status).toBe('fulfilled')
+        expect(prompted.status === 'rejected' && TangentError.hasCode(prompted.reason, 'session-busy')).toBe(
+          true,
+        )
+        expect(fs.readFileSync(path.join(work, 'shared.txt'), 'utf8')).toBe('from a\n')
+      },
+    )
 
     it('deleting a worktree session keeps the worktree while its shared forks work in it, and says which', async () => {
       const work = tempDir('tangent-work-')
@@ -1278,26 +1313,30 @@ export function runSessionContract(options: ContractOptions): void {
       expect(fs.readFileSync(path.join(start, 'notes.txt'), 'utf8')).toBe('mine\n')
     }, 120_000)
 
-    it('with wait, answers only once every branch turn ended and its check is recorded', async () => {
-      const parent = await f.api.call('session.create', {})
-      await turn(parent.id, 'write base.txt: base')
-      const explored = await f.api.call('session.explore', {
-        sessionId: parent.id,
-        branches: [{ prompt: 'write a.txt: from A' }, { prompt: 'write b.txt: from B' }],
-        check: 'test -f b.txt',
-        wait: true,
-      })
-      // Nothing polled: the answer itself comes after the branches' ends.
-      expect(explored.sessions.map((session) => session.status)).toEqual(['idle', 'idle'])
-      for (const session of explored.sessions) {
-        const { events } = await f.api.call('session.get', { sessionId: session.id })
-        expect(session.eventCount).toBe(events.length)
-        const own = events.slice(session.inheritedEventCount).map((event) => event.type)
-        expect([own.includes('turn/end'), own.at(-1)]).toEqual([true, 'check/ran'])
-      }
-      const board = await f.api.call('session.board', { sessionIds: explored.sessions.map((s) => s.id) })
-      expect(board.branches.map((branch) => branch.check?.ok)).toEqual([false, true])
-    })
+    it(
+      'with wait, answers only once every branch turn ended and its check is recorded',
+      whileStreaming,
+      async () => {
+        const parent = await f.api.call('session.create', {})
+        await turn(parent.id, 'write base.txt: base')
+        const explored = await f.api.call('session.explore', {
+          sessionId: parent.id,
+          branches: [{ prompt: 'write a.txt: from A' }, { prompt: 'write b.txt: from B' }],
+          check: 'test -f b.txt',
+          wait: true,
+        })
+        // Nothing polled: the answer itself comes after the branches' ends.
+        expect(explored.sessions.map((session) => session.status)).toEqual(['idle', 'idle'])
+        for (const session of explored.sessions) {
+          const { events } = await f.api.call('session.get', { sessionId: session.id })
+          expect(session.eventCount).toBe(events.length)
+          const own = events.slice(session.inheritedEventCount).map((event) => event.type)
+          expect([own.includes('turn/end'), own.at(-1)]).toEqual([true, 'check/ran'])
+        }
+        const board = await f.api.call('session.board', { sessionIds: explored.sessions.map((s) => s.id) })
+        expect(board.branches.map((branch) => branch.check?.ok)).toEqual([false, true])
+      },
+    )
 
     it('names the files its worktree branches could not be given', async () => {
       const work = tempDir('tangent-work-')
@@ -1465,53 +1504,57 @@ export function runSessionContract(options: ContractOptions): void {
       return (data?.content ?? []).map((part) => part.text ?? '').join('')
     }
 
-    it('a turn delegates two subtasks to subagent forks trimmed to its last completed turn; their answers are its tool results', async () => {
-      const session = await f.api.call('session.create', {})
-      const first = await turn(session.id, 'hello')
-      const result = await turn(session.id, 'task: count the forks\ntask: name the branches')
-      expect(result.reason).toBe('completed')
-      const children = await childrenOf(session.id)
-      expect(children).toHaveLength(2)
-      const results = await toolResults(session.id)
-      expect(results.map((r) => [r.toolName, r.isError])).toEqual([
-        ['task', false],
-        ['task', false],
-      ])
-      for (const [index, prompt] of ['count the forks', 'name the branches'].entries()) {
-        const callId = results[index]!.callId
-        const child = children.find((summary) => summary.subagentOf?.callId === callId)!
-        // Trimmed to the parent's last completed turn: the delegating turn is not in its prefix.
-        expect(child).toMatchObject({
-          origin: 'subagent',
-          forkedAt: first.turnEndSeq,
-          subagentOf: { depth: 1 },
-        })
-        expect(child.forkedAt).toBe(result.turnStartSeq - 1)
-        expect(child.inheritedEventCount).toBe(first.turnEndSeq + 1)
-        const { events } = await f.api.call('session.get', { sessionId: child.id })
-        // Its own turn answers its prompt (the demo counts the parent's first turn: this is turn 2).
-        const own = events.slice(child.inheritedEventCount)
-        expect(own.find((event) => event.type === 'user/message')?.data).toEqual({
-          content: [{ type: 'text', text: prompt }],
-        })
-        expect(own.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
-        const answer = lastText(own)
-        expect(answer).toBe(`Turn 2: you said "${prompt}".`)
-        expect(results[index]!.output).toBe(`Subagent session ${child.id} answered:\n${answer}`)
-      }
-      // They ran in parallel: each child's turn started before the other's ended.
-      const spans = await Promise.all(
-        children.map(async (child) => {
-          const own = (await f.api.call('session.get', { sessionId: child.id })).events
-          return [own.find((e) => e.type === 'turn/start')!.time, own.at(-1)!.time] as const
-        }),
-      )
-      expect(spans[0]![0]).toBeLessThan(spans[1]![1])
-      expect(spans[1]![0]).toBeLessThan(spans[0]![1])
-      // The parent's final answer reports both.
-      const parent = await f.api.call('session.get', { sessionId: session.id })
-      expect(lastText(parent.events)).toContain('you said "name the branches"')
-    })
+    it(
+      'a turn delegates two subtasks to subagent forks trimmed to its last completed turn; their answers are its tool results',
+      whileStreaming,
+      async () => {
+        const session = await f.api.call('session.create', {})
+        const first = await turn(session.id, 'hello')
+        const result = await turn(session.id, 'task: count the forks\ntask: name the branches')
+        expect(result.reason).toBe('completed')
+        const children = await childrenOf(session.id)
+        expect(children).toHaveLength(2)
+        const results = await toolResults(session.id)
+        expect(results.map((r) => [r.toolName, r.isError])).toEqual([
+          ['task', false],
+          ['task', false],
+        ])
+        for (const [index, prompt] of ['count the forks', 'name the branches'].entries()) {
+          const callId = results[index]!.callId
+          const child = children.find((summary) => summary.subagentOf?.callId === callId)!
+          // Trimmed to the parent's last completed turn: the delegating turn is not in its prefix.
+          expect(child).toMatchObject({
+            origin: 'subagent',
+            forkedAt: first.turnEndSeq,
+            subagentOf: { depth: 1 },
+          })
+          expect(child.forkedAt).toBe(result.turnStartSeq - 1)
+          expect(child.inheritedEventCount).toBe(first.turnEndSeq + 1)
+          const { events } = await f.api.call('session.get', { sessionId: child.id })
+          // Its own turn answers its prompt (the demo counts the parent's first turn: this is turn 2).
+          const own = events.slice(child.inheritedEventCount)
+          expect(own.find((event) => event.type === 'user/message')?.data).toEqual({
+            content: [{ type: 'text', text: prompt }],
+          })
+          expect(own.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
+          const answer = lastText(own)
+          expect(answer).toBe(`Turn 2: you said "${prompt}".`)
+          expect(results[index]!.output).toBe(`Subagent session ${child.id} answered:\n${answer}`)
+        }
+        // They ran in parallel: each child's turn started before the other's ended.
+        const spans = await Promise.all(
+          children.map(async (child) => {
+            const own = (await f.api.call('session.get', { sessionId: child.id })).events
+            return [own.find((e) => e.type === 'turn/start')!.time, own.at(-1)!.time] as const
+          }),
+        )
+        expect(spans[0]![0]).toBeLessThan(spans[1]![1])
+        expect(spans[1]![0]).toBeLessThan(spans[0]![1])
+        // The parent's final answer reports both.
+        const parent = await f.api.call('session.get', { sessionId: session.id })
+        expect(lastText(parent.events)).toContain('you said "name the branches"')
+      },
+    )
 
     it('refuses a subagent beyond the depth limit and past the per-turn limit with a result the model reads', async () => {
       const session = await f.api.call('session.create', {})
@@ -1543,7 +1586,7 @@ export function runSessionContract(options: ContractOptions): void {
       expect(await childrenOf(session.id)).toHaveLength(5)
     })
 
-    it('aborting the parent turn aborts its running subagent', async () => {
+    it('aborting the parent turn aborts its running subagent', whileStreaming, async () => {
       const session = await f.api.call('session.create', {})
       const running = turn(session.id, `task: ${longPrompt}`)
       const child = await waitFor(async () => {
@@ -1968,35 +2011,40 @@ export function runSessionContract(options: ContractOptions): void {
       expect(seen).toEqual(Array.from({ length: second.turnEndSeq }, (_, index) => index + 1))
     })
 
-    it('takes the next prompt sent the moment turn/end is seen (a client that waits for it is never told session-busy)', async () => {
-      const session = await f.api.call('session.create', {})
-      let next: Promise<unknown> | null = null
-      const unsubscribe = await f.api.subscribe(
-        session.id,
-        {},
-        {
-          onEvent: (event) => {
-            // The first turn's end: send at once, while its turn/end may still be on its way to disk.
-            if (event.type === 'turn/end' && next === null)
-              next = turn(session.id, 'two').catch((error) => error)
+    it(
+      'takes the next prompt sent the moment turn/end is seen (a client that waits for it is never told session-busy)',
+      whileStreaming,
+      async () => {
+        const session = await f.api.call('session.create', {})
+        let next: Promise<unknown> | null = null
+        const unsubscribe = await f.api.subscribe(
+          session.id,
+          {},
+          {
+            onEvent: (event) => {
+              // The first turn's end: send at once, while its turn/end may still be on its way to disk.
+              if (event.type === 'turn/end' && next === null)
+                next = turn(session.id, 'two').catch((error) => error)
+            },
           },
-        },
-      )
-      const first = await turn(session.id, 'one')
-      await waitFor(async () => next !== null)
-      const second = await next
-      await unsubscribe()
-      expect(second).toMatchObject({ reason: 'completed', turnStartSeq: first.turnEndSeq + 1 })
-      const log = await f.api.call('session.get', { sessionId: session.id })
-      expect(log.events.filter((event) => event.type === 'turn/end')).toHaveLength(2)
-      // The second turn's controller is its own: abort still reaches a third turn after both settled.
-      const third = turn(session.id, longPrompt)
-      await waitFor(
-        async () => (await f.api.call('session.get', { sessionId: session.id })).session.status === 'running',
-      )
-      expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
-      expect((await third).reason).toBe('aborted')
-    })
+        )
+        const first = await turn(session.id, 'one')
+        await waitFor(async () => next !== null)
+        const second = await next
+        await unsubscribe()
+        expect(second).toMatchObject({ reason: 'completed', turnStartSeq: first.turnEndSeq + 1 })
+        const log = await f.api.call('session.get', { sessionId: session.id })
+        expect(log.events.filter((event) => event.type === 'turn/end')).toHaveLength(2)
+        // The second turn's controller is its own: abort still reaches a third turn after both settled.
+        const third = turn(session.id, longPrompt)
+        await waitFor(
+          async () =>
+            (await f.api.call('session.get', { sessionId: session.id })).session.status === 'running',
+        )
+        expect(await f.api.call('session.abort', { sessionId: session.id })).toEqual({ aborted: true })
+        expect((await third).reason).toBe('aborted')
+      },
+    )
   })
 
   describe('the list of sessions, followed (onSessionsChanged)', () => {
