@@ -78,6 +78,11 @@ const eventSeqs = (c: ReturnType<typeof client>) =>
 
 const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** Waits (up to 10 s: a loaded machine sends slices slowly) until `done()` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (const end = Date.now() + 10_000; !done() && Date.now() < end; ) await settle(10)
+}
+
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i)
 
 let errors: unknown[] = []
@@ -130,7 +135,9 @@ describe('SessionFanout', () => {
     source.append(3)
     await settle(5)
     source.append(3)
-    await settle(200)
+    // The backlog goes out in 1 ms slices: wait for its end, not for a fixed time.
+    await until(() => eventSeqs(c).length >= 4996)
+    await settle()
     expect(eventSeqs(c)).toEqual(range(10, 5006))
   })
 
