@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { TempDirectories } from './fixture.test-helper.js'
 import { runGit } from './git.js'
-import { maxRunningProcesses, spawnOffThread } from './git-runner.js'
+import { maxRunningProcesses, messageBytes, messageReader, spawnOffThread } from './git-runner.js'
 
 const node = process.execPath
 const run = (script: string, input: string | Buffer = '') =>
@@ -15,6 +15,34 @@ const run = (script: string, input: string | Buffer = '') =>
     env: { ...process.env } as Record<string, string>,
     input,
   })
+
+describe('messageReader', () => {
+  const messages = [
+    [Buffer.from('{"id":1}'), Buffer.alloc(0)],
+    [Buffer.from('{"id":2}'), Buffer.alloc(70_000, 7), Buffer.from('tail')],
+    [],
+    [Buffer.alloc(0), Buffer.alloc(0)],
+  ]
+  const bytes = Buffer.concat(messages.flatMap((parts) => messageBytes(parts)))
+
+  it('gives back every message and part whatever the chunks the bytes come in', () => {
+    for (const size of [1, 3, 4, 5, 7, 64, 65_536, bytes.length]) {
+      const got: Buffer[][] = []
+      const feed = messageReader((parts) => got.push(parts))
+      for (let at = 0; at < bytes.length; at += size) feed(bytes.subarray(at, at + size))
+      expect(got, `chunks of ${size} bytes`).toEqual(messages)
+    }
+  })
+
+  it('waits for the rest of a message cut anywhere', () => {
+    const got: Buffer[][] = []
+    const feed = messageReader((parts) => got.push(parts))
+    feed(bytes.subarray(0, bytes.length - 1))
+    expect(got).toHaveLength(3)
+    feed(bytes.subarray(bytes.length - 1))
+    expect(got).toHaveLength(4)
+  })
+})
 
 describe('spawnOffThread', () => {
   it('gives the whole output of a process, its stderr and exit code, after writing its stdin', async () => {
@@ -57,6 +85,70 @@ describe('spawnOffThread', () => {
     expect(outcomes.map((outcome) => outcome.stdout.toString('utf8'))).toEqual(
       Array.from({ length: count }, (_, i) => String(i)),
     )
+  })
+
+  it('starts processes from a process of its own that holds none of our environment', async () => {
+    process.env.TANGENT_RUNNER_TEST_SECRET = 'sk-not-for-children'
+    try {
+      // The job reads its parent's (the starter's) environment and command line.
+      const outcome = await run(
+        `const fs = require('node:fs')
+         process.stdout.write(JSON.stringify({
+           parent: process.ppid,
+           environ: fs.readFileSync('/proc/' + process.ppid + '/environ', 'utf8'),
+         }))`,
+      )
+      const seen = JSON.parse(outcome.stdout.toString('utf8')) as { parent: number; environ: string }
+      expect(seen.parent).not.toBe(process.pid)
+      expect(seen.environ).toBe('')
+    } finally {
+      delete process.env.TANGENT_RUNNER_TEST_SECRET
+    }
+  })
+
+  it('rejects the running jobs with a clear error when the starter stops, and starts a new one', async () => {
+    const parent = await run('process.stdout.write(String(process.ppid))')
+    const starter = Number(parent.stdout.toString('utf8'))
+    const waiting = run('setTimeout(() => {}, 20_000)')
+    // Running or still in the pipe, the job is rejected when its starter goes.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    process.kill(starter, 'SIGKILL')
+    await expect(waiting).rejects.toThrow(/the process that starts git processes stopped \(SIGKILL\)/)
+    const again = await run('process.stdout.write(String(process.ppid))')
+    expect(Number(again.stdout.toString('utf8'))).not.toBe(starter)
+  })
+
+  it('leaves with the process that started it, once its running job ends', () => {
+    const runner = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'git-runner.js')
+    // A process starts a job that outlives it by 1.5 s, says the starter's pid and the job's, and
+    // is killed (no chance to clean up).
+    const script = `
+      const { spawnOffThread } = await import(${JSON.stringify(runner)})
+      const job = { file: process.execPath, cwd: process.cwd(), env: {}, input: '' }
+      const who = await spawnOffThread({ ...job, args: ['-e', 'process.stdout.write(String(process.ppid))'] })
+      spawnOffThread({ ...job, args: ['-e', 'setTimeout(() => {}, 1500)'] })
+      setTimeout(() => { process.stdout.write(who.stdout.toString()); process.kill(process.pid, 'SIGKILL') }, 300)
+    `
+    const child = spawnSync(node, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    })
+    const starter = Number(child.stdout)
+    expect(starter).toBeGreaterThan(0)
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    // Still there while the job runs, gone after it ends.
+    expect(alive(starter)).toBe(true)
+    const deadline = Date.now() + 10_000
+    while (alive(starter) && Date.now() < deadline)
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
+    expect(alive(starter)).toBe(false)
   })
 
   it('does not keep a process alive once its git commands are done', () => {

@@ -1,10 +1,13 @@
-// Starts git processes from a worker thread, not the caller's (issue 33). Starting a process blocks
-// the thread that starts it: libuv forks, then waits until the child has exec'd (it reads a pipe
-// that closes on exec). On the 2-core machine of the benchmarks that wait was 10–50 ms per
-// process under load, and a first snapshot starts a dozen of them: the Host's event loop could not
-// answer meanwhile. In a worker thread only the worker waits; the output comes back as one
-// transferred buffer (no copy), so the caller's thread never handles a process's chunks either.
-import { Worker } from 'node:worker_threads'
+// Starts git processes from a small process of their own, the starter, not from Tangent's
+// (issue 33, docs/architecture.md §5). Linux's libuv starts a process with fork(): the kernel
+// copies the page tables of the whole process that forks, holding its memory map's lock
+// meanwhile, and every page written afterwards takes a copy-on-write fault. For a Host or a test
+// worker of a few hundred MiB that is 3–25 ms of system time per process, and a thread of the same
+// process that touches memory meanwhile (the event loop allocating) waits on that lock, so a worker
+// thread does not shield the event loop. The starter is a bare Node process (~40 MiB) started once:
+// its forks are cheap, and Tangent's process only writes a request and reads the answer on pipes.
+import { type ChildProcess, spawn } from 'node:child_process'
+import type { Socket } from 'node:net'
 
 export interface SpawnRequest {
   file: string
@@ -22,36 +25,95 @@ export interface SpawnOutcome {
   code: number | null
 }
 
-/** At most this many processes run at once (more wait in the worker for one to end). */
+/** At most this many processes run at once (more wait in the starter for one to end). */
 export const maxRunningProcesses = 8
 
-// Evaluated in the worker (no file to find: the CLI runs from a bundle), as a script or as a module
-// (a worker takes its parent's flags, `--input-type=module` among them): no require, no import.
-// Mirrors what runGit did on its own thread: every chunk kept, stdin written then closed (EPIPE
-// ignored: the exit code says what went wrong), the first of 'error' and 'close' decides.
-const workerSource = `
-const { parentPort } = process.getBuiltinModule('node:worker_threads')
+/**
+ * The framing both ends of the starter's pipes speak: a message is a u32 count of parts, a u32
+ * length per part, then the parts (big-endian). Returns the function to feed chunks to; it calls
+ * `onMessage` with each whole message's parts. Self-contained: the starter's script embeds its
+ * source (one implementation for both ends).
+ */
+export function messageReader(onMessage: (parts: Buffer[]) => void): (chunk: Buffer) => void {
+  let chunks: Buffer[] = []
+  let buffered = 0
+  let lengths: number[] | null = null
+  // Bytes needed before the next step can run: chunks are joined only then (a big message arrives
+  // in many chunks, and joining at each would be quadratic).
+  let needed = 4
+  const joined = (): Buffer => {
+    if (chunks.length > 1) chunks = [Buffer.concat(chunks, buffered)]
+    return chunks[0] as Buffer
+  }
+  const take = (count: number): Buffer => {
+    if (count === 0) return Buffer.alloc(0)
+    const all = joined()
+    chunks = count < all.length ? [all.subarray(count)] : []
+    buffered -= count
+    return all.subarray(0, count)
+  }
+  return (chunk: Buffer) => {
+    chunks.push(chunk)
+    buffered += chunk.length
+    while (buffered >= needed) {
+      if (lengths === null) {
+        const count = joined().readUInt32BE(0)
+        if (buffered < 4 + 4 * count) {
+          needed = 4 + 4 * count
+          continue
+        }
+        const header = take(4 + 4 * count)
+        lengths = Array.from({ length: count }, (_, i) => header.readUInt32BE(4 + 4 * i))
+        needed = lengths.reduce((sum, length) => sum + length, 0)
+        continue
+      }
+      const body = take(needed)
+      const parts: Buffer[] = []
+      let at = 0
+      for (const length of lengths) {
+        // Each part a buffer of its own: a caller may keep one without holding the others.
+        parts.push(Buffer.from(body.subarray(at, at + length)))
+        at += length
+      }
+      lengths = null
+      needed = 4
+      onMessage(parts)
+    }
+  }
+}
+
+/** The bytes of a message of `parts` (see messageReader), as buffers to write in order. */
+export function messageBytes(parts: readonly Buffer[]): Buffer[] {
+  const header = Buffer.alloc(4 + 4 * parts.length)
+  header.writeUInt32BE(parts.length, 0)
+  for (const [i, part] of parts.entries()) header.writeUInt32BE(part.length, 4 + 4 * i)
+  return [header, ...parts]
+}
+
+// Run by `node -e` (no file to find: the CLI runs from a bundle), with an empty environment: each
+// job brings its own. Mirrors what runGit did on its own thread: every chunk kept, stdin written
+// then closed (EPIPE ignored: the exit code says what went wrong), the first of 'error' and
+// 'close' decides. When Tangent's process goes (its end of stdin closes), the starter takes no new
+// job and leaves once the running ones end, as those git processes would have run to their end.
+const starterSource = `
 const { spawn } = process.getBuiltinModule('node:child_process')
+const messageReader = ${messageReader.toString()}
+const messageBytes = ${messageBytes.toString()}
 const limit = ${maxRunningProcesses}
 let running = 0
 const waiting = []
-function joined(chunks) {
-  let length = 0
-  for (const chunk of chunks) length += chunk.length
-  // A buffer of its own (never a slice of Node's shared pool), so it can be transferred.
-  const bytes = new Uint8Array(length)
-  let at = 0
-  for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.length }
-  return bytes
+process.stdout.on('error', () => undefined)
+function send(header, ...bodies) {
+  for (const bytes of messageBytes([Buffer.from(JSON.stringify(header)), ...bodies])) process.stdout.write(bytes)
 }
 function start(job) {
   running++
   let answered = false
-  const answer = (message, transfer) => {
+  const answer = (header, ...bodies) => {
     if (answered) return
     answered = true
     running--
-    parentPort.postMessage(message, transfer)
+    send(header, ...bodies)
     const next = waiting.shift()
     if (next) start(next)
   }
@@ -71,85 +133,108 @@ function start(job) {
   child.stdout.on('data', (chunk) => out.push(chunk))
   child.stderr.on('data', (chunk) => err.push(chunk))
   child.on('error', fail)
-  child.on('close', (code) => {
-    const stdout = joined(out)
-    const stderr = joined(err)
-    answer({ id: job.id, code, stdout, stderr }, [stdout.buffer, stderr.buffer])
-  })
+  child.on('close', (code) => answer({ id: job.id, code }, Buffer.concat(out), Buffer.concat(err)))
   child.stdin.on('error', () => undefined)
   child.stdin.end(job.input)
 }
-parentPort.on('message', (job) => {
+process.stdin.on('data', messageReader((parts) => {
+  const job = JSON.parse(parts[0].toString('utf8'))
+  job.input = parts[1]
   if (running < limit) start(job)
   else waiting.push(job)
-})
+}))
+process.stdin.on('end', () => { waiting.length = 0 })
 `
 
-type Answer =
-  | { id: number; code: number | null; stdout: Uint8Array; stderr: Uint8Array }
-  | {
-      id: number
-      error: { message: string; code?: string; errno?: number; syscall?: string; path?: string }
-    }
+interface Answer {
+  id: number
+  code?: number | null
+  error?: { message: string; code?: string; errno?: number; syscall?: string; path?: string }
+}
 
 interface Pending {
   resolve: (outcome: SpawnOutcome) => void
   reject: (error: Error) => void
 }
 
-interface Runner {
-  thread: Worker
+interface Starter {
+  child: ChildProcess
   /** Its jobs not answered yet: rejected if it stops. */
   pending: Map<number, Pending>
 }
 
-let current: Runner | null = null
+let current: Starter | null = null
 let nextId = 0
 
-function runner(): Runner {
+/** Holds Tangent's process alive only while the starter has work (a CLI command exits when done). */
+function hold(starter: Starter, held: boolean): void {
+  // The pipes are sockets (net.Socket), which the typings do not say.
+  const pipes = [starter.child.stdin, starter.child.stdout, starter.child.stderr] as unknown as Socket[]
+  for (const handle of [starter.child, ...pipes]) {
+    if (held) handle.ref()
+    else handle.unref()
+  }
+}
+
+function starter(): Starter {
   if (current !== null) return current
-  const thread = new Worker(workerSource, { eval: true, stdout: false, stderr: false })
-  const started: Runner = { thread, pending: new Map() }
-  thread.on('message', (answer: Answer) => {
-    const job = started.pending.get(answer.id)
-    if (job === undefined) return
-    started.pending.delete(answer.id)
-    // Idle, the worker must not keep the process alive (a CLI command exits when its work is done).
-    if (started.pending.size === 0) thread.unref()
-    if ('error' in answer) {
-      job.reject(Object.assign(new Error(answer.error.message), answer.error))
-      return
-    }
-    const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    job.resolve({ stdout: view(answer.stdout), stderr: view(answer.stderr), code: answer.code })
+  const child = spawn(process.execPath, ['-e', starterSource], {
+    env: {},
+    stdio: ['pipe', 'pipe', 'pipe'],
+    windowsHide: true,
   })
+  const started: Starter = { child, pending: new Map() }
+  let said = ''
+  child.stderr!.on('data', (chunk: Buffer) => {
+    said = (said + chunk.toString('utf8')).slice(-2000)
+  })
+  child.stdout!.on(
+    'data',
+    messageReader(([header, stdout, stderr]) => {
+      const answer = JSON.parse(header!.toString('utf8')) as Answer
+      const job = started.pending.get(answer.id)
+      if (job === undefined) return
+      started.pending.delete(answer.id)
+      if (started.pending.size === 0) hold(started, false)
+      if (answer.error !== undefined) {
+        job.reject(Object.assign(new Error(answer.error.message), answer.error))
+        return
+      }
+      job.resolve({ stdout: stdout!, stderr: stderr!, code: answer.code ?? null })
+    }),
+  )
   const lost = (error: Error) => {
     if (current === started) current = null
     const jobs = [...started.pending.values()]
     started.pending.clear()
     for (const job of jobs) job.reject(error)
   }
-  thread.on('error', lost)
-  thread.on('exit', (code) => lost(new Error(`the thread that starts git processes stopped (exit ${code})`)))
-  thread.unref()
+  child.on('error', lost)
+  child.on('exit', (code, signal) =>
+    lost(
+      new Error(
+        `the process that starts git processes stopped (${signal ?? `exit ${code}`})${said ? `: ${said.trim()}` : ''}`,
+      ),
+    ),
+  )
+  // A write to a starter that just stopped: 'exit' rejects the jobs.
+  child.stdin!.on('error', () => undefined)
+  hold(started, false)
   current = started
   return started
 }
 
-/** Runs `file args…` to its end from the worker thread; rejects as spawn's 'error' would. */
+/** Runs `file args…` to its end from the starter process; rejects as spawn's 'error' would. */
 export function spawnOffThread(request: SpawnRequest): Promise<SpawnOutcome> {
   return new Promise((resolve, reject) => {
-    const { thread, pending } = runner()
+    const running = starter()
     const id = ++nextId
-    pending.set(id, { resolve, reject })
-    thread.ref()
-    thread.postMessage({
-      id,
-      file: request.file,
-      args: [...request.args],
-      cwd: request.cwd,
-      env: request.env,
-      input: request.input,
-    })
+    running.pending.set(id, { resolve, reject })
+    hold(running, true)
+    const header = { id, file: request.file, args: request.args, cwd: request.cwd, env: request.env }
+    const input = typeof request.input === 'string' ? Buffer.from(request.input, 'utf8') : request.input
+    for (const bytes of messageBytes([Buffer.from(JSON.stringify(header), 'utf8'), input])) {
+      running.child.stdin!.write(bytes)
+    }
   })
 }

@@ -55,8 +55,8 @@ export const inertGitSettings: readonly string[] = [
 
 /**
  * Runs `git args…`; throws TangentError `git-failed` (with stderr) on an unexpected exit code.
- * The process is started from a worker thread (git-runner.ts): starting one blocks the thread
- * that does it until the child has exec'd, and the Host's event loop must keep answering.
+ * The process is started by a small starter process (git-runner.ts): forking a big one (a Host,
+ * a test worker) costs its every thread milliseconds, and the Host's event loop must keep answering.
  */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   let outcome: SpawnOutcome
