@@ -31,53 +31,51 @@ export const maxRunningProcesses = 8
 /**
  * The framing both ends of the starter's pipes speak: a message is a u32 count of parts, a u32
  * length per part, then the parts (big-endian). Returns the function to feed chunks to; it calls
- * `onMessage` with each whole message's parts. Self-contained: the starter's script embeds its
- * source (one implementation for both ends).
+ * `onMessage` with each whole message's parts (views of one buffer). Each message's buffer is
+ * allocated once its lengths are known and filled chunk by chunk as they come: a big output (a
+ * listing of 100,000 files is 16 MB) is never joined in one go, which held the event loop
+ * 60–80 ms. Self-contained: the starter's script embeds its source (one implementation for both
+ * ends).
  */
 export function messageReader(onMessage: (parts: Buffer[]) => void): (chunk: Buffer) => void {
-  let chunks: Buffer[] = []
-  let buffered = 0
-  let lengths: number[] | null = null
-  // Bytes needed before the next step can run: chunks are joined only then (a big message arrives
-  // in many chunks, and joining at each would be quadratic).
-  let needed = 4
-  const joined = (): Buffer => {
-    if (chunks.length > 1) chunks = [Buffer.concat(chunks, buffered)]
-    return chunks[0] as Buffer
-  }
-  const take = (count: number): Buffer => {
-    if (count === 0) return Buffer.alloc(0)
-    const all = joined()
-    chunks = count < all.length ? [all.subarray(count)] : []
-    buffered -= count
-    return all.subarray(0, count)
-  }
+  let head = Buffer.alloc(0)
+  let lengths: number[] = []
+  let body: Buffer | null = null
+  let filled = 0
   return (chunk: Buffer) => {
-    chunks.push(chunk)
-    buffered += chunk.length
-    while (buffered >= needed) {
-      if (lengths === null) {
-        const count = joined().readUInt32BE(0)
-        if (buffered < 4 + 4 * count) {
-          needed = 4 + 4 * count
+    let at = 0
+    for (;;) {
+      if (body === null) {
+        const headLength = head.length < 4 ? 4 : 4 + 4 * head.readUInt32BE(0)
+        if (head.length < headLength) {
+          if (at >= chunk.length) return
+          const piece = chunk.subarray(at, at + headLength - head.length)
+          head = Buffer.concat([head, piece])
+          at += piece.length
           continue
         }
-        const header = take(4 + 4 * count)
-        lengths = Array.from({ length: count }, (_, i) => header.readUInt32BE(4 + 4 * i))
-        needed = lengths.reduce((sum, length) => sum + length, 0)
+        lengths = []
+        for (let offset = 4; offset < headLength; offset += 4) lengths.push(head.readUInt32BE(offset))
+        head = Buffer.alloc(0)
+        body = Buffer.allocUnsafe(lengths.reduce((sum, length) => sum + length, 0))
+        filled = 0
+      }
+      if (filled === body.length) {
+        const parts: Buffer[] = []
+        let offset = 0
+        for (const length of lengths) {
+          parts.push(body.subarray(offset, offset + length))
+          offset += length
+        }
+        body = null
+        onMessage(parts)
         continue
       }
-      const body = take(needed)
-      const parts: Buffer[] = []
-      let at = 0
-      for (const length of lengths) {
-        // Each part a buffer of its own: a caller may keep one without holding the others.
-        parts.push(Buffer.from(body.subarray(at, at + length)))
-        at += length
-      }
-      lengths = null
-      needed = 4
-      onMessage(parts)
+      if (at >= chunk.length) return
+      const piece = chunk.subarray(at, at + body.length - filled)
+      piece.copy(body, filled)
+      filled += piece.length
+      at += piece.length
     }
   }
 }
