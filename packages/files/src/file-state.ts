@@ -32,7 +32,7 @@ import {
 import { dropLostAlternates, dropRefsToMissingObjects } from './seed.js'
 import { ShadowRepository } from './shadow-repository.js'
 import {
-  latestTree,
+  type ComparedSnapshot,
   type Snapshot,
   snapshotChanges,
   snapshotPaths,
@@ -224,19 +224,14 @@ export class FileState {
     since: { tree: string; skipped: readonly string[] } | null,
   ): Promise<Snapshot> {
     return this.#inOrder(cwd, async (real) => {
+      await this.repository.ensure()
+      const directory = await resolveDirectory(this.repository, real)
       if (since !== null) {
-        await this.repository.ensure()
         // With the folder watched: every event of these writes received before they are staged,
         // so the next turn's start need not read them again (only what changed after).
         const watched = this.#watched.get(real)
         const seen = watched?.watch && watched.mark?.tree === since.tree ? await watched.watch.sync() : null
-        const quick = await snapshotWrites(
-          this.repository,
-          await resolveDirectory(this.repository, real),
-          paths,
-          since,
-          this.maxFileBytes,
-        )
+        const quick = await snapshotWrites(this.repository, directory, paths, since, this.maxFileBytes)
         if (quick !== null) {
           await this.#mirror?.upload(quick.tree, real)
           // The watch's mark stands: what changed since it, but these files, is still to read.
@@ -251,7 +246,7 @@ export class FileState {
           return quick
         }
       }
-      return this.#snapshotUnlocked(real)
+      return (await this.#walk(directory)).snapshot
     })
   }
 
@@ -268,18 +263,16 @@ export class FileState {
       // Between turns only the person and other sessions act: a watch that saw every change
       // since the directory's latest snapshot here spares the walk (§5, "Folders watched").
       // The session's tree is most often the directory's latest: then the snapshot's `changed`
-      // (against that) is what changed outside, with no second diff.
-      const before =
-        since === null
-          ? null
-          : await this.repository
-              .ensure()
-              .then(async () => latestTree(this.repository, await resolveDirectory(this.repository, real)))
-      const snapshot = await this.#snapshotWatched(real, { listFirstChanges: since !== null })
+      // (against that, `previous`) is what changed outside, with no second diff.
+      await this.repository.ensure()
+      const directory = await resolveDirectory(this.repository, real)
+      const { snapshot, previous } = await this.#snapshotWatched(directory, {
+        listFirstChanges: since !== null,
+      })
       const first: TurnStartSnapshot = { tree: snapshot.tree, changed: [], skipped: snapshot.skipped }
       if (since === null) return first
       if (snapshot.tree === since) return null
-      if (before === since)
+      if (previous === since)
         return snapshot.changed.length > 0 ? { ...first, outside: snapshot.changed } : null
       await this.#ensure([since])
       // A tree from another TANGENT_HOME cannot be compared: the directory's previous snapshot can.
@@ -554,31 +547,40 @@ export class FileState {
    * returned. With watching on, the directory's watch marks the moment before the walk (and is
    * started after the first walk).
    */
-  async #snapshotUnlocked(cwd: string, options: { listFirstChanges?: boolean } = {}): Promise<Snapshot> {
+  async #snapshotUnlocked(cwd: string): Promise<Snapshot> {
     await this.repository.ensure()
-    const directory = await resolveDirectory(this.repository, cwd)
-    const watched = this.#watched.get(cwd)
+    return (await this.#walk(await resolveDirectory(this.repository, cwd))).snapshot
+  }
+
+  /** #snapshotUnlocked of a directory already resolved (the store ensured), with its `previous`. */
+  async #walk(
+    directory: SnapshotDirectory,
+    options: { listFirstChanges?: boolean } = {},
+  ): Promise<ComparedSnapshot> {
+    const watched = this.#watched.get(directory.path)
     const token = watched?.watch?.token() ?? null
-    const snapshot = await takeSnapshot(this.repository, directory, this.maxFileBytes, options)
-    await this.#mirror?.upload(snapshot.tree, cwd)
-    if (this.#watching) this.#remember(directory, snapshot, token)
-    return snapshot
+    const taken = await takeSnapshot(this.repository, directory, this.maxFileBytes, options)
+    await this.#mirror?.upload(taken.snapshot.tree, directory.path)
+    if (this.#watching) this.#remember(directory, taken.snapshot, token)
+    return taken
   }
 
   /**
    * A snapshot that reads only the paths a watch of the directory saw change since its latest
-   * snapshot taken here, when the watch vouches for the whole period; else a full one.
+   * snapshot taken here, when the watch vouches for the whole period; else a full one. The
+   * directory is resolved and the store ensured by the caller.
    */
-  async #snapshotWatched(cwd: string, options: { listFirstChanges?: boolean } = {}): Promise<Snapshot> {
-    const watched = this.#watched.get(cwd)
+  async #snapshotWatched(
+    directory: SnapshotDirectory,
+    options: { listFirstChanges?: boolean } = {},
+  ): Promise<ComparedSnapshot> {
+    const watched = this.#watched.get(directory.path)
     const mark = watched?.mark
     if (watched?.watch && mark) {
       const changes = await watched.watch.changesSince(mark.token)
       // The next period starts here: every event so far is received and every folder watched.
       const token = watched.watch.token()
       if (changes !== null && token !== null) {
-        await this.repository.ensure()
-        const directory = await resolveDirectory(this.repository, cwd)
         const quick = await snapshotChanges(
           this.repository,
           directory,
@@ -587,13 +589,13 @@ export class FileState {
           this.maxFileBytes,
         )
         if (quick !== null) {
-          await this.#mirror?.upload(quick.tree, cwd)
-          watched.mark = { tree: quick.tree, skipped: quick.skipped, token }
+          await this.#mirror?.upload(quick.snapshot.tree, directory.path)
+          watched.mark = { tree: quick.snapshot.tree, skipped: quick.snapshot.skipped, token }
           return quick
         }
       }
     }
-    return this.#snapshotUnlocked(cwd, options)
+    return this.#walk(directory, options)
   }
 
   /** After a full snapshot: the watch's mark, or a watch started (in the background). */

@@ -23,6 +23,24 @@ export interface Snapshot {
   skipped: string[]
 }
 
+/**
+ * A snapshot and the tree it was compared with: the directory's latest snapshot as the snapshot
+ * read it (null before its first), which `changed` is against. A turn's start needs both (is the
+ * session's tree that one?), and reading the ref again would cost a read and could see a later
+ * writer's tree.
+ */
+export interface ComparedSnapshot {
+  snapshot: Snapshot
+  previous: string | null
+}
+
+/** What the walks below return: a snapshot with the tree it was compared with. */
+type Taken = Snapshot & { previous: string | null }
+
+function compared({ previous, ...snapshot }: Taken): ComparedSnapshot {
+  return { snapshot, previous }
+}
+
 /** A snapshot at a turn's start: `changed` is empty, `outside` what changed between turns. */
 export interface TurnStartSnapshot extends Snapshot {
   changed: []
@@ -40,13 +58,6 @@ function excludePathspec(relative: string): string {
 }
 
 /** The directory's latest snapshot tree, or null before its first snapshot. */
-export async function latestTree(
-  repository: ShadowRepository,
-  directory: SnapshotDirectory,
-): Promise<string | null> {
-  return previousTree(repository, directory)
-}
-
 async function previousTree(
   repository: ShadowRepository,
   directory: SnapshotDirectory,
@@ -235,10 +246,10 @@ export async function takeSnapshot(
     /** With no previous snapshot, list every file as changed (default); false: `changed` is []. */
     listFirstChanges?: boolean
   } = {},
-): Promise<Snapshot> {
+): Promise<ComparedSnapshot> {
   const snapshot = await walkSnapshot(repository, directory, maxFileBytes, options, null)
   if (snapshot === null) throw new Error('a snapshot of the whole tree always has an answer')
-  return snapshot
+  return compared(snapshot)
 }
 
 /**
@@ -247,6 +258,7 @@ export async function takeSnapshot(
  * everything else is the directory's previous snapshot, `since`. Null when that is not sound and
  * a full snapshot must run instead: the directory's latest snapshot is not `since`, its index is
  * not the one that snapshot was written from, or the paths are too many to stage by list.
+ * `previous` is then always `since.tree`.
  */
 export async function snapshotChanges(
   repository: ShadowRepository,
@@ -254,12 +266,13 @@ export async function snapshotChanges(
   paths: readonly string[],
   since: { tree: string; skipped: readonly string[] },
   maxFileBytes: number,
-): Promise<Snapshot | null> {
+): Promise<ComparedSnapshot | null> {
   const wanted = [...new Set(paths)]
   if (!wanted.every((relative) => stageableName(directory, relative))) return null
   const named = await stageNamedFiles(repository, directory, wanted, since, maxFileBytes)
-  if (named !== undefined) return named
-  return walkSnapshot(repository, directory, maxFileBytes, {}, { paths: wanted, since })
+  if (named !== undefined) return named === null ? null : compared(named)
+  const walked = await walkSnapshot(repository, directory, maxFileBytes, {}, { paths: wanted, since })
+  return walked === null ? null : compared(walked)
 }
 
 /**
@@ -277,7 +290,7 @@ async function stageNamedFiles(
   wanted: readonly string[],
   since: { tree: string; skipped: readonly string[] },
   maxFileBytes: number,
-): Promise<Snapshot | null | undefined> {
+): Promise<Taken | null | undefined> {
   if (wanted.length === 0 || wanted.length > stageByListLimit) return undefined
   const skippedSet = new Set(since.skipped.map((p) => p.replace(/\/$/, '')))
   if (wanted.some((relative) => skippedSet.has(relative))) return undefined
@@ -362,9 +375,10 @@ async function recordStaged(
   directory: SnapshotDirectory,
   previous: string,
   skipped: string[],
-): Promise<Snapshot> {
-  if ((await treeOfUnchangedIndex(directory)) === previous) return { tree: previous, changed: [], skipped }
-  return { ...(await recordIndexTree(repository, directory, previous)), skipped }
+): Promise<Taken> {
+  if ((await treeOfUnchangedIndex(directory)) === previous)
+    return { tree: previous, changed: [], skipped, previous }
+  return { ...(await recordIndexTree(repository, directory, previous)), skipped, previous }
 }
 
 async function walkSnapshot(
@@ -373,7 +387,7 @@ async function walkSnapshot(
   maxFileBytes: number,
   options: { listFirstChanges?: boolean },
   scoped: { paths: readonly string[]; since: { tree: string; skipped: readonly string[] } } | null,
-): Promise<Snapshot | null> {
+): Promise<Taken | null> {
   const scope = scopeOf(directory)
   const changesFrom = (previous: string | null, tree: string) =>
     previous === null && options.listFirstChanges === false ? [] : changedPaths(repository, previous, tree)
@@ -406,7 +420,7 @@ async function walkSnapshot(
       treeOfUnchangedIndex(directory),
     ])
     if (previous !== scoped.since.tree || indexTree !== previous) return null
-    return { tree: previous, changed: [], skipped: skippedOf([]) }
+    return { tree: previous, changed: [], skipped: skippedOf([]), previous }
   }
   const [previous, changes, others, indexTree] = await Promise.all([
     previousTree(repository, directory),
@@ -427,7 +441,7 @@ async function walkSnapshot(
     indexTree !== null &&
     indexTree === previous
   ) {
-    return { tree: indexTree, changed: [], skipped: skippedOf(skipped) }
+    return { tree: indexTree, changed: [], skipped: skippedOf(skipped), previous }
   }
 
   // Stage what the walk found, so git looks at those paths only; without a consistent index (or
@@ -439,7 +453,7 @@ async function walkSnapshot(
   if (listed.length === 0 && indexTree !== null) {
     const changed = await changesFrom(previous, indexTree)
     await recordTree(repository, directory, previous, indexTree)
-    return { tree: indexTree, changed, skipped: skippedOf(skipped) }
+    return { tree: indexTree, changed, skipped: skippedOf(skipped), previous }
   }
   const everything = ['.', ...baseExcludes, ...skipped.map((p) => excludePathspec(p.replace(/\/$/, '')))]
   const stage = (pathspecs: readonly string[]) =>
@@ -473,7 +487,7 @@ async function walkSnapshot(
   // `git add` leaves the index file alone when nothing changed: then so did the tree.
   const unchanged = added.exitCode === 0 ? await treeOfUnchangedIndex(directory) : null
   if (unchanged !== null && unchanged === previous) {
-    return { tree: unchanged, changed: [], skipped: skippedOf(skipped) }
+    return { tree: unchanged, changed: [], skipped: skippedOf(skipped), previous }
   }
   let tree = await writeTree(repository, directory)
   let changed = await changesFrom(previous, tree)
@@ -496,7 +510,7 @@ async function walkSnapshot(
   }
   await recordTree(repository, directory, previous, tree)
   await rememberIndexTree(directory, tree)
-  return { tree, changed, skipped: skippedOf(skipped) }
+  return { tree, changed, skipped: skippedOf(skipped), previous }
 }
 
 /**
@@ -538,7 +552,8 @@ export async function snapshotWrites(
     allowedExitCodes: [1, 128],
   })
   if (added.exitCode !== 0) return null
-  return recordStaged(repository, directory, previous, skipped)
+  const { previous: _, ...snapshot } = await recordStaged(repository, directory, previous, skipped)
+  return snapshot
 }
 
 /**
