@@ -36,7 +36,6 @@ import {
   type Snapshot,
   snapshotChanges,
   snapshotPaths,
-  snapshotWrites,
   type TurnStartSnapshot,
   takeSnapshot,
 } from './snapshot.js'
@@ -216,7 +215,7 @@ export class FileState {
    * The snapshot after a step whose tools named every file they wrote (`paths`, relative to
    * `cwd`; none for a step that only read), taken from `since` — the session's latest snapshot
    * and its skipped paths — without walking the tree when that is sound (snapshot.ts
-   * `snapshotWrites`); otherwise the full snapshot of `snapshot(cwd)`.
+   * `snapshotChanges`, as a watched turn start); otherwise the full snapshot of `snapshot(cwd)`.
    */
   snapshotAfterWrites(
     cwd: string,
@@ -231,8 +230,9 @@ export class FileState {
         // so the next turn's start need not read them again (only what changed after).
         const watched = this.#watched.get(real)
         const seen = watched?.watch && watched.mark?.tree === since.tree ? await watched.watch.sync() : null
-        const quick = await snapshotWrites(this.repository, directory, paths, since, this.maxFileBytes)
-        if (quick !== null) {
+        const quick = (await snapshotChanges(this.repository, directory, paths, since, this.maxFileBytes))
+          ?.snapshot
+        if (quick !== undefined) {
           await this.#mirror?.upload(quick.tree, real)
           // The watch's mark stands: what changed since it, but these files, is still to read.
           if (watched?.mark) {

@@ -1,6 +1,6 @@
-// The step snapshot that stages only the files the step's tools named (FileState.snapshotAfterWrites,
-// snapshot.ts snapshotWrites): what it books, what it leaves to the next turn's start, and each
-// case where it must fall back to the full walk.
+// The step snapshot that reads only the files the step's tools named (FileState.snapshotAfterWrites,
+// snapshot.ts snapshotChanges): what it books, what it leaves to the next turn's start, the walk's
+// rules applied to the named paths alone, and each case where it must fall back to the full walk.
 import { symlinkSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -63,33 +63,109 @@ describe('FileState.snapshotAfterWrites', () => {
     expect(step.changed).toEqual(['a.txt'])
   })
 
-  it('walks the whole tree when staging the named files alone would be wrong', async () => {
-    const cases: [string, (cwd: string) => string[]][] = [
-      [
-        'an ignored file',
-        (cwd) => {
+  it('applies the walk’s rules to a named path it cannot stage as it is, without walking the rest: the tree a full walk gives', async () => {
+    // Before, each of these walked the whole tree (then booking beside.txt to the step). Now the
+    // named path alone is staged or walked (snapshot.ts snapshotChanges, as at a watched turn's
+    // start), the rest is the previous tree — and the tree must be the one a full walk gives.
+    const cases: {
+      what: string
+      /** Made before the session's latest snapshot. */
+      before?: (cwd: string) => void
+      act: (cwd: string) => string[]
+      changed: string[]
+      skipped: string[]
+    }[] = [
+      {
+        what: 'an ignored file (git refuses it by name: left out, as the walk leaves it)',
+        act: (cwd) => {
           write(cwd, 'ignored/x.txt', 'x\n')
           return ['ignored/x.txt']
         },
-      ],
-      [
-        'a file over the size limit',
-        (cwd) => {
+        changed: [],
+        skipped: [],
+      },
+      {
+        what: 'a file over the size limit (the walk of that path skips it)',
+        act: (cwd) => {
           write(cwd, 'big.bin', 'x'.repeat(64))
           return ['big.bin']
         },
-      ],
-      ['a name that never existed', () => ['nowhere.txt']],
-      ['a path leaving the folder', () => ['../outside.txt']],
-      ['an absolute path', () => ['/etc/passwd']],
-      [
-        'a path beyond a link to a folder outside',
-        (cwd) => {
+        changed: [],
+        skipped: ['big.bin'],
+      },
+      {
+        what: 'a name that never existed (nothing to stage)',
+        act: () => ['nowhere.txt'],
+        changed: [],
+        skipped: [],
+      },
+      {
+        what: 'a folder (the walk of that folder stages what is in it)',
+        act: (cwd) => {
+          write(cwd, 'dir/inner.txt', 'i\n')
+          return ['dir']
+        },
+        changed: ['dir/inner.txt'],
+        skipped: [],
+      },
+      {
+        what: 'a path beyond a link to a folder outside (git refuses it; the walk of it finds nothing)',
+        before: (cwd) => {
           write(path.dirname(cwd), 'elsewhere/x.txt', 'outside\n')
           symlinkSync(path.join(path.dirname(cwd), 'elsewhere'), path.join(cwd, 'out'))
+        },
+        act: (cwd) => {
+          write(cwd, 'out/x.txt', 'written through the link\n')
           return ['out/x.txt']
         },
-      ],
+        changed: [],
+        skipped: [],
+      },
+    ]
+    for (const { what, before, act, changed, skipped } of cases) {
+      const root = temps.make()
+      const cwd = path.join(root, 'project')
+      write(cwd, 'a.txt', 'a\n')
+      write(cwd, '.gitignore', 'ignored/\n')
+      before?.(cwd)
+      const files = new FileState({ home: path.join(root, 'home'), maxFileBytes: 32 })
+      const first = await files.snapshot(cwd)
+      write(cwd, 'beside.txt', 'made beside the step\n')
+      const step = await files.snapshotAfterWrites(cwd, act(cwd), {
+        tree: first.tree,
+        skipped: first.skipped,
+      })
+      // No full walk: the file made beside the step is not booked to it.
+      expect(step.changed, what).toEqual(changed)
+      expect(step.skipped, what).toEqual(skipped)
+      const listed = await treeFiles(files, step.tree)
+      expect(listed, what).not.toContain('beside.txt')
+      expect(listed, what).not.toContain('ignored/x.txt')
+      expect(listed, what).not.toContain('big.bin')
+      // Nothing through the link, from git's metadata or from outside.
+      expect(
+        listed.filter((file) => /^(out|\.git|etc)\//.test(file)),
+        what,
+      ).toEqual([])
+      // Without the file made beside, a full walk by a FileState that takes no shortcut (a store
+      // of its own) gives the very same tree and skipped paths; and this one's next walk finds
+      // nothing the step left out.
+      unlinkSync(path.join(cwd, 'beside.txt'))
+      const walked = await new FileState({ home: path.join(root, 'other-home'), maxFileBytes: 32 }).snapshot(
+        cwd,
+      )
+      expect({ tree: step.tree, skipped: step.skipped }, what).toEqual({
+        tree: walked.tree,
+        skipped: walked.skipped,
+      })
+      expect(await files.snapshot(cwd), what).toEqual({ tree: step.tree, changed: [], skipped: step.skipped })
+    }
+  })
+
+  it('walks the whole tree for a name that is not a path in the folder to stage', async () => {
+    const cases: [string, (cwd: string) => string[]][] = [
+      ['a path leaving the folder', () => ['../outside.txt']],
+      ['an absolute path', () => ['/etc/passwd']],
       [
         'a path in git metadata',
         (cwd) => {
@@ -97,11 +173,12 @@ describe('FileState.snapshotAfterWrites', () => {
           return ['.git/hooks/post-commit']
         },
       ],
+      ['the folder itself', () => ['.']],
       [
-        'a folder',
+        'a name with an empty part',
         (cwd) => {
-          write(cwd, 'dir/inner.txt', 'i\n')
-          return ['dir']
+          write(cwd, 'd/x.txt', 'x\n')
+          return ['d//x.txt']
         },
       ],
     ]
@@ -112,11 +189,9 @@ describe('FileState.snapshotAfterWrites', () => {
       const step = await files.snapshotAfterWrites(cwd, named, since)
       // The full walk ran: it found the file made beside the step too.
       expect(step.changed, what).toContain('beside.txt')
-      expect(await treeFiles(files, step.tree), what).not.toContain('ignored/x.txt')
-      expect(await treeFiles(files, step.tree), what).not.toContain('big.bin')
-      // Nothing through the link, from git's metadata or from outside the folder.
+      // Nothing from git's metadata or from outside the folder.
       expect(
-        (await treeFiles(files, step.tree)).filter((file) => /^(out|\.git|etc)\//.test(file)),
+        (await treeFiles(files, step.tree)).filter((file) => /^(\.git|etc)\//.test(file)),
         what,
       ).toEqual([])
     }

@@ -2,7 +2,8 @@
 // file against the private index's stat data; `ls-files --others`: a read of every folder) says
 // what differs, only that is staged into the directory's private index, the tree is written and
 // recorded under the directory's refs so `git gc` keeps it. After a step whose tools named what
-// they wrote, `snapshotWrites` stages just those files, with no walk.
+// they wrote, and at a turn's start in a watched folder, `snapshotChanges` stages just the paths
+// named (the walk's rules applied to them), with no walk of the tree.
 import { existsSync } from 'node:fs'
 import { lstat, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -253,12 +254,18 @@ export async function takeSnapshot(
 }
 
 /**
- * The snapshot after a period in which a watch of the directory saw every change (folder-watch.ts,
- * docs/architecture.md §5): the walk looks at `paths` only (a folder stands for its whole tree),
- * everything else is the directory's previous snapshot, `since`. Null when that is not sound and
- * a full snapshot must run instead: the directory's latest snapshot is not `since`, its index is
- * not the one that snapshot was written from, or the paths are too many to stage by list.
- * `previous` is then always `since.tree`.
+ * The snapshot that reads only `paths` (a folder stands for its whole tree) and takes everything
+ * else from the directory's previous snapshot, `since` (docs/architecture.md §5): after a step
+ * whose tools said exactly which files they wrote, and at a turn's start after a period in which a
+ * watch of the directory saw every change (folder-watch.ts). Every rule of the full walk applies
+ * to the paths as it would (ignored, over the size limit, skipped, nested repositories,
+ * unreadable, gone): named files are staged by name when that is sure to give the walk's answer,
+ * else the walk runs limited to them. Null when that is not sound and a full snapshot must run
+ * instead: a path is not one to stage by name (empty, absolute, with an empty or `.` part, leaving
+ * the folder, in git metadata or Tangent's data directory), the directory's latest snapshot is not
+ * `since` (another writer's), its index is not the one that snapshot was written from, or the
+ * paths are too many to stage by list. A change made beside them meanwhile is not in the snapshot:
+ * the next full walk (a turn's start) finds it. `previous` is always `since.tree`.
  */
 export async function snapshotChanges(
   repository: ShadowRepository,
@@ -342,13 +349,13 @@ async function stageNamedFiles(
 
 /**
  * A path a tool or a watch named, relative to the folder, that a snapshot may stage by name:
- * not empty or absolute, not leaving the folder (`..`), not in git metadata (git skips a `.git`
- * path without a word) and not in Tangent's own data directory when it lies in the folder.
+ * not empty or absolute, no empty or `.` part (`.` would be the whole folder, whose skipped paths
+ * only a full walk accounts for), not leaving the folder (`..`), not in git metadata (git skips a
+ * `.git` path without a word) and not in Tangent's own data directory when it lies in the folder.
  */
 function stageableName(directory: SnapshotDirectory, relative: string): boolean {
   const parts = relative.split('/')
-  if (relative === '' || relative.startsWith('/') || parts.includes('..') || parts.includes('.git'))
-    return false
+  if (parts.some((part) => part === '' || part === '.' || part === '..' || part === '.git')) return false
   const home = directory.excludedHome
   return home === null || (relative !== home && !relative.startsWith(`${home}/`))
 }
@@ -511,49 +518,6 @@ async function walkSnapshot(
   await recordTree(repository, directory, previous, tree)
   await rememberIndexTree(directory, tree)
   return { tree, changed, skipped: skippedOf(skipped), previous }
-}
-
-/**
- * The snapshot after a step whose tools say exactly which files they wrote (docs/architecture.md
- * §5): only `paths` are staged, everything else is the directory's previous snapshot, `since` —
- * no walk of the tree. Null when that is not sound and a full snapshot must run instead: the
- * directory's latest snapshot is not `since` (another writer's), its index is not the one that
- * snapshot was written from, or a path is one a full snapshot would treat otherwise (over the
- * size limit, skipped, ignored, not a regular file or link, inside a nested repository, gone
- * and never tracked). A change made beside the agent meanwhile is then not booked to this step:
- * the next turn's start finds it (`outside`).
- */
-export async function snapshotWrites(
-  repository: ShadowRepository,
-  directory: SnapshotDirectory,
-  paths: readonly string[],
-  since: { tree: string; skipped: readonly string[] },
-  maxFileBytes: number,
-): Promise<Snapshot | null> {
-  const [previous, indexTree] = await Promise.all([
-    previousTree(repository, directory),
-    treeOfUnchangedIndex(directory),
-  ])
-  if (previous !== since.tree || indexTree !== previous) return null
-  const skipped = [...since.skipped]
-  const unchanged = { tree: previous, changed: [], skipped }
-  const wanted = [...new Set(paths)]
-  if (wanted.length === 0) return unchanged
-  const skippedSet = new Set(skipped.map((p) => p.replace(/\/$/, '')))
-  for (const relative of wanted) {
-    if (!stageableName(directory, relative) || skippedSet.has(relative)) return null
-  }
-  if ((await filesWithinLimit(directory, wanted, maxFileBytes)) === null) return null
-  // No --ignore-errors: git refuses an ignored path (exit 1), one in a nested repository or
-  // never tracked and gone (128); each leaves the full snapshot to decide.
-  const added = await repository.git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
-    ...scopeOf(directory),
-    input: `${wanted.map(literalPathspec).join('\0')}\0`,
-    allowedExitCodes: [1, 128],
-  })
-  if (added.exitCode !== 0) return null
-  const { previous: _, ...snapshot } = await recordStaged(repository, directory, previous, skipped)
-  return snapshot
 }
 
 /**
