@@ -14,10 +14,10 @@
 //  - changes to ignore rules (`.gitignore`), folder names that are not UTF-8, errors, more than
 //    `maxFolders` folders, the root itself moved or deleted: the watch breaks and stays broken.
 // Folders git ignores (listed once by the caller) and Tangent's data directory are not watched.
-import { spawn } from 'node:child_process'
 import { type FSWatcher, readFileSync, watch } from 'node:fs'
 import { lstat, mkdir, opendir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { type SpawnOutcome, spawnOffThread } from './git-runner.js'
 
 /** Events received by every watch of this process (they share one inotify queue). */
 let processEvents = 0
@@ -91,49 +91,41 @@ export class WatchBarrier {
 /**
  * Every folder under `root` (itself first, `.git` folders left out) with its ctime in ns, as
  * `find` lists them; a name that is not UTF-8 comes as `relative: null`. Null when `find` could
- * not run.
+ * not run. `find` is started by git-runner's starter process, as git is (spawnOffThread): forking
+ * Tangent's own big process would cost its every thread, the Host's event loop among them,
+ * milliseconds. Its environment is only what it needs: PATH to be found, the C locale for its
+ * output.
  */
-function listFolders(root: string): Promise<{ relative: string | null; ctimeNs: bigint }[] | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = []
-    let child: ReturnType<typeof spawn>
-    try {
-      child = spawn(
-        'find',
-        [root, '(', '-name', '.git', '-prune', ')', '-o', '(', '-type', 'd', '-printf', '%C@ %P\\0', ')'],
-        {
-          stdio: ['ignore', 'pipe', 'ignore'],
-        },
-      )
-    } catch {
-      resolve(null)
-      return
-    }
-    child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk))
-    child.on('error', () => resolve(null))
-    child.on('close', (code) => {
-      // A folder gone while find read (exit 1) leaves the others listed; anything worse: null.
-      if (code !== 0 && code !== 1) {
-        resolve(null)
-        return
-      }
-      const output = Buffer.concat(chunks)
-      const folders: { relative: string | null; ctimeNs: bigint }[] = []
-      let start = 0
-      for (let end = output.indexOf(0, start); end !== -1; end = output.indexOf(0, start)) {
-        const line = output.subarray(start, end)
-        start = end + 1
-        const space = line.indexOf(0x20)
-        const stamp = line.subarray(0, space).toString('latin1')
-        const [seconds = '0', fraction = ''] = stamp.split('.')
-        const ctimeNs = BigInt(seconds) * 1_000_000_000n + BigInt(`${fraction}000000000`.slice(0, 9))
-        const raw = line.subarray(space + 1)
-        const text = raw.toString('utf8')
-        folders.push({ relative: Buffer.from(text, 'utf8').equals(raw) ? text : null, ctimeNs })
-      }
-      resolve(folders)
+async function listFolders(root: string): Promise<{ relative: string | null; ctimeNs: bigint }[] | null> {
+  let outcome: SpawnOutcome
+  try {
+    outcome = await spawnOffThread({
+      file: 'find',
+      args: [root, '(', '-name', '.git', '-prune', ')', '-o', '(', '-type', 'd', '-printf', '%C@ %P\\0', ')'],
+      cwd: '/',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
+      input: '',
     })
-  })
+  } catch {
+    return null
+  }
+  // A folder gone while find read (exit 1) leaves the others listed; anything worse: null.
+  if (outcome.code !== 0 && outcome.code !== 1) return null
+  const output = outcome.stdout
+  const folders: { relative: string | null; ctimeNs: bigint }[] = []
+  let start = 0
+  for (let end = output.indexOf(0, start); end !== -1; end = output.indexOf(0, start)) {
+    const line = output.subarray(start, end)
+    start = end + 1
+    const space = line.indexOf(0x20)
+    const stamp = line.subarray(0, space).toString('latin1')
+    const [seconds = '0', fraction = ''] = stamp.split('.')
+    const ctimeNs = BigInt(seconds) * 1_000_000_000n + BigInt(`${fraction}000000000`.slice(0, 9))
+    const raw = line.subarray(space + 1)
+    const text = raw.toString('utf8')
+    folders.push({ relative: Buffer.from(text, 'utf8').equals(raw) ? text : null, ctimeNs })
+  }
+  return folders
 }
 
 export interface FolderWatchOptions {
