@@ -34,6 +34,7 @@ import { ShadowRepository } from './shadow-repository.js'
 import {
   type ComparedSnapshot,
   type Snapshot,
+  scopeOf,
   snapshotChanges,
   snapshotPaths,
   type TurnStartSnapshot,
@@ -671,7 +672,7 @@ export class FileState {
         '.',
         ...excluded,
       ],
-      { cwd: directory.path, workTree: directory.top, indexFile: directory.indexFile },
+      scopeOf(directory),
     )
     const skip = new Set<string>()
     for (const entry of splitNul(listed.stdout)) {

@@ -199,7 +199,8 @@ async function rememberIndexTree(directory: SnapshotDirectory, tree: string): Pr
   await writeFile(stampFile(directory), `${await indexStamp(directory)} ${tree}\n`, { mode: privateFileMode })
 }
 
-function scopeOf(directory: SnapshotDirectory) {
+/** Where git runs for a directory's snapshot: in it, its work tree's top, its private index. */
+export function scopeOf(directory: SnapshotDirectory) {
   return { cwd: directory.path, workTree: directory.top, indexFile: directory.indexFile }
 }
 
