@@ -97,14 +97,15 @@ interface Watched {
   watch: FolderWatch | null
   /** The latest snapshot of the directory taken here, and the mark taken before it read the tree. */
   mark: { tree: string; skipped: readonly string[]; token: WatchToken } | null
-  /** Watches of this directory that broke: past a few, it is walked every time. */
+  /** Watches of it that broke: at maxWatchBreaks (at once when one cannot be set up), never watched again. */
   breaks: number
-  /** Full snapshots of it taken here. */
+  /** Full snapshots of it taken here since it was first seen, or since its watch last broke. */
   walks: number
   /** The watch's start: true once it watches every folder. */
   started: Promise<boolean> | null
 }
 
+/** Watches of a directory that may break before it is never watched again. */
 const maxWatchBreaks = 3
 
 export interface GcResult {
@@ -611,12 +612,13 @@ export class FileState {
     if (watched.watch?.broken) {
       watched.watch.close()
       watched.watch = null
-      // Watched anew after two more walks; broken again and again (too many folders, no
-      // kernel watches left), walked every time.
-      watched.walks = ++watched.breaks < maxWatchBreaks ? 0 : 3
+      // Watched anew after two more walks (this one counts); broken again and again (too many
+      // folders, no kernel watches left), walked every time.
+      watched.breaks++
+      watched.walks = 0
     }
     watched.mark = token === null ? null : { tree: snapshot.tree, skipped: snapshot.skipped, token }
-    if (watched.watch !== null || ++watched.walks !== 2) return
+    if (watched.watch !== null || watched.breaks >= maxWatchBreaks || ++watched.walks !== 2) return
     this.#barrier ??= new WatchBarrier(path.join(this.home, 'snapshots', 'watch'))
     const barrier = this.#barrier
     const entry: Watched = watched

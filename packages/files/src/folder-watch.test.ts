@@ -229,6 +229,33 @@ describe('a folder watched between turns', () => {
     expect(rules.tree).toBe((await walkedTree(w)).tree)
   })
 
+  it('is set up again two walks after it broke, and never again after its third break', async () => {
+    const w = await watched({ '.gitignore': 'build/\n', 'src/a.txt': 'a\n' })
+    for (let round = 1; round <= 3; round++) {
+      write(w.cwd, '.gitignore', `build/\n# round ${round}\n`)
+      // The rules moved: the watch broke, and the turn's start walks (the first walk since).
+      expect((await nextTurn(w)).walked, `round ${round}`).toBe(1)
+      expect((await w.files.watchState(w.cwd)).watching, `round ${round}`).toBe(false)
+      // A .gitignore changed within 100 ms of the ignored folders' listing stops a set-up.
+      await sleep(150)
+      await w.files.snapshot(w.cwd)
+      expect((await w.files.watchState(w.cwd)).watching, `round ${round}`).toBe(round < 3)
+      if (round < 3) {
+        // Watched again: after one more walk (its first mark), a turn's start reads what changed.
+        await w.files.snapshot(w.cwd)
+        w.walks()
+        write(w.cwd, 'src/a.txt', `round ${round}\n`)
+        expect(await nextTurn(w), `round ${round}`).toMatchObject({ outside: ['src/a.txt'], walked: 0 })
+      }
+      w.walks()
+    }
+    for (let walk = 0; walk < 3; walk++) await w.files.snapshot(w.cwd)
+    expect(await w.files.watchState(w.cwd)).toMatchObject({ watching: false })
+    w.walks()
+    write(w.cwd, 'src/a.txt', 'changed\n')
+    expect(await nextTurn(w)).toMatchObject({ outside: ['src/a.txt'], walked: 1 })
+  })
+
   it('skips a nested repository that appears, as a walk does', async () => {
     const w = await watched()
     makeRepository(path.join(w.cwd, 'src', 'vendored'), { 'lib.txt': 'its own\n' })
