@@ -121,6 +121,29 @@ describe('FileState.snapshotAfterWrites', () => {
         changed: [],
         skipped: [],
       },
+      {
+        what: 'a file in a nested repository made in the step (the walk of its folder skips it whole)',
+        act: (cwd) => {
+          write(cwd, 'sub/f.txt', 'nested\n')
+          git(path.join(cwd, 'sub'), 'init', '-q')
+          return ['sub/f.txt']
+        },
+        changed: [],
+        skipped: ['sub/'],
+      },
+      {
+        what: 'a file in a nested repository skipped before',
+        before: (cwd) => {
+          write(cwd, 'sub/f.txt', 'nested\n')
+          git(path.join(cwd, 'sub'), 'init', '-q')
+        },
+        act: (cwd) => {
+          write(cwd, 'sub/g.txt', 'nested too\n')
+          return ['sub/g.txt']
+        },
+        changed: [],
+        skipped: ['sub/'],
+      },
     ]
     for (const { what, before, act, changed, skipped } of cases) {
       const root = temps.make()
@@ -142,9 +165,9 @@ describe('FileState.snapshotAfterWrites', () => {
       expect(listed, what).not.toContain('beside.txt')
       expect(listed, what).not.toContain('ignored/x.txt')
       expect(listed, what).not.toContain('big.bin')
-      // Nothing through the link, from git's metadata or from outside.
+      // Nothing through the link, from git's metadata, from a nested repository or from outside.
       expect(
-        listed.filter((file) => /^(out|\.git|etc)\//.test(file)),
+        listed.filter((file) => /^(out|\.git|sub|etc)\//.test(file)),
         what,
       ).toEqual([])
       // Without the file made beside, a full walk by a FileState that takes no shortcut (a store

@@ -275,8 +275,8 @@ export async function snapshotChanges(
   since: { tree: string; skipped: readonly string[] },
   maxFileBytes: number,
 ): Promise<ComparedSnapshot | null> {
-  const wanted = [...new Set(paths)]
-  if (!wanted.every((relative) => stageableName(directory, relative))) return null
+  if (!paths.every((relative) => stageableName(directory, relative))) return null
+  const wanted = await outsideNestedRepositories(directory, [...new Set(paths)])
   const named = await stageNamedFiles(repository, directory, wanted, since, maxFileBytes)
   if (named !== undefined) return named === null ? null : compared(named)
   const walked = await walkSnapshot(repository, directory, maxFileBytes, {}, { paths: wanted, since })
@@ -332,7 +332,7 @@ async function stageNamedFiles(
       ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
       { ...scopeOf(directory), input: pathspecs(present), allowedExitCodes: [1, 128] },
     )
-    // 128: a path git will not take by name (in a nested repository, gone since): the walk decides.
+    // 128: a path git will not take by name (beyond a link, gone since): the walk decides.
     if (added.exitCode === 128) {
       return walkSnapshot(
         repository,
@@ -359,6 +359,42 @@ function stageableName(directory: SnapshotDirectory, relative: string): boolean 
   if (parts.some((part) => part === '' || part === '.' || part === '..' || part === '.git')) return false
   const home = directory.excludedHome
   return home === null || (relative !== home && !relative.startsWith(`${home}/`))
+}
+
+/**
+ * `paths` with each one inside a nested repository replaced by that repository's folder (the
+ * outermost, below the snapshot's folder): `git add` of a file in a nested repository stages
+ * nothing and says nothing, where the walk names the repository as skipped (`dir/`). The walk of
+ * that folder does the same.
+ */
+async function outsideNestedRepositories(
+  directory: SnapshotDirectory,
+  paths: readonly string[],
+): Promise<string[]> {
+  const holdsGit = new Map<string, Promise<boolean>>()
+  const isRepository = (folder: string) => {
+    let known = holdsGit.get(folder)
+    if (known === undefined) {
+      // Unreadable counts as no: the path goes on as named, as it did before this look.
+      known = lstat(path.join(directory.path, folder, '.git')).then(
+        () => true,
+        () => false,
+      )
+      holdsGit.set(folder, known)
+    }
+    return known
+  }
+  const mapped = await Promise.all(
+    paths.map(async (relative) => {
+      const parts = relative.split('/')
+      for (let depth = 1; depth < parts.length; depth++) {
+        const folder = parts.slice(0, depth).join('/')
+        if (await isRepository(folder)) return folder
+      }
+      return relative
+    }),
+  )
+  return [...new Set(mapped)]
 }
 
 /** Each path's lstat (null: gone), or null when one is not a file or link, or a file over the limit. */
