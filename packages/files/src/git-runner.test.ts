@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, copyFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -116,6 +117,39 @@ describe('spawnOffThread', () => {
     await expect(waiting).rejects.toThrow(/the process that starts git processes stopped \(SIGKILL\)/)
     const again = await run('process.stdout.write(String(process.ppid))')
     expect(Number(again.stdout.toString('utf8'))).not.toBe(starter)
+  })
+
+  it('says the starter could not start, not that git is missing, when Node itself cannot run', () => {
+    const runner = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'git.js')
+    // A copy of node that is removed before the first git command: the starter cannot start.
+    const script = `
+      const fs = await import('node:fs')
+      const copy = process.argv[1]
+      fs.unlinkSync(copy)
+      const { runGit } = await import(${JSON.stringify(runner)})
+      try {
+        await runGit(['--version'], { cwd: process.cwd() })
+        process.stdout.write('ran')
+      } catch (error) {
+        process.stdout.write(error.code + ': ' + error.message)
+      }
+    `
+    const temps = new TempDirectories()
+    try {
+      const copy = path.join(temps.make(), 'node-copy')
+      copyFileSync(node, copy)
+      chmodSync(copy, 0o755)
+      const output = execFileSync(copy, ['--input-type=module', '-e', script, copy], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      })
+      expect(output).toMatch(
+        /^git-failed: Could not run git --version: could not start the process that starts git processes/,
+      )
+      expect(output).not.toMatch(/not installed/)
+    } finally {
+      temps.removeAll()
+    }
   })
 
   it('leaves with the process that started it, once its running job ends', () => {

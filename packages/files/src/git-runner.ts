@@ -207,7 +207,15 @@ function starter(): Starter {
     started.pending.clear()
     for (const job of jobs) job.reject(error)
   }
-  child.on('error', lost)
+  // Not the job's own error: Node itself could not start (its binary gone, say, after an upgrade
+  // under a long-lived Host). Said as such, without spawn's code (ENOENT would read as "no git").
+  child.on('error', (error) =>
+    lost(
+      new Error(
+        `could not start the process that starts git processes (${process.execPath}): ${error.message}`,
+      ),
+    ),
+  )
   child.on('exit', (code, signal) =>
     lost(
       new Error(
