@@ -17,7 +17,7 @@
 import { type FSWatcher, readFileSync, watch } from 'node:fs'
 import { lstat, mkdir, opendir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { type SpawnOutcome, spawnOffThread } from './git-runner.js'
+import { type SpawnOutcome, spawnFromStarter } from './git-runner.js'
 
 /** Events received by every watch of this process (they share one inotify queue). */
 let processEvents = 0
@@ -91,7 +91,7 @@ export class WatchBarrier {
 /**
  * Every folder under `root` (itself first, `.git` folders left out) with its ctime in ns, as
  * `find` lists them; a name that is not UTF-8 comes as `relative: null`. Null when `find` could
- * not run. `find` is started by git-runner's starter process, as git is (spawnOffThread): forking
+ * not run. `find` is started by git-runner's starter process, as git is (spawnFromStarter): forking
  * Tangent's own big process would cost its every thread, the Host's event loop among them,
  * milliseconds. Its environment is only what it needs: PATH to be found, the C locale for its
  * output.
@@ -99,7 +99,7 @@ export class WatchBarrier {
 async function listFolders(root: string): Promise<{ relative: string | null; ctimeNs: bigint }[] | null> {
   let outcome: SpawnOutcome
   try {
-    outcome = await spawnOffThread({
+    outcome = await spawnFromStarter({
       file: 'find',
       args: [root, '(', '-name', '.git', '-prune', ')', '-o', '(', '-type', 'd', '-printf', '%C@ %P\\0', ')'],
       cwd: '/',

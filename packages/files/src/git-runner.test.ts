@@ -5,11 +5,11 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { TempDirectories } from './fixture.test-helper.js'
 import { runGit } from './git.js'
-import { maxRunningProcesses, messageBytes, messageReader, spawnOffThread } from './git-runner.js'
+import { maxRunningProcesses, messageBytes, messageReader, spawnFromStarter } from './git-runner.js'
 
 const node = process.execPath
 const run = (script: string, input: string | Buffer = '') =>
-  spawnOffThread({
+  spawnFromStarter({
     file: node,
     args: ['-e', script],
     cwd: process.cwd(),
@@ -45,7 +45,7 @@ describe('messageReader', () => {
   })
 })
 
-describe('spawnOffThread', () => {
+describe('spawnFromStarter', () => {
   it('gives the whole output of a process, its stderr and exit code, after writing its stdin', async () => {
     const input = Buffer.alloc(300_000, 'x')
     const outcome = await run(
@@ -66,7 +66,7 @@ describe('spawnOffThread', () => {
 
   it('rejects as spawn does for a program that does not exist', async () => {
     await expect(
-      spawnOffThread({
+      spawnFromStarter({
         file: 'no-such-program-tangent',
         args: [],
         cwd: process.cwd(),
@@ -157,10 +157,10 @@ describe('spawnOffThread', () => {
     // A process starts a job that outlives it by 1.5 s, says the starter's pid and the job's, and
     // is killed (no chance to clean up).
     const script = `
-      const { spawnOffThread } = await import(${JSON.stringify(runner)})
+      const { spawnFromStarter } = await import(${JSON.stringify(runner)})
       const job = { file: process.execPath, cwd: process.cwd(), env: {}, input: '' }
-      const who = await spawnOffThread({ ...job, args: ['-e', 'process.stdout.write(String(process.ppid))'] })
-      spawnOffThread({ ...job, args: ['-e', 'setTimeout(() => {}, 1500)'] })
+      const who = await spawnFromStarter({ ...job, args: ['-e', 'process.stdout.write(String(process.ppid))'] })
+      spawnFromStarter({ ...job, args: ['-e', 'setTimeout(() => {}, 1500)'] })
       setTimeout(() => { process.stdout.write(who.stdout.toString()); process.kill(process.pid, 'SIGKILL') }, 300)
     `
     const child = spawnSync(node, ['--input-type=module', '-e', script], {

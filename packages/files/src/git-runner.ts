@@ -231,7 +231,7 @@ function starter(): Starter {
 }
 
 /** Runs `file args…` to its end from the starter process; rejects as spawn's 'error' would. */
-export function spawnOffThread(request: SpawnRequest): Promise<SpawnOutcome> {
+export function spawnFromStarter(request: SpawnRequest): Promise<SpawnOutcome> {
   return new Promise((resolve, reject) => {
     const running = starter()
     const id = ++nextId

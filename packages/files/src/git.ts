@@ -3,7 +3,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
-import { type SpawnOutcome, spawnOffThread } from './git-runner.js'
+import { type SpawnOutcome, spawnFromStarter } from './git-runner.js'
 import { mentionsDiskFull } from './private-files.js'
 
 export interface GitOptions {
@@ -61,7 +61,7 @@ export const inertGitSettings: readonly string[] = [
 export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   let outcome: SpawnOutcome
   try {
-    outcome = await spawnOffThread({
+    outcome = await spawnFromStarter({
       file: 'git',
       args: [...inertGitSettings, ...args],
       cwd: options.cwd,

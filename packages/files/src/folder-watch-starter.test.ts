@@ -1,5 +1,5 @@
 // A folder watch's set-up lists its folders with a `find` that git-runner's starter process
-// starts (spawnOffThread), never one this process forks itself (docs/architecture.md §5): forking
+// starts (spawnFromStarter), never one this process forks itself (docs/architecture.md §5): forking
 // a big process costs its every thread, the Host's event loop among them, milliseconds.
 // No module mocks (unit files share their modules: vitest.config.ts `isolate: false`): this
 // process's child_process.spawn is wrapped in the builtin itself (syncBuiltinESMExports reaches
