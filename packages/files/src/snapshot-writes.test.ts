@@ -1,7 +1,7 @@
 // The step snapshot that reads only the files the step's tools named (FileState.snapshotAfterWrites,
 // snapshot.ts snapshotChanges): what it books, what it leaves to the next turn's start, the walk's
 // rules applied to the named paths alone, and each case where it must fall back to the full walk.
-import { symlinkSync, unlinkSync } from 'node:fs'
+import { rmSync, symlinkSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FileState } from './file-state.js'
@@ -182,6 +182,38 @@ describe('FileState.snapshotAfterWrites', () => {
         skipped: walked.skipped,
       })
       expect(await files.snapshot(cwd), what).toEqual({ tree: step.tree, changed: [], skipped: step.skipped })
+    }
+  })
+
+  it('a tracked file is staged as git add would, and one whose folder became a link stages nothing from beyond it', async () => {
+    for (const repository of [false, true]) {
+      const { files, cwd, since } = await start({ repository })
+      write(cwd, 'd/f.txt', 'tracked\n')
+      const tracked = await files.snapshotAfterWrites(cwd, ['d/f.txt'], since)
+      expect(tracked.changed).toEqual(['d/f.txt'])
+      // Edited: the index holds it, so update-index stages it (the fast way); same tree as a walk.
+      write(cwd, 'd/f.txt', 'edited\n')
+      const edited = await files.snapshotAfterWrites(cwd, ['d/f.txt'], { tree: tracked.tree, skipped: [] })
+      expect(edited.changed).toEqual(['d/f.txt'])
+      const blob = await files.repository.git(['cat-file', 'blob', `${edited.tree}:d/f.txt`])
+      expect(blob.stdout.toString('utf8')).toBe('edited\n')
+      // Its folder replaced by a link to a folder outside holding a file of that name: git refuses
+      // the path as beyond a link, and no byte from outside reaches the tree.
+      const outside = path.join(path.dirname(cwd), `outside-${String(repository)}`)
+      write(outside, 'f.txt', 'outside secret\n')
+      rmSync(path.join(cwd, 'd'), { recursive: true })
+      symlinkSync(outside, path.join(cwd, 'd'))
+      const linked = await files.snapshotAfterWrites(cwd, ['d/f.txt'], { tree: edited.tree, skipped: [] })
+      const listing = await files.repository.git(['ls-tree', '-r', '-z', linked.tree])
+      const blobs = listing.stdout
+        .toString('utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((line) => line.split(/\s/)[2] as string)
+      for (const id of blobs) {
+        const content = await files.repository.git(['cat-file', '-p', id])
+        expect(content.stdout.toString('utf8')).not.toContain('outside secret')
+      }
     }
   })
 

@@ -327,7 +327,21 @@ async function stageNamedFiles(
       { ...scopeOf(directory), input: pathspecs(gone) },
     )
   }
-  if (present.length > 0) {
+  // Files the index already holds (between turns, most often files edited) go to `update-index`,
+  // which skips what `git add` does first — preload the index, hash every name, scan the folders
+  // named — about a quarter of it on 100,000 files (docs/benchmarks.md, stop 22). It takes every
+  // path literally; one it will not take as given (not in the index, beyond a link, unreadable)
+  // makes it write nothing and exit 128, and `git add` decides as before. Which paths the index
+  // holds is only a guess from its bytes, so a wrong one costs time, never a wrong tree.
+  const updated =
+    present.length > 0 && (await indexHolds(directory, present))
+      ? await repository.git(['update-index', '--remove', '-z', '--stdin'], {
+          ...scopeOf(directory),
+          input: `${present.join('\0')}\0`,
+          allowedExitCodes: [128],
+        })
+      : null
+  if (present.length > 0 && updated?.exitCode !== 0) {
     const added = await repository.git(
       ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
       { ...scopeOf(directory), input: pathspecs(present), allowedExitCodes: [1, 128] },
@@ -395,6 +409,30 @@ async function outsideNestedRepositories(
     }),
   )
   return [...new Set(mapped)]
+}
+
+/**
+ * Whether the directory's private index seems to hold every one of `paths` (relative to cwd): each
+ * name, NUL-ended, right after a 16-bit flags field whose low 12 bits are its length, as an index
+ * entry of version 2 or 3 stores it. A guess (a version 4 index compresses names: no match), used
+ * only to pick the faster of two ways to stage that give the same tree.
+ */
+async function indexHolds(directory: SnapshotDirectory, paths: readonly string[]): Promise<boolean> {
+  let index: Buffer
+  try {
+    index = await readFile(directory.indexFile)
+  } catch {
+    return false
+  }
+  return paths.every((relative) => {
+    const name = Buffer.from(directory.prefix === '' ? relative : `${directory.prefix}/${relative}`, 'utf8')
+    if (name.length >= 0xfff) return false
+    const wanted = Buffer.concat([name, Buffer.from([0])])
+    for (let at = index.indexOf(wanted, 14); at !== -1; at = index.indexOf(wanted, at + 1)) {
+      if ((index.readUInt16BE(at - 2) & 0xfff) === name.length) return true
+    }
+    return false
+  })
 }
 
 /** Each path's lstat (null: gone), or null when one is not a file or link, or a file over the limit. */
