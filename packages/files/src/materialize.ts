@@ -16,7 +16,7 @@ export interface TreeEntry {
 }
 
 // Up to this many paths go to ls-tree as arguments; more, and the whole tree is listed.
-const pathArgumentLimit = 200
+export const pathArgumentLimit = 200
 
 /**
  * The file entries of `tree`, recursively, paths relative to the tree's root: all of them, or

@@ -11,6 +11,7 @@ import { TangentError } from '@tangent/core'
 import { changedPaths } from './diff.js'
 import type { SnapshotDirectory } from './directory.js'
 import { splitNul } from './git.js'
+import { listTree, pathArgumentLimit } from './materialize.js'
 import { privateFileMode } from './private-files.js'
 import { seedIndex } from './seed.js'
 import { emptyTree, type ShadowRepository } from './shadow-repository.js'
@@ -331,10 +332,10 @@ async function stageNamedFiles(
   // which skips what `git add` does first — preload the index, hash every name, scan the folders
   // named — about a quarter of it on 100,000 files (docs/benchmarks.md, stop 22). It takes every
   // path literally; one it will not take as given (not in the index, beyond a link, unreadable)
-  // makes it write nothing and exit 128, and `git add` decides as before. Which paths the index
-  // holds is only a guess from its bytes, so a wrong one costs time, never a wrong tree.
+  // makes it write nothing and exit 128, and `git add` decides as before. The index was written
+  // from `previous` (checked above): the paths that tree holds are the ones the index does.
   const updated =
-    present.length > 0 && (await indexHolds(directory, present))
+    present.length > 0 && (await treeHolds(repository, previous, present))
       ? await repository.git(['update-index', '--remove', '-z', '--stdin'], {
           ...scopeOf(directory),
           input: `${present.join('\0')}\0`,
@@ -412,27 +413,18 @@ async function outsideNestedRepositories(
 }
 
 /**
- * Whether the directory's private index seems to hold every one of `paths` (relative to cwd): each
- * name, NUL-ended, right after a 16-bit flags field whose low 12 bits are its length, as an index
- * entry of version 2 or 3 stores it. A guess (a version 4 index compresses names: no match), used
- * only to pick the faster of two ways to stage that give the same tree.
+ * Whether `tree` holds every one of `paths` (relative to the tree's root) as a file or link: when
+ * the directory's index was written from that tree, the paths the index holds. Asked of git for
+ * the named paths only (no read of the whole index); past the paths one command takes, false.
  */
-async function indexHolds(directory: SnapshotDirectory, paths: readonly string[]): Promise<boolean> {
-  let index: Buffer
-  try {
-    index = await readFile(directory.indexFile)
-  } catch {
-    return false
-  }
-  return paths.every((relative) => {
-    const name = Buffer.from(directory.prefix === '' ? relative : `${directory.prefix}/${relative}`, 'utf8')
-    if (name.length >= 0xfff) return false
-    const wanted = Buffer.concat([name, Buffer.from([0])])
-    for (let at = index.indexOf(wanted, 14); at !== -1; at = index.indexOf(wanted, at + 1)) {
-      if ((index.readUInt16BE(at - 2) & 0xfff) === name.length) return true
-    }
-    return false
-  })
+async function treeHolds(repository: ShadowRepository, tree: string, paths: readonly string[]) {
+  if (paths.length > pathArgumentLimit) return false
+  const held = new Set(
+    (await listTree(repository, tree, new Set(paths)))
+      .filter((entry) => entry.type === 'blob')
+      .map((entry) => entry.path),
+  )
+  return paths.every((relative) => held.has(relative))
 }
 
 /** Each path's lstat (null: gone), or null when one is not a file or link, or a file over the limit. */
