@@ -31,6 +31,7 @@ import {
 } from './restore-journal.js'
 import { dropLostAlternates, dropRefsToMissingObjects } from './seed.js'
 import { ShadowRepository } from './shadow-repository.js'
+import { sweepSharedIndexes } from './shared-index.js'
 import {
   type ComparedSnapshot,
   type Snapshot,
@@ -60,6 +61,8 @@ export interface FileStateOptions {
   home: string
   /** Files larger than this are left out of snapshots and named in `skipped` (default 2 MiB). */
   maxFileBytes?: number
+  /** Private indexes at least this big are kept as git split indexes (default 2 MiB; shared-index.ts). */
+  splitIndexBytes?: number
   /**
    * Told of an interrupted restore that an operation on its directory found and rolled back
    * (one whose directory was missing at start); recoverInterrupted() returns the others.
@@ -151,7 +154,10 @@ export class FileState {
   #barrier: WatchBarrier | null = null
 
   constructor(options: FileStateOptions) {
-    this.repository = new ShadowRepository(options.home)
+    this.repository = new ShadowRepository(
+      options.home,
+      options.splitIndexBytes !== undefined ? { splitIndexBytes: options.splitIndexBytes } : {},
+    )
     this.home = this.repository.home
     this.maxFileBytes = options.maxFileBytes ?? defaultMaxFileBytes
     this.#onRecovered = options.onRecovered
@@ -480,6 +486,12 @@ export class FileState {
         }
         await this.repository.git(['gc', '--quiet', '--prune=now'])
       }
+      // Shared indexes no private index names any more (replaced by a newer one, or their
+      // folder's index removed): git is told never to expire them itself (shared-index.ts).
+      await sweepSharedIndexes(this.repository.gitDir, [
+        this.repository.indexDirectory,
+        this.repository.scratchDirectory,
+      ])
       // The prune may have removed trees the mirror knew as local (fetched ones no ref holds).
       this.#mirror?.forget()
       const objects = await this.#objects?.collect()

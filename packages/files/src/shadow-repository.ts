@@ -7,6 +7,7 @@ import { appendFile, readdir, stat, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { type GitResult, runGit } from './git.js'
 import { isProcessAlive, makePrivateDirectory, makeTreePrivate, privateFileMode } from './private-files.js'
+import { defaultSplitIndexBytes, indexSettings } from './shared-index.js'
 
 /** The tree with no entries; git knows it without it being stored. */
 export const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
@@ -61,9 +62,13 @@ export class ShadowRepository {
   readonly gitDir: string
   #ready: Promise<void> | undefined
 
-  constructor(home: string) {
+  /** Private indexes at least this big are kept split (shared-index.ts). */
+  readonly splitIndexBytes: number
+
+  constructor(home: string, options: { splitIndexBytes?: number } = {}) {
     this.home = path.resolve(home)
     this.gitDir = path.join(this.home, 'snapshots', 'objects.git')
+    this.splitIndexBytes = options.splitIndexBytes ?? defaultSplitIndexBytes
   }
 
   /** Directory of the per-directory index files. */
@@ -140,8 +145,9 @@ export class ShadowRepository {
   }
 
   /** Runs git against the shadow repository. */
-  git(args: readonly string[], options: ShadowGitOptions = {}): Promise<GitResult> {
+  async git(args: readonly string[], options: ShadowGitOptions = {}): Promise<GitResult> {
     const env: Record<string, string> = {
+      ...(await indexSettings(args[0], options.indexFile, this.indexDirectory, this.splitIndexBytes)),
       GIT_DIR: this.gitDir,
       GIT_AUTHOR_NAME: 'tangent',
       GIT_AUTHOR_EMAIL: 'tangent@localhost',

@@ -5,7 +5,7 @@
 // they wrote, and at a turn's start in a watched folder, `snapshotChanges` stages just the paths
 // named (the walk's rules applied to them), with no walk of the tree.
 import { existsSync } from 'node:fs'
-import { lstat, readFile, stat, writeFile } from 'node:fs/promises'
+import { lstat, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { changedPaths } from './diff.js'
@@ -250,9 +250,38 @@ export async function takeSnapshot(
     listFirstChanges?: boolean
   } = {},
 ): Promise<ComparedSnapshot> {
-  const snapshot = await walkSnapshot(repository, directory, maxFileBytes, options, null)
-  if (snapshot === null) throw new Error('a snapshot of the whole tree always has an answer')
-  return compared(snapshot)
+  const walk = async () => {
+    const snapshot = await walkSnapshot(repository, directory, maxFileBytes, options, null)
+    if (snapshot === null) throw new Error('a snapshot of the whole tree always has an answer')
+    return compared(snapshot)
+  }
+  try {
+    return await walk()
+  } catch (error) {
+    if (!unreadableIndex(error)) throw error
+    // The private index is only a cache of what the snapshots hold (their trees are under refs):
+    // one git cannot read is dropped, and this walk starts afresh (seeded, or reading every file).
+    await dropIndex(directory)
+    return walk()
+  }
+}
+
+/**
+ * Whether git failed because it could not read a directory's private index: corrupt (a disk
+ * error, a person's edit) or split with its shared index gone (shared-index.ts).
+ */
+function unreadableIndex(error: unknown): boolean {
+  if (!(error instanceof TangentError) || error.code !== 'git-failed') return false
+  const stderr = String(error.data.stderr ?? '')
+  return /index file (?:corrupt|open failed)|bad index|broken index|bad signature|index uses .* extension/.test(
+    stderr,
+  )
+}
+
+/** Removes a directory's private index and its stamp (the next walk builds it again). */
+async function dropIndex(directory: SnapshotDirectory): Promise<void> {
+  await rm(directory.indexFile, { force: true })
+  await rm(stampFile(directory), { force: true })
 }
 
 /**
@@ -278,10 +307,17 @@ export async function snapshotChanges(
 ): Promise<ComparedSnapshot | null> {
   if (!paths.every((relative) => stageableName(directory, relative))) return null
   const wanted = await outsideNestedRepositories(directory, [...new Set(paths)])
-  const named = await stageNamedFiles(repository, directory, wanted, since, maxFileBytes)
-  if (named !== undefined) return named === null ? null : compared(named)
-  const walked = await walkSnapshot(repository, directory, maxFileBytes, {}, { paths: wanted, since })
-  return walked === null ? null : compared(walked)
+  try {
+    const named = await stageNamedFiles(repository, directory, wanted, since, maxFileBytes)
+    if (named !== undefined) return named === null ? null : compared(named)
+    const walked = await walkSnapshot(repository, directory, maxFileBytes, {}, { paths: wanted, since })
+    return walked === null ? null : compared(walked)
+  } catch (error) {
+    // An index git cannot read: the full snapshot (the caller's, on null) rebuilds it.
+    if (!unreadableIndex(error)) throw error
+    await dropIndex(directory)
+    return null
+  }
 }
 
 /**
