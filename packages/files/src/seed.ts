@@ -292,15 +292,16 @@ export async function seedIndex(
     await copyFile(project.index, seed)
     await chmod(seed, privateFileMode)
     await utimes(seed, source.atime, source.mtime)
-    // git reads an index without checking its checksum: a torn or corrupt one would read as
-    // garbage entries. Checked here, streamed (a 10 MB index never holds the event loop).
-    if (!(await checksumMatches(seed))) return { seeded: false, reason: 'its index is corrupt (checksum)' }
     const scope = { cwd: directory.top, workTree: directory.top, indexFile: seed }
-    // Read with the shadow repository's settings: the project's config says nothing here.
-    const listing = await repository.git(['ls-files', '-s', '-v', '-z'], {
-      ...scope,
-      allowedExitCodes: [128],
-    })
+    // git reads an index without checking its checksum: a torn or corrupt one would read as
+    // garbage entries. Checked here, streamed (a 10 MB index never holds the event loop), while
+    // git lists the copy (it only reads it): a listing of a copy that fails the check is unused.
+    const [intact, listing] = await Promise.all([
+      checksumMatches(seed),
+      // Read with the shadow repository's settings: the project's config says nothing here.
+      repository.git(['ls-files', '-s', '-v', '-z'], { ...scope, allowedExitCodes: [128] }),
+    ])
+    if (!intact) return { seeded: false, reason: 'its index is corrupt (checksum)' }
     if (listing.exitCode !== 0) {
       return { seeded: false, reason: `its index cannot be read: ${listing.stderr.trim().slice(0, 300)}` }
     }
