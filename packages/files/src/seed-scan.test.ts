@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { git, makeRepository, TempDirectories } from './fixture.test-helper.js'
 import { runGit } from './git.js'
-import { scanIndexListing } from './seed.js'
+import { scanIndexFile, scanIndexListing } from './seed.js'
 
 const sha1 = 'a'.repeat(40)
 const sha256 = 'b'.repeat(64)
@@ -107,3 +110,98 @@ describe('scanIndexListing', () => {
     }
   })
 })
+
+describe('scanIndexFile', () => {
+  it("finds what git's listing of the same index finds, in index versions 2, 3 and 4", async () => {
+    const temps = new TempDirectories()
+    try {
+      for (const version of ['2', '3', '4']) {
+        const cwd = makeRepository(temps.make(), {
+          'kept.txt': 'k\n',
+          'sparse.txt': 's\n',
+          'assumed.txt': 'a\n',
+          'run.sh': '#!/bin/sh\n',
+          'sub dir/.gitattributes': '*.bin -text\n',
+          '.gitattributes': '',
+          'not.gitattributes': 'n\n',
+          'é ü/名前.txt': 'unicode\n',
+          '.tangent/sessions/x.jsonl': '{}\n',
+          '.tangentish': 'not home\n',
+          'conflict.txt': 'c\n',
+        })
+        git(cwd, 'update-index', '--skip-worktree', 'sparse.txt')
+        git(cwd, 'update-index', '--assume-unchanged', 'assumed.txt')
+        git(cwd, 'update-index', '--chmod=+x', 'run.sh')
+        git(cwd, 'update-index', '--add', '--cacheinfo', `160000,${'c'.repeat(40)},module`)
+        const blob = git(cwd, 'rev-parse', 'HEAD:kept.txt').trim()
+        git(cwd, 'update-index', '--add', '--cacheinfo', `120000,${blob},a-link`)
+        // Paths longer than the 12 bits of an entry's length field (git then reads to the NUL).
+        git(
+          cwd,
+          'update-index',
+          '--add',
+          '--cacheinfo',
+          `100644,${blob},${'long-folder/'.repeat(400)}end.txt`,
+        )
+        git(
+          cwd,
+          'update-index',
+          '--add',
+          '--cacheinfo',
+          `100644,${blob},${'long-folder/'.repeat(400)}sparse.txt`,
+        )
+        git(cwd, 'update-index', '--skip-worktree', `${'long-folder/'.repeat(400)}sparse.txt`)
+        // An unmerged path (stages 1–3; in version 4 the names after the first add nothing).
+        const conflict = [1, 2, 3].map((stage) => `100644 ${blob} ${stage}\tconflict.txt`).join('\n')
+        git(cwd, 'update-index', '--force-remove', 'conflict.txt')
+        runIndexInfo(cwd, `${conflict}\n`)
+        // Intent to add: an entry with extended flags.
+        writeFileSync(path.join(cwd, 'later.txt'), 'later\n')
+        git(cwd, 'add', '-N', 'later.txt')
+        git(cwd, 'update-index', '--index-version', version)
+        const bytes = readFileSync(path.join(cwd, '.git', 'index'))
+        const listing = await runGit(['ls-files', '-s', '-v', '-z'], { cwd })
+        for (const excluded of [null, '.tangent']) {
+          const fromGit = await scanIndexListing(listing.stdout, excluded)
+          const fromFile = await scanIndexFile(bytes, excluded)
+          expect(fromFile).toEqual(fromGit)
+        }
+        const scan = await scanIndexFile(bytes, '.tangent')
+        expect(scan?.remove.sort()).toEqual(
+          [
+            'assumed.txt',
+            'conflict.txt',
+            `${'long-folder/'.repeat(400)}sparse.txt`,
+            'module',
+            'sparse.txt',
+            '.tangent/sessions/x.jsonl',
+          ].sort(),
+        )
+        expect(scan?.attributeFiles.sort()).toEqual(['.gitattributes', 'sub dir/.gitattributes'])
+      }
+    } finally {
+      temps.removeAll()
+    }
+  })
+
+  it('leaves to git an index it does not read as git would: split, an unknown version, cut short', async () => {
+    const temps = new TempDirectories()
+    try {
+      const cwd = makeRepository(temps.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n' })
+      const whole = readFileSync(path.join(cwd, '.git', 'index'))
+      expect((await scanIndexFile(whole, null))?.entries).toBe(2)
+      expect(await scanIndexFile(whole.subarray(0, whole.length - 40), null)).toBeUndefined()
+      const version5 = Buffer.from(whole)
+      version5.writeUInt32BE(5, 4)
+      expect(await scanIndexFile(version5, null)).toBeUndefined()
+      git(cwd, '-c', 'splitIndex.sharedIndexExpire=never', 'update-index', '--split-index')
+      expect(await scanIndexFile(readFileSync(path.join(cwd, '.git', 'index')), null)).toBeUndefined()
+    } finally {
+      temps.removeAll()
+    }
+  })
+})
+
+function runIndexInfo(cwd: string, input: string): void {
+  execFileSync('git', ['update-index', '--index-info'], { cwd, input })
+}

@@ -46,7 +46,7 @@ async function privateIndex(files: FileState, cwd: string): Promise<string> {
 }
 
 describe('sharedIndexOf', () => {
-  it('reads the shared index a split index names, in index versions 2, 3 and 4', () => {
+  it('reads the shared index a split index names, in index versions 2, 3 and 4', async () => {
     for (const version of ['2', '3', '4']) {
       const root = temps.make()
       // Names of many lengths (v2/v3 pad each entry to eight bytes), one long one, and in v3 an
@@ -58,21 +58,21 @@ describe('sharedIndexOf', () => {
       write(root, 'added-later.txt', 'later\n')
       git(root, 'add', '-N', 'added-later.txt')
       git(root, 'update-index', '--index-version', version)
-      expect(sharedIndexOf(indexOf(root))).toBeNull()
+      expect(await sharedIndexOf(indexOf(root))).toBeNull()
       git(root, '-c', 'splitIndex.sharedIndexExpire=never', 'update-index', '--split-index')
       const shared = sharedIn(path.join(root, '.git'))
       expect(shared).toHaveLength(1)
-      expect(`sharedindex.${sharedIndexOf(indexOf(root))}`).toBe(shared[0])
+      expect(`sharedindex.${await sharedIndexOf(indexOf(root))}`).toBe(shared[0])
       // The shared index itself is a whole index, not split.
-      expect(sharedIndexOf(readFileSync(path.join(root, '.git', shared[0]!)))).toBeNull()
+      expect(await sharedIndexOf(readFileSync(path.join(root, '.git', shared[0]!)))).toBeNull()
       // A split index with entries of its own (a file changed since the split).
       write(root, 'a.txt', 'changed\n')
       git(root, 'add', 'a.txt')
-      expect(`sharedindex.${sharedIndexOf(indexOf(root))}`).toBe(shared[0])
+      expect(`sharedindex.${await sharedIndexOf(indexOf(root))}`).toBe(shared[0])
     }
   })
 
-  it('reads an index holding the same path three times (a merge conflict: v4 names with nothing new)', () => {
+  it('reads an index holding the same path three times (a merge conflict: v4 names with nothing new)', async () => {
     const root = temps.make()
     makeRepository(root, { 'a.txt': 'a\n', 'b.txt': 'b\n' })
     const blob = git(root, 'rev-parse', 'HEAD:a.txt').trim()
@@ -83,21 +83,21 @@ describe('sharedIndexOf', () => {
     })
     expect(git(root, 'ls-files', '--stage', 'a.txt').trim().split('\n')).toHaveLength(3)
     git(root, '-c', 'splitIndex.sharedIndexExpire=never', 'update-index', '--split-index')
-    expect(`sharedindex.${sharedIndexOf(indexOf(root))}`).toBe(sharedIn(path.join(root, '.git'))[0])
+    expect(`sharedindex.${await sharedIndexOf(indexOf(root))}`).toBe(sharedIn(path.join(root, '.git'))[0])
   })
 
-  it('says it cannot tell for bytes that are not an index it knows', () => {
+  it('says it cannot tell for bytes that are not an index it knows', async () => {
     const root = temps.make()
     makeRepository(root, { 'a.txt': 'a\n' })
     const index = indexOf(root)
-    expect(sharedIndexOf(Buffer.from('not an index at all, but long enough to read'))).toBeUndefined()
-    expect(sharedIndexOf(index.subarray(0, index.length - 30))).toBeUndefined()
+    expect(await sharedIndexOf(Buffer.from('not an index at all, but long enough to read'))).toBeUndefined()
+    expect(await sharedIndexOf(index.subarray(0, index.length - 30))).toBeUndefined()
     const otherVersion = Buffer.from(index)
     otherVersion.writeUInt32BE(5, 4)
-    expect(sharedIndexOf(otherVersion)).toBeUndefined()
+    expect(await sharedIndexOf(otherVersion)).toBeUndefined()
     const tooManyEntries = Buffer.from(index)
     tooManyEntries.writeUInt32BE(1000, 8)
-    expect(sharedIndexOf(tooManyEntries)).toBeUndefined()
+    expect(await sharedIndexOf(tooManyEntries)).toBeUndefined()
   })
 })
 
@@ -120,13 +120,13 @@ describe('split private indexes', () => {
     rmSync(path.join(cwd, 'dir', 'b.txt'))
     expect((await both()).changed).toEqual(['a.txt', 'dir/b.txt', 'new/d.txt'])
     const index = await privateIndex(split, cwd)
-    const named = sharedIndexOf(readFileSync(index))
+    const named = await sharedIndexOf(readFileSync(index))
     expect(named).toMatch(/^[0-9a-f]{40}$/)
     expect(sharedIn(split.repository.gitDir)).toContain(`sharedindex.${named}`)
     // Private like the rest of the store: it holds every path and blob id of the project.
     expect(statSync(path.join(split.repository.gitDir, `sharedindex.${named}`)).mode & 0o777).toBe(0o600)
     // The whole index stays whole under the default threshold.
-    expect(sharedIndexOf(readFileSync(await privateIndex(whole, cwd)))).toBeNull()
+    expect(await sharedIndexOf(readFileSync(await privateIndex(whole, cwd)))).toBeNull()
     // A tool's named write, staged without a walk.
     const since = await split.snapshot(cwd)
     write(cwd, 'dir/c.txt', 'written by a tool\n')
@@ -146,7 +146,7 @@ describe('split private indexes', () => {
     await files.snapshot(idle)
     write(idle, 'a.txt', 'idle edit\n')
     const idleTree = (await files.snapshot(idle)).tree
-    const idleShared = `sharedindex.${sharedIndexOf(readFileSync(await privateIndex(files, idle)))}`
+    const idleShared = `sharedindex.${await sharedIndexOf(readFileSync(await privateIndex(files, idle)))}`
     // Three weeks untouched: past git's default expiry (two weeks).
     ago(path.join(files.repository.gitDir, idleShared), 21 * 24 * hour)
     await files.snapshot(busy)
@@ -155,13 +155,15 @@ describe('split private indexes', () => {
       write(busy, 'b.txt', `busy ${i}\n`)
       await files.snapshot(busy)
     }
-    const busyShared = `sharedindex.${sharedIndexOf(readFileSync(await privateIndex(files, busy)))}`
+    const busyShared = `sharedindex.${await sharedIndexOf(readFileSync(await privateIndex(files, busy)))}`
     expect(busyShared).not.toBe(idleShared)
     expect(sharedIn(files.repository.gitDir)).toContain(idleShared)
     // The idle folder's index still reads as it was: nothing changed, the same tree.
     const again = await files.snapshot(idle)
     expect(again).toMatchObject({ tree: idleTree, changed: [] })
-    expect(`sharedindex.${sharedIndexOf(readFileSync(await privateIndex(files, idle)))}`).toBe(idleShared)
+    expect(`sharedindex.${await sharedIndexOf(readFileSync(await privateIndex(files, idle)))}`).toBe(
+      idleShared,
+    )
   })
 
   it('gc removes the shared indexes no index names once an hour old, and keeps every named one', async () => {
@@ -173,7 +175,7 @@ describe('split private indexes', () => {
     write(cwd, 'a.txt', 'edited\n')
     const tree = (await files.snapshot(cwd)).tree
     const gitDir = files.repository.gitDir
-    const named = `sharedindex.${sharedIndexOf(readFileSync(await privateIndex(files, cwd)))}`
+    const named = `sharedindex.${await sharedIndexOf(readFileSync(await privateIndex(files, cwd)))}`
     const oldUnnamed = `sharedindex.${'1'.repeat(40)}`
     const newUnnamed = `sharedindex.${'2'.repeat(40)}`
     const oldTemporary = 'sharedindex_Ab12Cd'
@@ -215,15 +217,15 @@ describe('a private index git cannot read', () => {
   const cases = [
     {
       name: 'its shared index gone',
-      spoil: (index: string, gitDir: string) => {
-        const named = sharedIndexOf(readFileSync(index))
+      spoil: async (index: string, gitDir: string) => {
+        const named = await sharedIndexOf(readFileSync(index))
         expect(named).toMatch(/^[0-9a-f]{40}$/)
         rmSync(path.join(gitDir, `sharedindex.${named}`))
       },
     },
     {
       name: 'corrupt',
-      spoil: (index: string) => writeFileSync(index, Buffer.alloc(4096, 7)),
+      spoil: async (index: string) => writeFileSync(index, Buffer.alloc(4096, 7)),
     },
   ]
   for (const { name, spoil } of cases) {
@@ -236,7 +238,7 @@ describe('a private index git cannot read', () => {
         await files.snapshot(cwd)
         write(cwd, 'a.txt', 'edited\n')
         const before = await files.snapshot(cwd)
-        spoil(await privateIndex(files, cwd), files.repository.gitDir)
+        await spoil(await privateIndex(files, cwd), files.repository.gitDir)
         write(cwd, 'b.txt', 'edited after\n')
         const after =
           step === 'full snapshot'

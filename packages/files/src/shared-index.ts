@@ -7,6 +7,7 @@
 // the ones no private index names itself (`sweepSharedIndexes`, run by FileState.gc).
 import { readdir, readFile, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
+import { readIndex } from './index-file.js'
 
 /** Private indexes at least this big are kept split (about 20,000 files); smaller ones gain nothing. */
 export const defaultSplitIndexBytes = 2 * 1024 * 1024
@@ -44,52 +45,17 @@ export async function indexSettings(
   return env
 }
 
-const sha1Bytes = 20
-
 /**
  * The shared index a git index file names (its `link` extension), as hex; null when it is not
- * split; undefined when the bytes are not an index this parser knows (versions 2–4, SHA-1), which
- * a sweep must read as "could name any".
+ * split; undefined when the bytes are not an index `readIndex` knows, which a sweep must read as
+ * "could name any".
  */
-export function sharedIndexOf(bytes: Buffer): string | null | undefined {
-  if (bytes.length < 12 + sha1Bytes || bytes.toString('latin1', 0, 4) !== 'DIRC') return undefined
-  const version = bytes.readUInt32BE(4)
-  if (version < 2 || version > 4) return undefined
-  const entries = bytes.readUInt32BE(8)
-  const end = bytes.length - sha1Bytes
-  // Fixed part of an entry: ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each),
-  // the object id and 16 bits of flags.
-  const fixed = 40 + sha1Bytes + 2
-  let offset = 12
-  for (let i = 0; i < entries; i++) {
-    if (offset + fixed > end) return undefined
-    const flags = bytes.readUInt16BE(offset + fixed - 2)
-    const extended = version >= 3 && (flags & 0x4000) !== 0
-    const nameStart = offset + fixed + (extended ? 2 : 0)
-    if (version === 4) {
-      // A varint (how much of the previous name to keep), then the rest of the name and a NUL.
-      let at = nameStart
-      while (at < end && (bytes[at]! & 0x80) !== 0) at++
-      const nul = bytes.indexOf(0, at + 1)
-      if (nul < 0 || nul >= end) return undefined
-      offset = nul + 1
-    } else {
-      const nul = bytes.indexOf(0, nameStart)
-      if (nul < 0 || nul >= end) return undefined
-      // The name and its NUL, padded with NULs to a multiple of eight bytes from the entry's start.
-      offset += (nameStart - offset + (nul - nameStart) + 8) & ~7
-    }
-  }
-  while (offset + 8 <= end) {
-    const signature = bytes.toString('latin1', offset, offset + 4)
-    const size = bytes.readUInt32BE(offset + 4)
-    if (offset + 8 + size > end) return undefined
-    if (signature === 'link') {
-      return size >= sha1Bytes ? bytes.toString('hex', offset + 8, offset + 8 + sha1Bytes) : undefined
-    }
-    offset += 8 + size
-  }
-  return offset === end ? null : undefined
+export async function sharedIndexOf(bytes: Buffer): Promise<string | null | undefined> {
+  const layout = await readIndex(bytes)
+  if (layout === undefined) return undefined
+  const link = layout.extensions.find((extension) => extension.signature === 'link')
+  if (link === undefined) return null
+  return link.size >= 20 ? bytes.toString('hex', link.start, link.start + 20) : undefined
 }
 
 /** Shared indexes no newer than this are kept whatever names them: another process may be writing one. */
@@ -125,7 +91,7 @@ export async function sweepSharedIndexes(
         throw error
       })
       if (bytes === null) continue
-      const link = sharedIndexOf(bytes)
+      const link = await sharedIndexOf(bytes)
       if (link === undefined) return []
       if (link !== null) named.add(`sharedindex.${link}`)
     }
