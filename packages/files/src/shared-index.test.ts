@@ -45,6 +45,17 @@ async function privateIndex(files: FileState, cwd: string): Promise<string> {
   return (await resolveDirectory(files.repository, cwd)).indexFile
 }
 
+/** A two-file project whose private index is split: snapshotted, a.txt edited, snapshotted again. */
+async function splitProject() {
+  const root = temps.make()
+  const cwd = path.join(root, 'project')
+  makeRepository(cwd, { 'a.txt': 'a\n', 'b.txt': 'b\n' })
+  const files = splitting(path.join(root, 'home'))
+  await files.snapshot(cwd)
+  write(cwd, 'a.txt', 'edited\n')
+  return { root, cwd, files, edited: await files.snapshot(cwd) }
+}
+
 describe('sharedIndexOf', () => {
   it('reads the shared index a split index names, in index versions 2, 3 and 4', async () => {
     for (const version of ['2', '3', '4']) {
@@ -167,13 +178,8 @@ describe('split private indexes', () => {
   })
 
   it('gc removes the shared indexes no index names once an hour old, and keeps every named one', async () => {
-    const root = temps.make()
-    const cwd = path.join(root, 'project')
-    makeRepository(cwd, { 'a.txt': 'a\n', 'b.txt': 'b\n' })
-    const files = splitting(path.join(root, 'home'))
-    await files.snapshot(cwd)
-    write(cwd, 'a.txt', 'edited\n')
-    const tree = (await files.snapshot(cwd)).tree
+    const { cwd, files, edited } = await splitProject()
+    const tree = edited.tree
     const gitDir = files.repository.gitDir
     const named = `sharedindex.${await sharedIndexOf(readFileSync(await privateIndex(files, cwd)))}`
     const oldUnnamed = `sharedindex.${'1'.repeat(40)}`
@@ -191,13 +197,7 @@ describe('split private indexes', () => {
   })
 
   it('the sweep removes nothing while an index file cannot be read as one', async () => {
-    const root = temps.make()
-    const cwd = path.join(root, 'project')
-    makeRepository(cwd, { 'a.txt': 'a\n' })
-    const files = splitting(path.join(root, 'home'))
-    await files.snapshot(cwd)
-    write(cwd, 'a.txt', 'edited\n')
-    await files.snapshot(cwd)
+    const { files } = await splitProject()
     const gitDir = files.repository.gitDir
     const unnamed = `sharedindex.${'3'.repeat(40)}`
     writeFileSync(path.join(gitDir, unnamed), 'old\n')
@@ -231,13 +231,7 @@ describe('a private index git cannot read', () => {
   for (const { name, spoil } of cases) {
     it(`is rebuilt by the next snapshot (${name}), which books what changed since the last one`, async () => {
       for (const step of ['full snapshot', 'named write'] as const) {
-        const root = temps.make()
-        const cwd = path.join(root, 'project')
-        makeRepository(cwd, { 'a.txt': 'a\n', 'b.txt': 'b\n' })
-        const files = splitting(path.join(root, 'home'))
-        await files.snapshot(cwd)
-        write(cwd, 'a.txt', 'edited\n')
-        const before = await files.snapshot(cwd)
+        const { root, cwd, files, edited: before } = await splitProject()
         await spoil(await privateIndex(files, cwd), files.repository.gitDir)
         write(cwd, 'b.txt', 'edited after\n')
         const after =
