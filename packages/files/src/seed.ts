@@ -174,12 +174,8 @@ function tabAtFixedOffset(listing: Buffer, start: number): number {
  * in slices with a turn of the event loop between them (issue 33).
  */
 export async function scanIndexListing(listing: Buffer, excludedPrefix: string | null): Promise<IndexScan> {
-  const remove: string[] = []
-  const attributeFiles: string[] = []
-  const excluded = excludedPrefix === null ? null : Buffer.from(`${excludedPrefix}/`)
+  const scan = new ScanRules(excludedPrefix)
   const length = listing.length
-  let entries = 0
-  let malformed = false
   let scanned = 0
   let start = 0
   while (start < length) {
@@ -198,38 +194,19 @@ export async function scanIndexListing(listing: Buffer, excludedPrefix: string |
         continue
       }
     }
-    entries++
-    const upperH = listing[start] === 0x48 // H: cached, nothing special
-    const gitlink = modeIs(listing, start + 2, '160000')
-    if (
-      !gitlink &&
-      !modeIs(listing, start + 2, '100644') &&
-      !modeIs(listing, start + 2, '100755') &&
-      !modeIs(listing, start + 2, '120000')
-    ) {
-      malformed = true
-    }
-    const stage = listing[tab - 1]
-    const pathStart = tab + 1
-    const underHome =
-      excluded !== null &&
-      end - pathStart >= excluded.length &&
-      listing.compare(excluded, 0, excluded.length, pathStart, pathStart + excluded.length) === 0
-    if (!upperH || gitlink || stage !== 0x30 || underHome) {
-      remove.push(listing.toString('utf8', pathStart, end))
-    }
-    const nameStart = end - gitattributes.length
-    if (
-      nameStart >= pathStart &&
-      listing[end - 1] === 0x73 && // the final `s`, before a comparison through C++
-      (nameStart === pathStart || listing[nameStart - 1] === 0x2f) &&
-      listing.compare(gitattributes, 0, gitattributes.length, nameStart, end) === 0
-    ) {
-      attributeFiles.push(listing.toString('utf8', pathStart, end))
-    }
+    const mode = modeIs(listing, start + 2, '160000')
+      ? 'gitlink'
+      : modeIs(listing, start + 2, '100644') ||
+          modeIs(listing, start + 2, '100755') ||
+          modeIs(listing, start + 2, '120000')
+        ? 'file'
+        : 'unknown'
+    // H: cached, nothing special (S: skip-worktree, lowercase: assume-unchanged); stage 0.
+    const plain = listing[start] === 0x48 && listing[tab - 1] === 0x30
+    scan.entry(listing, tab + 1, end, plain, mode)
     start = end + 1
   }
-  return { remove: [...new Set(remove)], attributeFiles, entries, malformed }
+  return scan.result()
 }
 
 const modeFile = 0o100644
@@ -239,48 +216,92 @@ const modeGitlink = 0o160000
 
 /**
  * The scan of scanIndexListing read from the index file's bytes (index-file.ts) instead of git's
- * listing of it: the same entries kept out, found by the same rules from the entries' flags
- * (skip-worktree, assume-valid, stage) and modes. Saves a git process that reads the whole index
- * and prints every entry (~0.1 s on 100,000 files, a third of a `git status`). Undefined when
- * the index is not one index-file.ts reads as git would, or uses an extension git must
- * understand to read it (a split index's `link`, a sparse index's `sdir`): git's listing decides.
+ * listing of it: the same rules, from the entries' flags (skip-worktree, assume-valid, stage) and
+ * modes. Saves a git process that reads the whole index and prints every entry (~0.1 s on
+ * 100,000 files, a third of a `git status`). Undefined when the index is not one index-file.ts
+ * reads as git would, or uses an extension git must understand to read it (a split index's
+ * `link`, a sparse index's `sdir`): git's listing decides.
  */
 export async function scanIndexFile(
   bytes: Buffer,
   excludedPrefix: string | null,
 ): Promise<IndexScan | undefined> {
-  const remove: string[] = []
-  const attributeFiles: string[] = []
-  const excluded = excludedPrefix === null ? null : Buffer.from(`${excludedPrefix}/`)
-  let entries = 0
-  let malformed = false
+  const scan = new ScanRules(excludedPrefix)
   const layout = await readIndex(bytes, (entry) => {
-    entries++
-    const { name, nameLength: length, mode } = entry
-    const gitlink = mode === modeGitlink
-    if (!gitlink && mode !== modeFile && mode !== modeExecutable && mode !== modeLink) malformed = true
-    const underHome =
-      excluded !== null &&
-      length >= excluded.length &&
-      name.compare(excluded, 0, excluded.length, 0, excluded.length) === 0
-    if (entry.skipWorktree || entry.assumeValid || gitlink || entry.stage !== 0 || underHome) {
-      remove.push(name.toString('utf8', 0, length))
-    }
-    const nameStart = length - gitattributes.length
-    if (
-      nameStart >= 0 &&
-      name[length - 1] === 0x73 && // the final `s`, before a comparison through C++
-      (nameStart === 0 || name[nameStart - 1] === 0x2f) &&
-      name.compare(gitattributes, 0, gitattributes.length, nameStart, length) === 0
-    ) {
-      attributeFiles.push(name.toString('utf8', 0, length))
-    }
+    const { mode } = entry
+    const plain = !entry.skipWorktree && !entry.assumeValid && entry.stage === 0
+    scan.entry(
+      entry.name,
+      0,
+      entry.nameLength,
+      plain,
+      mode === modeGitlink
+        ? 'gitlink'
+        : mode === modeFile || mode === modeExecutable || mode === modeLink
+          ? 'file'
+          : 'unknown',
+    )
   })
   if (layout === undefined) return undefined
   // An extension whose signature does not start with a capital letter is one git must understand.
   if (layout.extensions.some(({ signature }) => !(signature[0]! >= 'A' && signature[0]! <= 'Z')))
     return undefined
-  return { remove: [...new Set(remove)], attributeFiles, entries, malformed }
+  return scan.result()
+}
+
+/**
+ * What a seed keeps out of the project's index, entry by entry, whichever way the entries are
+ * read: an entry not plain (skip-worktree, assume-unchanged, unmerged), a submodule (the walk
+ * names it as a skipped nested repository) or a path under TANGENT_HOME; and the tracked
+ * `.gitattributes` files.
+ */
+class ScanRules {
+  readonly #remove: string[] = []
+  readonly #attributeFiles: string[] = []
+  readonly #excluded: Buffer | null
+  #entries = 0
+  #malformed = false
+
+  constructor(excludedPrefix: string | null) {
+    this.#excluded = excludedPrefix === null ? null : Buffer.from(`${excludedPrefix}/`)
+  }
+
+  /** The entry whose path is `bytes[start, end)`; `plain`: stage 0, neither skip-worktree nor assume-unchanged. */
+  entry(
+    bytes: Buffer,
+    start: number,
+    end: number,
+    plain: boolean,
+    mode: 'file' | 'gitlink' | 'unknown',
+  ): void {
+    this.#entries++
+    // A mode no git writes: the index is not one to trust.
+    if (mode === 'unknown') this.#malformed = true
+    const excluded = this.#excluded
+    const underHome =
+      excluded !== null &&
+      end - start >= excluded.length &&
+      bytes.compare(excluded, 0, excluded.length, start, start + excluded.length) === 0
+    if (!plain || mode === 'gitlink' || underHome) this.#remove.push(bytes.toString('utf8', start, end))
+    const nameStart = end - gitattributes.length
+    if (
+      nameStart >= start &&
+      bytes[end - 1] === 0x73 && // the final `s`, before a comparison through C++
+      (nameStart === start || bytes[nameStart - 1] === 0x2f) &&
+      bytes.compare(gitattributes, 0, gitattributes.length, nameStart, end) === 0
+    ) {
+      this.#attributeFiles.push(bytes.toString('utf8', start, end))
+    }
+  }
+
+  result(): IndexScan {
+    return {
+      remove: [...new Set(this.#remove)],
+      attributeFiles: this.#attributeFiles,
+      entries: this.#entries,
+      malformed: this.#malformed,
+    }
+  }
 }
 
 /**
