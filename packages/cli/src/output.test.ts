@@ -1,4 +1,4 @@
-// printLines writes a long listing (a 1k-message transcript) in pieces of bounded size: the bytes
+// printLines writes a long listing (a 1k-message transcript) in pieces of 128 lines: the bytes
 // are exactly the lines, each ended by a newline, however they are cut.
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
@@ -24,15 +24,13 @@ describe('printLines', () => {
       lines.push(i % 7 === 0 ? '' : `${i}  result     ✓ ${'lorem ipsum '.repeat(i % 13)}…`)
     printLines(context, lines)
     expect(stdout()).toBe(`${lines.join('\n')}\n`)
-    expect(writes.length).toBeGreaterThan(4)
-    // Each piece ends a line; none is much longer than a piece (16K characters) plus one line.
-    for (const piece of writes) {
-      expect(piece.endsWith('\n')).toBe(true)
-      expect(piece.length).toBeLessThan(16 * 1024 + 200)
-    }
+    // Pieces of 128 lines, each ending a line.
+    expect(writes).toHaveLength(Math.ceil(3000 / 128))
+    for (const piece of writes) expect(piece.endsWith('\n')).toBe(true)
+    expect(writes[0]).toBe(`${lines.slice(0, 128).join('\n')}\n`)
   })
 
-  it('a line longer than a piece is written whole, between its neighbours', () => {
+  it('a very long line is written whole, between its neighbours', () => {
     const { context, stdout, writes } = capture()
     const long = `assistant  ${'x'.repeat(100_000)}`
     const lines = ['first', long, 'last']
