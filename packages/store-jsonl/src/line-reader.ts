@@ -22,8 +22,8 @@ export const syncChunkBytes = 64 * 1024
  */
 export const decodeBlockBytes = 64 * 1024
 /**
- * A log that fits in one chunk is read with synchronous reads: reading it costs less than
- * parsing it, which blocks the event loop anyway, and each asynchronous step would wait for
+ * A log of up to one big chunk (16 MiB) is read with synchronous reads: reading it costs less
+ * than parsing it, which blocks the event loop anyway, and each asynchronous step would wait for
  * the thread pool. A bigger one is read asynchronously, chunk by chunk, so a Host serving
  * others gets a turn between chunks.
  */
