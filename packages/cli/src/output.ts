@@ -8,12 +8,22 @@ export function printJson(context: CliContext, value: unknown): void {
   context.stdout.write('\n')
 }
 
+/**
+ * Lines `printLines` writes at a time. A piece of a transcript's lines (~140 characters each) stays
+ * under V8's large-object size (128 KB) even as UTF-16 (one ✓ or ← makes all of it two-byte), and
+ * its bytes under glibc's mmap threshold, so each piece is allocated where the one before was
+ * freed. The 250 KB transcript of a 1k-message session written as one string (500 KB as UTF-16)
+ * and one buffer took fresh pages for both, a page fault per 4 KB (docs/benchmarks.md, issue 33).
+ * Counted in lines, not characters: a loop over every line would itself get hot enough to be
+ * compiled again by V8's optimizing tiers, in a process that ends a moment later.
+ */
+const printPieceLines = 128
+
 export function printLines(context: CliContext, lines: readonly string[]): void {
-  if (lines.length === 0) return
-  // The newline apart, as in printJson: `${joined}\n` is a rope that encoding must first copy
-  // whole (for the 250 KB transcript of a 1k-message session, ~3 ms of `tangent show`).
-  context.stdout.write(lines.join('\n'))
-  context.stdout.write('\n')
+  for (let start = 0; start < lines.length; start += printPieceLines) {
+    // A piece's newline is joined to it: a rope of one piece, cheap to flatten.
+    context.stdout.write(`${lines.slice(start, start + printPieceLines).join('\n')}\n`)
+  }
 }
 
 /** A side note for people (on stderr, so stdout stays the result). */

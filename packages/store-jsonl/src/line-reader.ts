@@ -6,12 +6,24 @@ import { isUtf8 } from 'node:buffer'
 import { closeSync, readSync } from 'node:fs'
 import { openFlags, openRegularFile, openRegularFileForReading } from './durable-fs.js'
 
-const minChunkBytes = 64 * 1024
 const maxChunkBytes = 16 * 1024 * 1024
-const decodeBlockBytes = 768 * 1024
 /**
- * A log that fits in one chunk is read with synchronous reads: reading it costs less than
- * parsing it, which blocks the event loop anyway, and each asynchronous step would wait for
+ * The chunk of a log read synchronously (up to `syncReadBytes`). Small, so the buffer is taken
+ * from memory already in use (under glibc's mmap threshold, 128 KB) and reused chunk after chunk:
+ * a buffer as long as the log (700 KB at 1k messages) took fresh pages, a page fault per 4 KB,
+ * which cost more than the ten reads more (docs/benchmarks.md, issue 33). Exported for the tests.
+ */
+export const syncChunkBytes = 64 * 1024
+/**
+ * Lines are decoded a block of about this many bytes at a time (a chunk of a big log holds many):
+ * under V8's large-object size (128 KB), so a block's string is allocated in the young generation,
+ * whose pages are reused from one collection to the next, where a large object takes fresh pages,
+ * a page fault per 4 KB (docs/benchmarks.md, issue 33). Exported for the tests.
+ */
+export const decodeBlockBytes = 64 * 1024
+/**
+ * A log of up to one big chunk (16 MiB) is read with synchronous reads: reading it costs less
+ * than parsing it, which blocks the event loop anyway, and each asynchronous step would wait for
  * the thread pool. A bigger one is read asynchronously, chunk by chunk, so a Host serving
  * others gets a turn between chunks.
  */
@@ -74,12 +86,11 @@ export async function readLines(file: string, onLine: OnLine): Promise<LineReadR
     close = () => handle.close()
   }
   try {
-    // One read for most logs; a bigger (or still growing) one is read on into the same buffer.
-    // A log gets a buffer longer than itself: the first read is short, so it is known to
+    // One read for a small log; a bigger (or still growing) one is read on into the same buffer.
+    // A small log gets a buffer longer than itself: the first read is short, so it is known to
     // be the last. (A log that grows meanwhile is read on in chunks of that size, 4 KB at least.)
-    const buffer = Buffer.allocUnsafe(
-      size < minChunkBytes ? Math.max(size + 1, 4096) : Math.min(maxChunkBytes, size + 1),
-    )
+    const chunkBytes = size <= syncReadBytes ? syncChunkBytes : maxChunkBytes
+    const buffer = Buffer.allocUnsafe(Math.max(Math.min(size + 1, chunkBytes), 4096))
     let position = 0
     let consumed = 0
     let lastLineStart = 0
@@ -126,8 +137,10 @@ export async function readLines(file: string, onLine: OnLine): Promise<LineReadR
         if (onLine(joined.toString('utf8'), lineNumber, isUtf8(joined)) === false) return result(true, empty)
       }
       const lastNewline = data.lastIndexOf(10)
-      // Decoded in blocks under Node's external-string threshold (~1 MB): the strings stay on
-      // the V8 heap, and a value parsed from a line pins one small block, not a whole chunk.
+      // Decoded in blocks (`decodeBlockBytes`, far under Node's external-string threshold of
+      // ~1 MB: the strings stay on the V8 heap), and a value parsed from a line pins one small
+      // block, not a whole chunk. A block ends at a newline: one that holds a line longer than
+      // a block runs to that line's end.
       while (from <= lastNewline) {
         let end = data.lastIndexOf(10, Math.min(lastNewline, from + decodeBlockBytes))
         if (end < from) end = data.indexOf(10, from + decodeBlockBytes)
