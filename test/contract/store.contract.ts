@@ -49,13 +49,20 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const jsonlEntry = path.join(root, 'packages/store-jsonl/dist/index.js')
 const postgresEntry = path.join(root, 'packages/store-postgres/dist/index.js')
 const leaseMs = 600
+/** The temp dirs this file made, removed after it. */
+const temps: string[] = []
+function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  temps.push(dir)
+  return dir
+}
 
 const jsonl: Engine = {
   name: 'jsonl',
   async setup() {},
   async teardown() {},
   async newStorage() {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-store-contract-'))
+    const dir = tempDir('tangent-store-contract-')
     return {
       open: (options = {}) => JsonlStore.open({ dir, ...options }),
       async ownStoredEvents(id) {
@@ -197,7 +204,10 @@ describe.each(engines)('store contract: $name', (engine) => {
   const open: SessionPersistence[] = []
   const children: ChildProcess[] = []
   beforeAll(() => engine.setup())
-  afterAll(() => engine.teardown())
+  afterAll(async () => {
+    await engine.teardown()
+    for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+  })
   afterEach(async () => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
     for (const store of open.splice(0)) await store.close().catch(() => undefined)
@@ -476,7 +486,7 @@ describe.each(engines)('store contract: $name', (engine) => {
 
   it('crash repair: a writer killed mid-turn leaves a turn the next open closes as interrupted', async () => {
     const storage = await engine.newStorage()
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-store-child-'))
+    const dir = tempDir('tangent-store-child-')
     const script = path.join(dir, 'writer.mjs')
     fs.writeFileSync(
       script,

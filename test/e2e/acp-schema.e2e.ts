@@ -97,7 +97,11 @@ describe('the scripted editor answers the client methods as the schema says (for
       args: ['-e', 'process.stdout.write("x".repeat(100)); setInterval(() => {}, 1000)'],
       outputByteLimit: 10,
     })
-    await expect.poll(async () => (await answer('terminal/output', long)).truncated).toBe(true)
+    // Waits for a new node process's first write: vitest's 1 s default poll ran out on a loaded
+    // machine (load 7 on 2 cores), so the wait is the test's own timeout's business.
+    await expect
+      .poll(async () => (await answer('terminal/output', long)).truncated, { timeout: 20_000 })
+      .toBe(true)
     expect((await answer('terminal/output', long)).output).toBe('x'.repeat(10))
     await answer('terminal/kill', long)
     expect(await answer('terminal/wait_for_exit', long)).toMatchObject({ signal: 'SIGKILL' })

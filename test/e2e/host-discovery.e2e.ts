@@ -6,11 +6,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { connectHost, discoveryFile, readHostDiscovery, startHost } from '@tangent/host'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'
+import { removeTempDirs, startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'
 
 const hosts: TestHost[] = []
 afterEach(async () => {
   for (const host of hosts.splice(0)) await host.close()
+  removeTempDirs()
 })
 
 describe('host discovery', () => {

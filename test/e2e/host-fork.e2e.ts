@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { rpcFailure, startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'
+import { removeTempDirs, rpcFailure, startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'
 
 let t: TestHost
 beforeAll(async () => {
@@ -13,6 +13,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await t.close()
+  removeTempDirs()
 })
 
 const longPrompt = `Tell me a story about ${'forks and branches '.repeat(8)}`

@@ -33,8 +33,18 @@ export interface TestHost {
   close(): Promise<void>
 }
 
+const temps: string[] = []
+
+/** A fresh directory under the temp dir; removeTempDirs (a file's afterAll) removes it. */
 export function tempDir(prefix = 'tangent-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  temps.push(dir)
+  return dir
+}
+
+/** Removes the directories tempDir made so far (call after the Hosts using them are closed). */
+export function removeTempDirs(): void {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
 }
 
 export async function startTestHost(options: Partial<HostOptions> = {}): Promise<TestHost> {

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { HostInfoResult, maxMessageBytes, maxPromptMessageBytes, SessionSummary } from '@tangent/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { rpcFailure, startTestHost, type TestHost, tempDir } from './host-harness.js'
+import { removeTempDirs, rpcFailure, startTestHost, type TestHost, tempDir } from './host-harness.js'
 
 let t: TestHost
 beforeAll(async () => {
@@ -12,6 +12,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await t.close()
+  removeTempDirs()
 })
 
 describe('HTTP auth and framing', () => {

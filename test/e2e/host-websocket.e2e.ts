@@ -3,7 +3,7 @@
 import { maxMessageBytes, maxWebSocketMessageBytes, type SessionEvent } from '@tangent/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { rpcFailure, startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'
+import { removeTempDirs, rpcFailure, startTestHost, type TestHost, tempDir, waitFor } from './host-harness.js'
 
 let t: TestHost
 beforeAll(async () => {
@@ -12,6 +12,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await t.close()
+  removeTempDirs()
 })
 
 const longPrompt = `Tell me a story about ${'forks and branches '.repeat(8)}`

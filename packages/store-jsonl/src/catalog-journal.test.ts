@@ -13,7 +13,7 @@ import { injectWriteFault } from './durable-fs.js'
 import { JsonlStore } from './jsonl-store.js'
 import type { StoreWarning } from './store-errors.js'
 import { storePaths } from './store-paths.js'
-import { appendTurn, tempDataDir } from './test-support.js'
+import { appendTurn, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
 async function openStore(
@@ -30,6 +30,7 @@ async function closeAll(): Promise<void> {
 afterEach(async () => {
   injectWriteFault(null)
   await closeAll()
+  removeTempDataDirs()
 })
 
 /** Bytes the store passes to write(2) for each file, through durable-fs's write seam. */

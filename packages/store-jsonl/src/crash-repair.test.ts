@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { JsonlStore } from './jsonl-store.js'
-import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
+import { appendTurn, logFile, logLines, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
 async function openStore(dir: string): Promise<JsonlStore> {
@@ -12,6 +12,7 @@ async function openStore(dir: string): Promise<JsonlStore> {
 }
 afterEach(async () => {
   for (const db of open.splice(0)) await db.close()
+  removeTempDataDirs()
 })
 
 /** A flushed and closed log of a session with a few turns, ending with a unicode title. */

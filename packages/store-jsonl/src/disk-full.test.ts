@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { readStoredCatalog } from './catalog-format.js'
 import { injectWriteFault } from './durable-fs.js'
 import { JsonlStore } from './jsonl-store.js'
-import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
+import { appendTurn, logFile, logLines, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
 async function openStore(dir: string, catalogDelayMs?: number): Promise<JsonlStore> {
@@ -19,6 +19,7 @@ async function openStore(dir: string, catalogDelayMs?: number): Promise<JsonlSto
 afterEach(async () => {
   injectWriteFault(null)
   for (const db of open.splice(0)) await db.close().catch(() => undefined)
+  removeTempDataDirs()
 })
 
 function eventsOf(session: { events: readonly unknown[] }): unknown[] {

@@ -4,7 +4,7 @@ import { TangentError } from '@tangent/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CatalogFile, readStoredCatalog } from './catalog-format.js'
 import { JsonlStore } from './jsonl-store.js'
-import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
+import { appendTurn, logFile, logLines, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
 async function openStore(dir: string, readOnly = false): Promise<JsonlStore> {
@@ -14,6 +14,7 @@ async function openStore(dir: string, readOnly = false): Promise<JsonlStore> {
 }
 afterEach(async () => {
   for (const db of open.splice(0)) await db.close()
+  removeTempDataDirs()
 })
 
 function eventsOf(session: { events: readonly unknown[] }): unknown {

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { JsonlStore } from './jsonl-store.js'
 import { maxLineBytes } from './line-reader.js'
 import { SessionWriter } from './session-writer.js'
-import { appendTurn, logFile, tempDataDir } from './test-support.js'
+import { appendTurn, logFile, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 function event(seq: number, text: string): SessionEvent {
   return { seq, time: 1, type: 'note/text', data: { text } } as unknown as SessionEvent
@@ -24,6 +24,7 @@ async function openStore(dir: string, readOnly = false): Promise<JsonlStore> {
 }
 afterEach(async () => {
   for (const db of open.splice(0)) await db.close()
+  removeTempDataDirs()
 })
 
 /** Fails instead of hanging when `promise` does not settle in time. */

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { JsonlStore } from './jsonl-store.js'
-import { distEntry, logLines, tempDataDir } from './test-support.js'
+import { distEntry, logLines, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 /**
  * A writer that appends turns in a loop (big tool outputs, so kills land mid-write),
@@ -39,6 +39,7 @@ for (let n = 0; ; n++) {
 const children: ChildProcess[] = []
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
+  removeTempDataDirs()
 })
 
 function startWriter(dir: string, id: string, fresh: boolean) {

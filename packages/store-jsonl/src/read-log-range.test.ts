@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { JsonlStore } from './jsonl-store.js'
 import { readLogRange } from './read-log-range.js'
-import { appendTurn, logFile, tempDataDir } from './test-support.js'
+import { appendTurn, logFile, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
 async function openStore(dir: string, readOnly = false): Promise<JsonlStore> {
@@ -12,6 +12,7 @@ async function openStore(dir: string, readOnly = false): Promise<JsonlStore> {
 }
 afterEach(async () => {
   for (const db of open.splice(0)) await db.close()
+  removeTempDataDirs()
 })
 
 const plain = (events: readonly unknown[]) => JSON.parse(JSON.stringify(events))

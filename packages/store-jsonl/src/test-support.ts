@@ -10,8 +10,18 @@ import type { Session } from '@tangent/core'
 /** The built entry of this package, for child processes. */
 export const distEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url))
 
+const madeDirs: string[] = []
+
+/** A fresh data dir under the temp dir; removeTempDataDirs (each file's afterEach) removes it. */
 export function tempDataDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-'))
+  madeDirs.push(dir)
+  return dir
+}
+
+/** Removes every dir tempDataDir made so far: call after the test's stores and children are gone. */
+export function removeTempDataDirs(): void {
+  for (const dir of madeDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 })
 }
 
 export function logFile(dir: string, id: string): string {

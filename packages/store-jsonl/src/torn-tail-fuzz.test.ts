@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { proveSeed, seededRandom } from '../../../test/soak/lib.mjs'
 import { JsonlStore } from './jsonl-store.js'
 import { readLines } from './line-reader.js'
-import { appendTurn, logFile, logLines, tempDataDir } from './test-support.js'
+import { appendTurn, logFile, logLines, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
 async function openStore(dir: string): Promise<JsonlStore> {
@@ -19,6 +19,7 @@ async function openStore(dir: string): Promise<JsonlStore> {
 }
 afterEach(async () => {
   for (const db of open.splice(0)) await db.close()
+  removeTempDataDirs()
 })
 
 function tornOf(dir: string, id: string): string {

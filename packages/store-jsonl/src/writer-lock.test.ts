@@ -4,11 +4,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { JsonlStore } from './jsonl-store.js'
-import { distEntry, tempDataDir } from './test-support.js'
+import { distEntry, removeTempDataDirs, tempDataDir } from './test-support.js'
 
 const open: JsonlStore[] = []
 afterEach(async () => {
   for (const db of open.splice(0)) await db.close()
+  removeTempDataDirs()
 })
 
 /**

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { RemoteChange, SessionEvent } from '@tangent/core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { PostgresStore, type PostgresStoreOptions } from './postgres-store.js'
 import {
   appendTextTurn,
@@ -226,6 +226,7 @@ describe.skipIf(!postgresTestsRun('shared-database.test.ts'))(
     it('a Host killed mid-turn: its claim runs out after the lease time and the next Host closes the turn as interrupted', async () => {
       const url = await newDatabase()
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-pg-child-'))
+      onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }))
       const script = path.join(dir, 'host.mjs')
       fs.writeFileSync(
         script,

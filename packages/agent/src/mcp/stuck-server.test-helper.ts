@@ -3,6 +3,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { onTestFinished } from 'vitest'
 import type { McpStdioServer } from './mcp-server-config.js'
 
 /**
@@ -27,6 +28,8 @@ export function stuckServer(options: { stubborn?: boolean; group?: boolean } = {
   pidFile: string
 } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tangent-stuck-mcp-'))
+  // Called inside a test: its folder goes when the test ends.
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }))
   const pidFile = path.join(dir, 'pid')
   const flags = [...(options.stubborn ? ['stubborn'] : []), ...(options.group ? ['group'] : [])]
   const node = [process.execPath, '-e', script, pidFile, ...flags]
