@@ -3,7 +3,7 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { captureContext } from './capture.test-helper.js'
-import { printLines } from './output.js'
+import { printJson, printLines } from './output.js'
 
 function capture() {
   const writes: string[] = []
@@ -46,5 +46,38 @@ describe('printLines', () => {
     printLines(context, [])
     expect(stdout()).toBe('a\n\nb\n')
     expect(writes).toHaveLength(1)
+  })
+})
+
+describe('printJson', () => {
+  it('writes a long array in pieces whose bytes are exactly JSON.stringify of it, and a newline', () => {
+    const { context, stdout, writes } = capture()
+    const value: unknown[] = []
+    for (let i = 0; i < 1000; i++) {
+      value.push(
+        i % 97 === 0
+          ? undefined
+          : i % 89 === 0
+            ? () => i
+            : {
+                id: `s${i}`,
+                title: i % 5 === 0 ? 'quote " and ✓ and \n' : '',
+                n: i,
+                nested: [i, null, { a: true }],
+              },
+      )
+    }
+    printJson(context, value)
+    expect(stdout()).toBe(`${JSON.stringify(value)}\n`)
+    expect(writes).toHaveLength(Math.ceil(1000 / 256))
+    expect(JSON.parse(stdout())).toHaveLength(1000)
+  })
+
+  it('a short array, an object, an empty array and undefined are written whole', () => {
+    for (const value of [[1, 2, 3], { a: [1] }, [], undefined, 'text']) {
+      const { context, stdout } = capture()
+      printJson(context, value)
+      expect(stdout()).toBe(`${JSON.stringify(value) ?? 'null'}\n`)
+    }
   })
 })

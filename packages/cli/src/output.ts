@@ -1,11 +1,29 @@
 // Writing results: JSON for scripts (one value, one line) or lines for people.
 import type { CliContext } from './context.js'
 
+/**
+ * Items of a JSON array `printJson` writes at a time: a piece of the list of 10,000 sessions
+ * (~350 bytes an item) stays under V8's large-object size (128 KB), so each piece is allocated
+ * where the one before was freed; the whole 3.5 MB text as one string, then one buffer, took fresh
+ * pages for both (docs/benchmarks.md, issue 33; the same reason as `printPieceLines` below).
+ */
+const printPieceItems = 256
+
 export function printJson(context: CliContext, value: unknown): void {
-  // Two writes, not `${json}\n`: that concatenation copies the whole text once more before it
-  // is encoded (for the 3 MB list of 10,000 sessions, ~15 ms of `tangent sessions --json`).
-  context.stdout.write(JSON.stringify(value) ?? 'null')
-  context.stdout.write('\n')
+  if (!Array.isArray(value) || value.length <= printPieceItems) {
+    // Two writes, not `${json}\n`: that concatenation copies the whole text once more before it
+    // is encoded.
+    context.stdout.write(JSON.stringify(value) ?? 'null')
+    context.stdout.write('\n')
+    return
+  }
+  // The same bytes as JSON.stringify(value): an item that has no JSON form (undefined, a
+  // function) is `null` in an array.
+  for (let start = 0; start < value.length; start += printPieceItems) {
+    const items = value.slice(start, start + printPieceItems).map((item) => JSON.stringify(item) ?? 'null')
+    const end = start + printPieceItems >= value.length ? ']\n' : ','
+    context.stdout.write(`${start === 0 ? '[' : ''}${items.join(',')}${end}`)
+  }
 }
 
 /**
