@@ -5,12 +5,12 @@
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import os from 'node:os'
 import path from 'node:path'
 import { TangentError } from '@tangent/core'
 import { type SessionGetResult, SessionSummary } from '@tangent/protocol'
 import type { Runtime, SessionApi } from '@tangent/runtime'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { tempDir as makeTempDir, removeLater, removeTempDirs } from '../temp-dirs.js'
 import { runAttachedMcpContract } from './attached-mcp-contract.js'
 import { fileSourceContract } from './file-source-contract.js'
 import { runHooksContract } from './hooks-contract.js'
@@ -77,17 +77,11 @@ export interface ContractOptions {
   damage?: (home: string) => StorageDamage
 }
 
-const temps: string[] = []
-/** Removes the directories tempDir made (after a suite). */
-export function removeTempDirs(): void {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-}
-
+/** The contract files' temp dirs, default-named `tangent-contract-…`. */
 export function tempDir(prefix = 'tangent-contract-'): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  temps.push(dir)
-  return dir
+  return makeTempDir(prefix)
 }
+export { removeTempDirs }
 
 /** The stable code of what `promise` rejected with (a TangentError on either front-end). */
 export async function failure(
@@ -1097,7 +1091,7 @@ export function runSessionContract(options: ContractOptions): void {
       fs.writeFileSync(path.join(kept.session.cwd, 'hand.txt'), 'by hand\n')
       // A kept plain copy leaves the private data directory: it goes beside its project.
       const keptAt = `${work}-tangent-${kept.session.id}`
-      temps.push(keptAt)
+      removeLater(keptAt)
       expect(
         (await f.api.call('session.delete', { sessionId: kept.session.id, worktree: 'keep' })).worktree,
       ).toEqual({

@@ -3,7 +3,6 @@
 // what a killed writer leaves behind) is behind the Engine interface below.
 import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Session, SessionPersistence } from '@tangent/core'
@@ -16,6 +15,7 @@ import {
   startTestPostgres,
   type TestPostgres,
 } from '../../packages/store-postgres/src/test-support.js'
+import { removeTempDirs, tempDir } from '../temp-dirs.js'
 
 /** One storage (a data directory, a database) that several stores open in turn. */
 interface Storage {
@@ -49,14 +49,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const jsonlEntry = path.join(root, 'packages/store-jsonl/dist/index.js')
 const postgresEntry = path.join(root, 'packages/store-postgres/dist/index.js')
 const leaseMs = 600
-/** The temp dirs this file made, removed after it. */
-const temps: string[] = []
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
-  temps.push(dir)
-  return dir
-}
-
 const jsonl: Engine = {
   name: 'jsonl',
   async setup() {},
@@ -206,7 +198,7 @@ describe.each(engines)('store contract: $name', (engine) => {
   beforeAll(() => engine.setup())
   afterAll(async () => {
     await engine.teardown()
-    for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+    removeTempDirs()
   })
   afterEach(async () => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')

@@ -1,8 +1,6 @@
 // Test support for the host-*.e2e.ts files: a real Host on a temp data dir and port 0, typed calls over
 // in-process HTTP (`host.request`) and over a real WebSocket.
 import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { type HostOptions, type RunningHost, rpcSocketUrl, startHost } from '@tangent/host'
 import {
   createRpcClient,
@@ -13,6 +11,7 @@ import {
   RpcError,
 } from '@tangent/protocol'
 import { WebSocket } from 'ws'
+import { removeTempDirs, tempDir } from '../temp-dirs.js'
 
 export interface TestHost {
   host: RunningHost
@@ -33,19 +32,7 @@ export interface TestHost {
   close(): Promise<void>
 }
 
-const temps: string[] = []
-
-/** A fresh directory under the temp dir; removeTempDirs (a file's afterAll) removes it. */
-export function tempDir(prefix = 'tangent-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
-  temps.push(dir)
-  return dir
-}
-
-/** Removes the directories tempDir made so far (call after the Hosts using them are closed). */
-export function removeTempDirs(): void {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-}
+export { removeTempDirs, tempDir }
 
 export async function startTestHost(options: Partial<HostOptions> = {}): Promise<TestHost> {
   const home = options.home ?? tempDir()

@@ -12,8 +12,10 @@ const fixedBytes = 40 + sha1Bytes + 2
 const nameMask = 0x0fff
 const extendedFlag = 0x4000
 const assumeValidFlag = 0x8000
-/** The extended flags git knows (intent to add, skip-worktree); any other bit makes git stop. */
-const knownExtendedFlags = 0x2000 | 0x4000
+const intentToAddFlag = 0x2000
+const skipWorktreeFlag = 0x4000
+/** The extended flags git knows; any other bit makes git stop. */
+const knownExtendedFlags = intentToAddFlag | skipWorktreeFlag
 
 /**
  * One entry, as the visit sees it. One object is reused for every entry: `name` holds the path in
@@ -125,7 +127,7 @@ export async function readIndex(
       entry.mode = bytes.readUInt32BE(entryStart + 24)
       entry.stage = (flags >> 12) & 3
       entry.assumeValid = (flags & assumeValidFlag) !== 0
-      entry.skipWorktree = (extended & 0x4000) !== 0
+      entry.skipWorktree = (extended & skipWorktreeFlag) !== 0
       visit(entry)
     }
   }
